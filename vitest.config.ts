@@ -1,0 +1,48 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+const alias = { "@": path.resolve(import.meta.dirname) };
+
+// Three projects: pure unit tests beside the code, integration tests that need
+// a real Postgres (started once by the global setup), and the fault suite.
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts", "**/*.fault.test.ts", "node_modules/**"],
+          environment: "node",
+          testTimeout: 30_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["lib/**/*.int.test.ts", "test/integration/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/setup/global-postgres.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "faults",
+          include: ["lib/**/*.fault.test.ts", "test/faults/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/setup/global-postgres.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
