@@ -1,0 +1,8 @@
+"use client";
+import { QueryClientProvider } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { getQueryClient } from "./query-client";
+
+export function Providers({ children }: { children: ReactNode }) {
+  return <QueryClientProvider client={getQueryClient()}>{children}</QueryClientProvider>;
+}

@@ -1,0 +1,28 @@
+import fs from "node:fs";
+import { readServerState, serverStateFile } from "./server-state";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export default async function globalTeardown(): Promise<void> {
+  if (!fs.existsSync(serverStateFile())) return;
+  const state = readServerState();
+  if (state.pid > 0 && alive(state.pid)) {
+    try {
+      process.kill(-state.pid, "SIGTERM");
+    } catch {
+      process.kill(state.pid, "SIGTERM");
+    }
+    const deadline = Date.now() + 20_000;
+    while (alive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    if (alive(state.pid)) process.kill(-state.pid, "SIGKILL");
+  }
+  if (process.env.E2E_KEEP_DATA !== "1") fs.rmSync(state.dataDir, { recursive: true, force: true });
+  fs.rmSync(serverStateFile(), { force: true });
+}

@@ -1,0 +1,110 @@
+// Collection runs are jobs in Postgres. Workers lease them with
+// FOR UPDATE SKIP LOCKED; partial unique indexes (migration SQL) guarantee at
+// most one queued and one running run per environment, so no environment is
+// ever collected twice at once, however many workers share the table.
+import type { PrismaClient } from "@/lib/db/generated/client";
+
+export interface LeasedRun {
+  id: number;
+  environmentId: string;
+  environmentName: string;
+  trigger: string;
+  requestedBy: string | null;
+  attempts: number;
+}
+
+type Db = Pick<PrismaClient, "$queryRaw" | "$executeRaw">;
+
+/** Queues a run unless one is already queued for the environment. Returns the queued run's id. */
+export async function enqueueRun(
+  db: Db,
+  environmentId: string,
+  trigger: string,
+  opts: { requestedBy?: string | null; notBefore?: Date } = {},
+): Promise<number> {
+  const notBefore = opts.notBefore ?? new Date();
+  const inserted = await db.$queryRaw<Array<{ id: number }>>`
+    INSERT INTO "CollectionRun" ("environmentId", "trigger", "requestedBy", "notBefore")
+    VALUES (${environmentId}::uuid, ${trigger}, ${opts.requestedBy ?? null}, ${notBefore})
+    ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING
+    RETURNING id`;
+  if (inserted[0]) return inserted[0].id;
+  // Already queued: a manual or webhook trigger moves it forward instead of queueing twice.
+  const existing = await db.$queryRaw<Array<{ id: number }>>`
+    UPDATE "CollectionRun" SET "notBefore" = LEAST("notBefore", ${notBefore}),
+      "trigger" = CASE WHEN "trigger" = 'schedule' THEN ${trigger} ELSE "trigger" END,
+      "requestedBy" = COALESCE("requestedBy", ${opts.requestedBy ?? null})
+    WHERE "environmentId" = ${environmentId}::uuid AND status = 'queued'
+    RETURNING id`;
+  if (existing[0]) return existing[0].id;
+  return enqueueRun(db, environmentId, trigger, opts); // the queued run started in between; queue the next
+}
+
+/** Queues a scheduled run for every environment whose interval has passed since its last run was queued. */
+export async function scheduleDueRuns(db: Db, now: Date = new Date()): Promise<number> {
+  return db.$executeRaw`
+    INSERT INTO "CollectionRun" ("environmentId", "trigger", "notBefore")
+    SELECT e.id, 'schedule', ${now}
+    FROM "Environment" e
+    WHERE e."removedAt" IS NULL
+      AND NOT EXISTS (SELECT 1 FROM "CollectionRun" q WHERE q."environmentId" = e.id AND q.status = 'queued')
+      AND COALESCE(
+            (SELECT max(r."queuedAt") FROM "CollectionRun" r WHERE r."environmentId" = e.id),
+            '-infinity'::timestamptz
+          ) <= ${now}::timestamptz - make_interval(secs => COALESCE((e.spec->>'interval')::numeric / 1000, 60))
+    ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING`;
+}
+
+/** Leases the oldest due run of an environment that is not already running. */
+export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const rows = await db.$queryRaw<LeasedRun[]>`
+        WITH next AS (
+          SELECT q.id FROM "CollectionRun" q
+          WHERE q.status = 'queued' AND q."notBefore" <= ${now}
+            AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = q."environmentId" AND x.status = 'running')
+          ORDER BY q."notBefore", q.id
+          FOR UPDATE SKIP LOCKED
+          LIMIT 1
+        )
+        UPDATE "CollectionRun" r
+        SET status = 'running', "leaseOwner" = ${workerId}, "startedAt" = ${now},
+            "leaseExpiresAt" = ${new Date(now.getTime() + leaseMs)}, attempts = r.attempts + 1
+        FROM next, "Environment" e
+        WHERE r.id = next.id AND e.id = r."environmentId"
+        RETURNING r.id, r."environmentId", e.name AS "environmentName", r.trigger, r."requestedBy", r.attempts`;
+      return rows[0] ?? null;
+    } catch (e) {
+      // Two workers raced to run the same environment: the running-run index refused one. Try again.
+      if (String(e).includes("23505") || String(e).includes("unique")) continue;
+      throw e;
+    }
+  }
+  return null;
+}
+
+/** Extends the lease of a run this worker holds; false when the lease was lost (reaped). */
+export async function heartbeat(db: Db, runId: number, workerId: string, leaseMs: number): Promise<boolean> {
+  const n = await db.$executeRaw`
+    UPDATE "CollectionRun" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE id = ${runId} AND status = 'running' AND "leaseOwner" = ${workerId}`;
+  return n === 1;
+}
+
+/**
+ * A worker that died (SIGKILL, lost network) stops renewing its lease. Its run
+ * is closed as failed ("worker-lost") and the environment queued again, so
+ * another worker picks the work up.
+ */
+export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
+  const reaped = await db.$queryRaw<Array<{ environmentId: string }>>`
+    UPDATE "CollectionRun"
+    SET status = 'failed', "finishedAt" = ${now},
+        errors = errors || jsonb_build_array(jsonb_build_object('category', 'worker-lost',
+          'message', 'the worker holding this run stopped renewing its lease (' || COALESCE("leaseOwner", '?') || ')'))
+    WHERE status = 'running' AND "leaseExpiresAt" < ${now}
+    RETURNING "environmentId"`;
+  for (const r of reaped) await enqueueRun(db, r.environmentId, "retry");
+  return reaped.length;
+}

@@ -1,0 +1,11 @@
+export { parseConfig, loadConfig, ConfigError } from "./load";
+export { parseDuration, formatDuration } from "./duration";
+export type {
+  DriftwatchConfig,
+  EnvironmentConfig,
+  RepositoryConfig,
+  IgnoreRuleConfig,
+  ClusterConfig,
+  ControllerConfig,
+} from "./schema";
+export { getConfig, resetConfigCache } from "./current";

@@ -1,0 +1,182 @@
+// driftwatch.yaml, validated. Credentials are only ever referenced (an env
+// var name or a file path); their values never enter the database.
+import { z } from "zod";
+import { parseDuration } from "./duration";
+
+const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const duration = z
+  .string()
+  .refine((s) => parseDuration(s) !== null, { message: 'expected a duration such as "30s", "10m", "2h" or "7d"' })
+  .transform((s) => parseDuration(s) ?? 0);
+
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+
+const repositoryAuth = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("none") }),
+  z.object({ type: z.literal("token"), tokenEnv: envVarName, username: z.string().default("x-access-token") }),
+  z.object({ type: z.literal("ssh"), keyFile: z.string().min(1), knownHostsFile: z.string().optional() }),
+]);
+
+export const repositorySchema = z
+  .object({
+    name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
+    url: z.string().min(1),
+    auth: repositoryAuth.default({ type: "none" }),
+    /** Env var holding the webhook secret for pushes to this repository. */
+    webhookSecretEnv: envVarName.optional(),
+  })
+  .strict()
+  .superRefine((repo, ctx) => {
+    if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(repo.url)) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "must not contain credentials; use auth.tokenEnv" });
+    }
+  });
+
+const clusterSchema = z.union([
+  z.object({ kubeconfig: z.string().min(1), context: z.string().optional() }).strict(),
+  z.object({ inCluster: z.literal(true) }).strict(),
+  z
+    .object({
+      server: z.string().url(),
+      tokenEnv: envVarName,
+      caFile: z.string().optional(),
+      insecureSkipTlsVerify: z.boolean().default(false),
+    })
+    .strict(),
+]);
+
+const controllerSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("flux"), namespace: z.string().default("flux-system"), name: z.string().min(1) }).strict(),
+  z.object({ type: z.literal("argocd"), namespace: z.string().default("argocd"), name: z.string().min(1) }).strict(),
+]);
+
+export const ignoreRuleSchema = z
+  .object({
+    name: z.string().min(1),
+    kinds: z.array(z.string()).optional(),
+    names: z.array(z.string()).optional(),
+    namespaces: z.array(z.string()).optional(),
+    jsonPointers: z.array(z.string().startsWith("/", "a JSON pointer starts with '/'")).optional(),
+    paths: z.array(z.string().min(1)).optional(),
+    managers: z.array(z.string().min(1)).optional(),
+  })
+  .strict()
+  .refine((r) => (r.jsonPointers?.length ?? 0) + (r.paths?.length ?? 0) + (r.managers?.length ?? 0) > 0, {
+    message: "an ignore rule needs jsonPointers, paths or managers",
+  });
+
+export const environmentSchema = z
+  .object({
+    name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
+    description: z.string().optional(),
+    cluster: clusterSchema,
+    /** Namespaces in scope; empty means every namespace the credential can read. */
+    namespaces: z.array(z.string()).default([]),
+    defaultNamespace: z.string().default("default"),
+    source: z
+      .object({
+        repository: z.string().min(1),
+        branch: z.string().min(1).default("main"),
+        path: z.string().default("."),
+        render: z.enum(["plain", "kustomize"]).default("plain"),
+      })
+      .strict(),
+    controller: controllerSchema.optional(),
+    /** A label `key=value` that marks live objects as belonging to this environment (for Extra drift). */
+    trackingLabel: z
+      .string()
+      .regex(/^[^=\s]+=[^=\s]*$/, "expected key=value")
+      .optional(),
+    mode: z.enum(["poll", "watch"]).default("poll"),
+    interval: duration.default(60_000),
+    /** Approved ≠ applied for longer than this raises the stale alert. */
+    staleAfter: duration.default(600_000),
+    maxPause: duration.default(7 * 86_400_000),
+    autoResume: z.boolean().default(false),
+    /** Typing the environment's name is required to pause it (production). */
+    confirmPause: z.boolean().default(false),
+    /** Credential with write access to the controller object, for pause/resume. */
+    write: clusterSchema.optional(),
+    ignore: z.array(ignoreRuleSchema).default([]),
+  })
+  .strict();
+
+const managerLists = z
+  .object({
+    human: z.array(z.string()).optional(),
+    system: z.array(z.string()).optional(),
+    controller: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    repositories: z.array(repositorySchema).default([]),
+    environments: z.array(environmentSchema).default([]),
+    managers: managerLists.default({}),
+    auth: z
+      .object({
+        local: z.boolean().default(true),
+        oidc: z
+          .object({
+            issuer: z.string().url(),
+            clientId: z.string().min(1),
+            clientSecretEnv: envVarName,
+            groupsClaim: z.string().default("groups"),
+            roles: z
+              .object({
+                admin: z.array(z.string()).default([]),
+                operator: z.array(z.string()).default([]),
+                viewer: z.array(z.string()).default([]),
+              })
+              .strict()
+              .default({ admin: [], operator: [], viewer: [] }),
+            defaultRole: z.enum(["viewer", "operator", "admin"]).nullable().default("viewer"),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .default({ local: true }),
+    alerts: z
+      .object({
+        webhooks: z
+          .array(z.object({ name: z.string().min(1), url: z.string().url(), secretEnv: envVarName.optional() }).strict())
+          .default([]),
+        runbooks: z.record(z.string(), z.string().url()).default({}),
+      })
+      .strict()
+      .default({ webhooks: [], runbooks: {} }),
+    retention: z
+      .object({ rawSnapshots: duration.default(30 * 86_400_000) })
+      .strict()
+      .default({ rawSnapshots: 30 * 86_400_000 }),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const repoNames = new Set<string>();
+    cfg.repositories.forEach((r, i) => {
+      if (repoNames.has(r.name)) ctx.addIssue({ code: "custom", path: ["repositories", i, "name"], message: `duplicate repository "${r.name}"` });
+      repoNames.add(r.name);
+    });
+    const envNames = new Set<string>();
+    cfg.environments.forEach((e, i) => {
+      if (envNames.has(e.name)) ctx.addIssue({ code: "custom", path: ["environments", i, "name"], message: `duplicate environment "${e.name}"` });
+      envNames.add(e.name);
+      if (!repoNames.has(e.source.repository)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["environments", i, "source", "repository"],
+          message: `unknown repository "${e.source.repository}" (declared: ${[...repoNames].join(", ") || "none"})`,
+        });
+      }
+    });
+  });
+
+export type DriftwatchConfig = z.infer<typeof configSchema>;
+export type EnvironmentConfig = z.infer<typeof environmentSchema>;
+export type RepositoryConfig = z.infer<typeof repositorySchema>;
+export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type ControllerConfig = z.infer<typeof controllerSchema>;

@@ -1,0 +1,105 @@
+// Shapes of the JSON columns the collector writes and the dashboard reads.
+// One definition so both sides agree; the database stores them as jsonb.
+import type { ControllerStatus } from "@/lib/kube/controller-status";
+
+export type { ControllerStatus };
+
+export type RunErrorCategory =
+  | "unreachable"
+  | "timeout"
+  | "unauthorised"
+  | "forbidden"
+  | "git-auth"
+  | "git-fetch"
+  | "render"
+  | "parse"
+  | "database"
+  | "worker-lost"
+  | "internal";
+
+/** One problem of a collection run. Never contains a credential or a secret value. */
+export interface RunError {
+  category: RunErrorCategory;
+  message: string;
+  /** File in Git (render/parse problems). */
+  path?: string;
+  line?: number;
+  /** Kubernetes resource (forbidden/not-found on one kind). */
+  resource?: string;
+  severity?: "error" | "warning";
+}
+
+/** CollectionRun.progress while a run goes, for the "Refresh now" indicator. */
+export interface RunProgress {
+  phase: "git" | "render" | "discover" | "list" | "compare" | "store" | "done";
+  objectsRead: number;
+  kindsDone: number;
+  kindsTotal: number;
+}
+
+/** CollectionRun.stats of a finished run. */
+export interface RunStats {
+  durationMs: number;
+  desired: number;
+  live: number;
+  drift: { Modified: number; Missing: number; Extra: number };
+  ignored: number;
+  blobsWritten: number;
+  objectsChanged: number;
+}
+
+/** Environment.lastError: why the environment is stale, shown with the last good state. */
+export interface EnvironmentError {
+  category: RunErrorCategory;
+  message: string;
+  at: string;
+  runId: number;
+}
+
+/** One workload's rollout, from live status (Environment.rollout is an array of these). */
+export interface RolloutStatus {
+  key: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  generation: number | null;
+  observedGeneration: number | null;
+  replicas: number | null;
+  updatedReplicas: number | null;
+  readyReplicas: number | null;
+  availableReplicas: number | null;
+  images: string[];
+  /** The applied spec is fully rolled out (observed, updated, available). */
+  rolledOut: boolean;
+  message: string | null;
+}
+
+/** Audit event actions. Human actions and observed state changes alike. */
+export const AUDIT_ACTIONS = [
+  "drift.opened",
+  "drift.resolved",
+  "revision.applied",
+  "revision.approved",
+  "pause.created",
+  "pause.detected",
+  "pause.claimed",
+  "pause.ended",
+  "claim.created",
+  "claim.resolved",
+  "claim.released",
+  "claim.transferred",
+  "claim.expired",
+  "alert.opened",
+  "alert.resolved",
+  "run.failed",
+  "run.recovered",
+  "run.requested",
+  "auth.signin",
+  "auth.signin_failed",
+  "auth.signout",
+  "user.created",
+  "user.updated",
+  "webhook.rejected",
+  "webhook.accepted",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

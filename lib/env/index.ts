@@ -1,0 +1,45 @@
+// The one place that reads process.env. Everything else imports `env()`.
+import path from "node:path";
+import { z } from "zod";
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().url().optional(),
+  DRIFTWATCH_CONFIG: z.string().default("driftwatch.yaml"),
+  DRIFTWATCH_DATA_DIR: z.string().default(".data"),
+  /** Key for session signing and keyed secret hashes; generated into the data folder when unset. */
+  DRIFTWATCH_SECRET: z.string().min(32).optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  /** Run a collector inside the web server process (single-machine install). */
+  DRIFTWATCH_IN_PROCESS_COLLECTOR: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** Binary used for `render: kustomize` (kustomize or kubectl). */
+  KUSTOMIZE_BIN: z.string().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Public URL of the dashboard, used in alert links and OIDC redirects. */
+  DRIFTWATCH_PUBLIC_URL: z.string().url().optional(),
+});
+
+export type Env = z.infer<typeof schema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment variables:\n  ${lines.join("\n  ")}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+/** Tests and the start script change variables at run time; they call this after. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+export function dataDir(): string {
+  return path.resolve(env().DRIFTWATCH_DATA_DIR);
+}

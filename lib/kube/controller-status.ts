@@ -1,0 +1,196 @@
+// Reads what a GitOps controller says about itself: which revision it applied,
+// whether it is suspended, and the conditions that explain why an environment
+// is behind ("AuthenticationFailed" on the source, a failed sync, …). Pure.
+
+export interface ControllerCondition {
+  object: string; // "Kustomization/flux-system/shop" or "GitRepository/…" or "Application/…"
+  type: string;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  lastTransitionTime: string | null;
+}
+
+export interface ControllerStatus {
+  type: "flux" | "argocd";
+  namespace: string;
+  name: string;
+  found: boolean;
+  suspended: boolean;
+  /** Who last wrote the suspend switch, from managedFields (a lead, not a verdict). */
+  suspendedBy: { manager: string; time: string | null } | null;
+  appliedRevision: string | null;
+  attemptedRevision: string | null;
+  /** Newest revision the controller's source fetched (Flux GitRepository artifact). */
+  sourceRevision: string | null;
+  ready: "True" | "False" | "Unknown";
+  /** The first failing condition, the "why" of a stale environment. */
+  failure: ControllerCondition | null;
+  conditions: ControllerCondition[];
+  automatedSync: boolean | null;
+  history: Array<{ revision: string; deployedAt: string | null }>;
+  /** Object ids the controller manages: Flux inventory ids `ns_name_group_kind`. */
+  inventory: string[];
+  health: string | null;
+}
+
+type Obj = Record<string, unknown>;
+
+function rec(v: unknown): Obj {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {};
+}
+function str(v: unknown): string | null {
+  return typeof v === "string" && v.length > 0 ? v : null;
+}
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Flux writes "main@sha1:<sha>" (v2) or "main/<sha>" (older); Argo CD a bare sha. */
+export function shaOfRevision(revision: string | null | undefined): string | null {
+  if (!revision) return null;
+  const at = revision.match(/(?:sha1|sha256):([0-9a-f]{7,64})$/);
+  if (at?.[1]) return at[1];
+  const slash = revision.match(/\/([0-9a-f]{40})$/);
+  if (slash?.[1]) return slash[1];
+  return /^[0-9a-f]{7,64}$/.test(revision) ? revision : null;
+}
+
+function conditionsOf(obj: Obj, label: string): ControllerCondition[] {
+  return arr(rec(obj.status).conditions).map((c) => {
+    const cond = rec(c);
+    return {
+      object: label,
+      type: str(cond.type) ?? "Unknown",
+      status: str(cond.status) ?? "Unknown",
+      reason: str(cond.reason),
+      message: str(cond.message),
+      lastTransitionTime: str(cond.lastTransitionTime),
+    };
+  });
+}
+
+/**
+ * Who wrote a field, from managedFields (FieldsV1 keys such as ["f:spec", "f:suspend"]).
+ * A field that was removed (auto-sync turned off) has no owner left; then the
+ * newest Update by anyone other than the excluded managers is the best lead.
+ */
+export function fieldWriter(obj: Obj, fieldsV1Path: string[], exclude: string[] = []): { manager: string; time: string | null } | null {
+  const entries = arr(rec(obj.metadata).managedFields).map(rec);
+  const newest = (list: Obj[]) =>
+    list
+      .map((e) => ({ manager: String(e.manager ?? "unknown"), time: str(e.time) }))
+      .sort((a, b) => (b.time ?? "").localeCompare(a.time ?? ""))[0] ?? null;
+  const owners = entries.filter((e) => {
+    let node: unknown = e.fieldsV1;
+    for (const key of fieldsV1Path) node = rec(node)[key];
+    return node !== undefined && node !== null;
+  });
+  if (owners.length > 0) return newest(owners);
+  return newest(entries.filter((e) => e.operation === "Update" && !exclude.includes(String(e.manager)) && e.subresource !== "status"));
+}
+
+function isFailing(c: ControllerCondition): boolean {
+  if (c.type === "Ready" || c.type === "Healthy") return c.status === "False";
+  if (c.type === "Stalled" || c.type === "FetchFailed" || c.type.endsWith("Error") || c.type === "ArtifactFailed") return c.status === "True";
+  return false;
+}
+
+export function fluxStatus(ref: { namespace: string; name: string }, kustomization: Obj | null, source: Obj | null): ControllerStatus {
+  const base: ControllerStatus = {
+    type: "flux",
+    namespace: ref.namespace,
+    name: ref.name,
+    found: kustomization !== null,
+    suspended: false,
+    suspendedBy: null,
+    appliedRevision: null,
+    attemptedRevision: null,
+    sourceRevision: null,
+    ready: "Unknown",
+    failure: null,
+    conditions: [],
+    automatedSync: null,
+    history: [],
+    inventory: [],
+    health: null,
+  };
+  if (!kustomization) return base;
+  const spec = rec(kustomization.spec);
+  const status = rec(kustomization.status);
+  const kLabel = `Kustomization/${ref.namespace}/${ref.name}`;
+  const sourceMeta = source ? rec(source.metadata) : {};
+  const sLabel = source ? `${str(source.kind) ?? "GitRepository"}/${str(sourceMeta.namespace) ?? ref.namespace}/${str(sourceMeta.name) ?? "?"}` : "";
+  const conditions = [...conditionsOf(kustomization, kLabel), ...(source ? conditionsOf(source, sLabel) : [])];
+  const ready = conditions.find((c) => c.object === kLabel && c.type === "Ready")?.status;
+  // The source's failure explains a stale environment better than the Kustomization's, which still reports the old revision as applied.
+  const failure = (source ? conditions.filter((c) => c.object === sLabel).find(isFailing) : undefined) ?? conditions.find(isFailing) ?? null;
+  const sourceSuspended = source ? rec(source.spec).suspend === true : false;
+  const suspended = spec.suspend === true || sourceSuspended;
+  return {
+    ...base,
+    suspended,
+    suspendedBy: suspended ? (spec.suspend === true ? fieldWriter(kustomization, ["f:spec", "f:suspend"]) : source ? fieldWriter(source, ["f:spec", "f:suspend"]) : null) : null,
+    appliedRevision: shaOfRevision(str(status.lastAppliedRevision)),
+    attemptedRevision: shaOfRevision(str(status.lastAttemptedRevision)),
+    sourceRevision: source ? shaOfRevision(str(rec(rec(source.status).artifact).revision)) : null,
+    ready: ready === "True" || ready === "False" ? ready : "Unknown",
+    failure,
+    conditions,
+    inventory: arr(rec(status.inventory).entries)
+      .map((e) => str(rec(e).id))
+      .filter((id): id is string => id !== null),
+    health: ready === "True" ? "Healthy" : ready === "False" ? "Failing" : null,
+  };
+}
+
+export function argoStatus(ref: { namespace: string; name: string }, app: Obj | null): ControllerStatus {
+  const base: ControllerStatus = {
+    type: "argocd",
+    namespace: ref.namespace,
+    name: ref.name,
+    found: app !== null,
+    suspended: false,
+    suspendedBy: null,
+    appliedRevision: null,
+    attemptedRevision: null,
+    sourceRevision: null,
+    ready: "Unknown",
+    failure: null,
+    conditions: [],
+    automatedSync: null,
+    history: [],
+    inventory: [],
+    health: null,
+  };
+  if (!app) return base;
+  const label = `Application/${ref.namespace}/${ref.name}`;
+  const spec = rec(app.spec);
+  const status = rec(app.status);
+  const sync = rec(status.sync);
+  const op = rec(status.operationState);
+  const automated = rec(spec.syncPolicy).automated !== undefined && rec(spec.syncPolicy).automated !== null;
+  const skip = rec(rec(app.metadata).annotations)["argocd.argoproj.io/skip-reconcile"] === "true";
+  const conditions = conditionsOf(app, label).map((c) => ({ ...c, status: c.status === "Unknown" ? "True" : c.status }));
+  const phase = str(op.phase);
+  if (phase === "Failed" || phase === "Error") {
+    conditions.push({ object: label, type: "SyncFailed", status: "True", reason: phase, message: str(op.message), lastTransitionTime: str(op.finishedAt) });
+  }
+  const syncStatus = str(sync.status);
+  const healthStatus = str(rec(status.health).status);
+  const history = arr(status.history).map((h) => ({ revision: str(rec(h).revision) ?? "", deployedAt: str(rec(h).deployedAt) }));
+  return {
+    ...base,
+    suspended: !automated || skip,
+    suspendedBy: !automated || skip ? (skip ? fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"]) : fieldWriter(app, ["f:spec", "f:syncPolicy"])) : null,
+    appliedRevision: shaOfRevision(str(sync.revision)) ?? shaOfRevision(str(rec(op.syncResult).revision)),
+    attemptedRevision: shaOfRevision(str(rec(op.syncResult).revision)) ?? shaOfRevision(str(rec(op.operation && rec(op.operation).sync).revision)),
+    sourceRevision: shaOfRevision(str(sync.revision)),
+    ready: syncStatus === "Synced" && (healthStatus === "Healthy" || healthStatus === null) ? "True" : syncStatus ? "False" : "Unknown",
+    failure: conditions.find((c) => c.type.endsWith("Error") || c.type === "SyncFailed") ?? null,
+    conditions,
+    automatedSync: automated,
+    history: history.filter((h) => h.revision !== ""),
+    health: healthStatus,
+  };
+}

@@ -1,0 +1,96 @@
+// Starts the whole single-machine install in one process: the database
+// (embedded unless DATABASE_URL is set), the Next.js server and, optionally,
+// an in-process collector. Stops them in reverse order on SIGINT/SIGTERM.
+import http from "node:http";
+import path from "node:path";
+import next from "next";
+import { env, dataDir, resetEnvCache } from "@/lib/env";
+import { getConfig, ConfigError } from "@/lib/config";
+import { ensureDatabase } from "@/lib/db/ensure-database";
+import { ensureProductionBuild } from "./build";
+
+export interface BootOptions {
+  dev?: boolean;
+  /** Extra work to start once the database is ready (collector, demo scenario); returns its stopper. */
+  afterDatabase?: () => Promise<(() => Promise<void>) | void>;
+  log?: (msg: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function bootServer(opts: BootOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? ((m: string) => console.log(m));
+  const root = process.cwd();
+
+  try {
+    getConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+
+  const db = await ensureDatabase({ dataDir: dataDir(), log });
+  resetEnvCache();
+  log(db.embedded ? `Embedded Postgres ready (${path.join(dataDir(), "postgres")})` : "Using DATABASE_URL");
+
+  const stoppers: Array<() => Promise<void>> = [db.stop];
+  try {
+    if (opts.afterDatabase) {
+      const stop = await opts.afterDatabase();
+      if (stop) stoppers.unshift(stop);
+    }
+    if (!opts.dev) ensureProductionBuild(root, log);
+    const { PORT, HOST } = env();
+    const app = next({ dev: Boolean(opts.dev), dir: root, hostname: HOST, port: PORT });
+    await app.prepare();
+    const handle = app.getRequestHandler();
+    const server = http.createServer((req, res) => void handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(PORT, HOST, resolve);
+    });
+    stoppers.unshift(
+      () => new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    );
+    const url = `http://${HOST === "0.0.0.0" ? "localhost" : HOST}:${PORT}`;
+    return { url, stop: () => runStoppers(stoppers) };
+  } catch (e) {
+    await runStoppers(stoppers);
+    throw e;
+  }
+}
+
+async function runStoppers(stoppers: Array<() => Promise<void>>): Promise<void> {
+  for (const stop of stoppers) {
+    try {
+      await stop();
+    } catch (e) {
+      console.error("while stopping:", e instanceof Error ? e.message : e);
+    }
+  }
+}
+
+/** Wires SIGINT/SIGTERM to a clean stop, once. */
+export function stopOnSignals(server: RunningServer, log: (m: string) => void = console.log): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log(`\n${signal}: stopping…`);
+    server.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+}

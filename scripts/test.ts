@@ -1,0 +1,76 @@
+// `npm test`: every check in order, each a real tool run, then one summary line
+// `N passed, N failed` counted from the runners' own reports.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+interface Step {
+  name: string;
+  cmd: string[];
+  /** Reads pass/fail counts from the runner's JSON report, when it writes one. */
+  report?: string;
+}
+
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-test-"));
+const only = process.argv.slice(2);
+
+const steps: Step[] = [
+  { name: "prisma-generate", cmd: ["npx", "tsx", "scripts/prisma-generate.ts"] },
+  { name: "typecheck", cmd: ["npx", "tsc", "--noEmit"] },
+  { name: "lint", cmd: ["npx", "eslint", "--max-warnings=0", "."] },
+  ...(["unit", "integration", "faults"] as const).map((project) => ({
+    name: project,
+    cmd: ["npx", "vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${path.join(reportDir, project + ".json")}`, "--passWithNoTests"],
+    report: path.join(reportDir, project + ".json"),
+  })),
+  { name: "e2e", cmd: ["npx", "playwright", "test", "--reporter=list,json"], report: path.join(reportDir, "e2e.json") },
+];
+
+let passed = 0;
+let failed = 0;
+const failures: string[] = [];
+
+function countVitest(file: string): { passed: number; failed: number } | null {
+  if (!fs.existsSync(file)) return null;
+  const r = JSON.parse(fs.readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number };
+  return { passed: r.numPassedTests, failed: r.numFailedTests };
+}
+
+function countPlaywright(file: string): { passed: number; failed: number } | null {
+  if (!fs.existsSync(file)) return null;
+  const r = JSON.parse(fs.readFileSync(file, "utf8")) as { stats?: { expected: number; unexpected: number; flaky: number } };
+  if (!r.stats) return null;
+  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected };
+}
+
+for (const step of steps) {
+  if (only.length > 0 && !only.includes(step.name)) continue;
+  console.log(`\n━━ ${step.name}: ${step.cmd.join(" ")}`);
+  const started = Date.now();
+  const result = spawnSync(step.cmd[0] ?? "npx", step.cmd.slice(1), {
+    stdio: "inherit",
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reportDir, "e2e.json"), FORCE_COLOR: process.env.CI ? "0" : "1" },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const counts = step.report ? (step.name === "e2e" ? countPlaywright(step.report) : countVitest(step.report)) : null;
+  if (counts) {
+    passed += counts.passed;
+    failed += counts.failed;
+    if (counts.failed > 0 || result.status !== 0) failures.push(step.name);
+    if (counts.failed === 0 && result.status !== 0) failed += 1; // the runner failed outside any test
+  } else {
+    // A check without test counts (typecheck, lint) counts as one test.
+    if (result.status === 0) passed += 1;
+    else {
+      failed += 1;
+      failures.push(step.name);
+    }
+  }
+  console.log(`━━ ${step.name}: ${result.status === 0 ? "ok" : "FAILED"} in ${seconds}s`);
+}
+
+fs.rmSync(reportDir, { recursive: true, force: true });
+if (failures.length) console.log(`\nFailed steps: ${failures.join(", ")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
