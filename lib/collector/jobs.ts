@@ -108,3 +108,16 @@ export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise
   for (const r of reaped) await enqueueRun(db, r.environmentId, "retry");
   return reaped.length;
 }
+
+/** Leases one specific queued run (the CLI's `collect --once` and tests use this). */
+export async function leaseRunById(db: Db, runId: number, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
+  const rows = await db.$queryRaw<LeasedRun[]>`
+    UPDATE "CollectionRun" r
+    SET status = 'running', "leaseOwner" = ${workerId}, "startedAt" = ${now},
+        "leaseExpiresAt" = ${new Date(now.getTime() + leaseMs)}, attempts = r.attempts + 1
+    FROM "Environment" e
+    WHERE r.id = ${runId} AND r.status = 'queued' AND e.id = r."environmentId"
+      AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = r."environmentId" AND x.status = 'running')
+    RETURNING r.id, r."environmentId", e.name AS "environmentName", r.trigger, r."requestedBy", r.attempts`;
+  return rows[0] ?? null;
+}

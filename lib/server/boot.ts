@@ -2,17 +2,19 @@
 // (embedded unless DATABASE_URL is set), the Next.js server and, optionally,
 // an in-process collector. Stops them in reverse order on SIGINT/SIGTERM.
 import http from "node:http";
-import path from "node:path";
 import next from "next";
-import { env, dataDir, resetEnvCache } from "@/lib/env";
-import { getConfig, ConfigError } from "@/lib/config";
-import { ensureDatabase } from "@/lib/db/ensure-database";
+import { env } from "@/lib/env";
+import { disconnectPrisma } from "@/lib/db";
+import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
+import { prepare, type Prepared } from "./prepare";
 
 export interface BootOptions {
   dev?: boolean;
-  /** Extra work to start once the database is ready (collector, demo scenario); returns its stopper. */
-  afterDatabase?: () => Promise<(() => Promise<void>) | void>;
+  /** Extra work to start once the database is ready (the demo scenario); returns its stopper. */
+  afterDatabase?: (prepared: Prepared) => Promise<(() => Promise<void>) | void>;
+  /** Run a collector worker in this process (default: DRIFTWATCH_IN_PROCESS_COLLECTOR). */
+  inProcessCollector?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -25,25 +27,18 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
   const log = opts.log ?? ((m: string) => console.log(m));
   const root = process.cwd();
 
-  try {
-    getConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(2);
-    }
-    throw e;
-  }
-
-  const db = await ensureDatabase({ dataDir: dataDir(), log });
-  resetEnvCache();
-  log(db.embedded ? `Embedded Postgres ready (${path.join(dataDir(), "postgres")})` : "Using DATABASE_URL");
-
-  const stoppers: Array<() => Promise<void>> = [db.stop];
+  const prepared = await prepare(log);
+  log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
+  const stoppers: Array<() => Promise<void>> = [disconnectPrisma, prepared.stop];
   try {
     if (opts.afterDatabase) {
-      const stop = await opts.afterDatabase();
+      const stop = await opts.afterDatabase(prepared);
       if (stop) stoppers.unshift(stop);
+    }
+    if (opts.inProcessCollector ?? env().DRIFTWATCH_IN_PROCESS_COLLECTOR) {
+      const worker = startWorker(collectorContext(prepared.db, prepared.config));
+      stoppers.unshift(() => worker.stop());
+      log(`Collector ${worker.id} running in this process`);
     }
     if (!opts.dev) ensureProductionBuild(root, log);
     const { PORT, HOST } = env();

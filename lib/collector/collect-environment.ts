@@ -1,0 +1,349 @@
+// One collection of one environment: Git (desired) and cluster (live) in,
+// drift out, stored in one transaction. Any failure before the transaction
+// leaves the last good state untouched; the run records why.
+import type { PrismaClient } from "@/lib/db/generated/client";
+import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, GitError } from "@/lib/git";
+import { compareObject, hashSecretValues, objectKey, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
+import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+import { discover, resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
+import { listPaged } from "@/lib/kube/list";
+import { KubeError } from "@/lib/kube/errors";
+import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
+import { rolloutOf } from "@/lib/kube/rollout";
+import { contentHash } from "./canonical";
+import { persistRun, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
+import type { Logger } from "@/lib/log";
+
+export interface CollectorContext {
+  db: PrismaClient;
+  config: DriftwatchConfig;
+  mirrorsDir: string;
+  secretKey: Buffer;
+  kustomizeBin?: string;
+  now: () => Date;
+  log: Logger;
+  clusterTimeoutMs?: number;
+  gitTimeoutMs?: number;
+  /** How many recent revisions to try when inferring the applied one (no controller). */
+  inferDepth?: number;
+}
+
+export interface RunRef {
+  id: number;
+  environmentId: string;
+  environmentName: string;
+}
+
+export interface RunOutcome {
+  status: "succeeded" | "partial" | "failed";
+  errors: RunError[];
+  stats: RunStats | null;
+  approvedSha: string | null;
+  appliedSha: string | null;
+}
+
+class RunFailure extends Error {
+  constructor(readonly errors: RunError[]) {
+    super(errors.map((e) => e.message).join("; "));
+  }
+}
+
+function kubeRunError(e: unknown, resource?: string): RunError {
+  if (e instanceof KubeError) {
+    const category = e.category === "not-found" || e.category === "server" || e.category === "protocol" ? "unreachable" : e.category;
+    return { category, message: e.message, resource: resource ?? e.resource };
+  }
+  return { category: "internal", message: e instanceof Error ? e.message : String(e), resource };
+}
+
+/** Objects as stored: without the fields that change on every write and say nothing about intent. */
+export function storedForm(obj: KubeObject): KubeObject {
+  const { status: _status, ...rest } = obj;
+  const { managedFields: _mf, resourceVersion: _rv, ...metadata } = obj.metadata;
+  return { ...rest, metadata } as KubeObject;
+}
+
+export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer): CompareOptions {
+  const controllerManagers =
+    env.controller?.type === "flux" ? ["kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
+  const [labelKey, labelValue] = env.trackingLabel ? env.trackingLabel.split("=") : [];
+  return {
+    controllerManagers: [...controllerManagers, ...(config.managers.controller ?? [])],
+    controllerManaged: Boolean(env.controller),
+    extraManagers: { human: config.managers.human, system: config.managers.system },
+    ignoreRules: env.ignore,
+    secretKey,
+    extraTracking: {
+      fluxInventory: controller?.type === "flux" ? controller.inventory : undefined,
+      argoApp: env.controller?.type === "argocd" ? env.controller.name : undefined,
+      argoTrackingId: env.controller?.type === "argocd",
+      label: labelKey && labelValue !== undefined ? { key: labelKey, value: labelValue } : undefined,
+    },
+  };
+}
+
+function apiVersionOf(r: ApiResource): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+/** Flux inventory ids are `namespace_name_group_kind` (group empty for core). */
+function parseInventoryId(id: string): { namespace: string; name: string; group: string; kind: string } | null {
+  const parts = id.split("_");
+  if (parts.length !== 4) return null;
+  const [namespace = "", name = "", group = "", kind = ""] = parts;
+  return { namespace, name, group, kind };
+}
+
+async function getObject(client: ClusterClient, discovery: Discovery, apiVersion: string, kind: string, namespace: string, name: string): Promise<Record<string, unknown> | null> {
+  const r = discovery.lookup(apiVersion, kind);
+  if (!r) return null;
+  try {
+    return await client.requestJson<Record<string, unknown>>("GET", resourcePath(r, namespace, name));
+  } catch (e) {
+    if (e instanceof KubeError && e.category === "not-found") return null;
+    throw e;
+  }
+}
+
+async function readController(client: ClusterClient, discovery: Discovery, env: EnvironmentConfig): Promise<ControllerStatus | null> {
+  const c = env.controller;
+  if (!c) return null;
+  if (c.type === "flux") {
+    const k = await getObject(client, discovery, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", c.namespace, c.name);
+    const sourceRef = (k?.spec as { sourceRef?: { kind?: string; name?: string; namespace?: string } } | undefined)?.sourceRef;
+    const source = sourceRef?.name
+      ? await getObject(client, discovery, "source.toolkit.fluxcd.io/v1", sourceRef.kind ?? "GitRepository", sourceRef.namespace ?? c.namespace, sourceRef.name)
+      : null;
+    return fluxStatus(c, k, source);
+  }
+  const app = await getObject(client, discovery, "argoproj.io/v1alpha1", "Application", c.namespace, c.name);
+  return argoStatus(c, app);
+}
+
+export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onProgress: (p: RunProgress) => void = () => {}): Promise<RunOutcome> {
+  const started = Date.now();
+  const env = ctx.config.environments.find((e) => e.name === run.environmentName);
+  const warnings: RunError[] = [];
+  if (!env) {
+    return { status: "failed", errors: [{ category: "internal", message: `environment ${run.environmentName} is no longer in the configuration` }], stats: null, approvedSha: null, appliedSha: null };
+  }
+  const repo = ctx.config.repositories.find((r) => r.name === env.source.repository) as RepositoryConfig;
+  const progress: RunProgress = { phase: "git", objectsRead: 0, kindsDone: 0, kindsTotal: 0 };
+  const report = () => onProgress({ ...progress });
+  report();
+
+  try {
+    // ── Git ───────────────────────────────────────────────────────────────
+    const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+    let mirrorPath: string;
+    let approved: string | null;
+    try {
+      ({ mirrorPath } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+      const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
+      const revisions = await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+      if (revisions.length > 0) {
+        await ctx.db.revision.createMany({
+          data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
+          skipDuplicates: true,
+        });
+        const tip = revisions[0];
+        if (tip) {
+          await ctx.db.branchHead.upsert({
+            where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
+            create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
+            update: { sha: tip.sha, updatedAt: ctx.now() },
+          });
+        }
+      }
+      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
+      approved = await approvedRevision(mirrorPath, env.source.branch, env.source.path);
+    } catch (e) {
+      if (e instanceof GitError) {
+        await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
+        throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+      }
+      throw e;
+    }
+    if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
+
+    // ── Render ────────────────────────────────────────────────────────────
+    progress.phase = "render";
+    report();
+    const rendered = await renderManifests(mirrorPath, approved, {
+      path: env.source.path,
+      mode: env.source.render,
+      defaultNamespace: env.defaultNamespace,
+      kustomizeBin: ctx.kustomizeBin,
+    });
+    const failingFiles = new Set<string>();
+    for (const p of rendered.problems) {
+      warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
+      if (p.severity === "error") failingFiles.add(p.path);
+    }
+    if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
+      throw new RunFailure(warnings.filter((w) => w.severity === "error"));
+    }
+    const desired = new Map<string, DesiredEntry>();
+    for (const r of rendered.objects) {
+      const obj = r.object as KubeObject;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      const key = objectKey(safe);
+      desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: approved });
+    }
+
+    // ── Cluster ───────────────────────────────────────────────────────────
+    progress.phase = "discover";
+    report();
+    let client: ClusterClient;
+    try {
+      client = createClusterClient(env.cluster, { timeoutMs: ctx.clusterTimeoutMs ?? 20_000 });
+    } catch (e) {
+      throw new RunFailure([kubeRunError(e)]);
+    }
+    let discovery: Discovery;
+    let controller: ControllerStatus | null;
+    try {
+      discovery = await discover(client);
+      controller = await readController(client, discovery, env);
+    } catch (e) {
+      throw new RunFailure([kubeRunError(e)]);
+    }
+    if (env.controller && controller && !controller.found) {
+      warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
+    }
+    const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey);
+
+    // Which kinds to read: everything Git declares plus everything the controller says it manages.
+    const resources = new Map<string, ApiResource>();
+    const unserved = new Set<string>();
+    const want = (apiVersion: string, kind: string) => {
+      const r = discovery.lookup(apiVersion, kind);
+      if (r) resources.set(`${r.group}/${r.kind}`, r);
+      else unserved.add(`${apiVersion} ${kind}`);
+    };
+    for (const d of desired.values()) want(d.object.apiVersion, d.object.kind);
+    for (const id of controller?.inventory ?? []) {
+      const parsed = parseInventoryId(id);
+      const r = parsed && discovery.byGroupKind.get(`${parsed.group}/${parsed.kind}`);
+      if (r) resources.set(`${r.group}/${r.kind}`, r);
+    }
+    for (const u of unserved) warnings.push({ category: "render", severity: "warning", message: `the cluster does not serve ${u}; its objects count as missing` });
+
+    progress.phase = "list";
+    progress.kindsTotal = resources.size;
+    report();
+    const live = new Map<string, LiveEntry>();
+    const forbiddenKinds = new Set<string>();
+    const scopes = env.namespaces.length > 0 ? env.namespaces : [undefined];
+    for (const r of resources.values()) {
+      try {
+        for (const namespace of r.namespaced ? scopes : [undefined]) {
+          await listPaged(client, r, { namespace, pageSize: 500 }, (items) => {
+            for (const item of items) {
+              const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
+              const key = objectKey(obj);
+              progress.objectsRead++;
+              if (!desired.has(key)) {
+                // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
+                const verdict = compareObject(null, obj, compareOptions);
+                if (verdict.type !== "Extra") continue;
+              }
+              live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+            }
+          });
+        }
+      } catch (e) {
+        if (e instanceof KubeError && e.category === "forbidden") {
+          forbiddenKinds.add(`${r.group}/${r.kind}`);
+          warnings.push({ category: "forbidden", message: e.message, resource: `${r.resource}${r.group ? "." + r.group : ""}` });
+          continue;
+        }
+        throw new RunFailure([kubeRunError(e, `${r.resource}${r.group ? "." + r.group : ""}`)]);
+      }
+      progress.kindsDone++;
+      report();
+    }
+
+    // ── Compare ───────────────────────────────────────────────────────────
+    progress.phase = "compare";
+    report();
+    const state: CollectedState = {
+      environmentId: run.environmentId,
+      runId: run.id,
+      approvedSha: approved,
+      desired,
+      live,
+      failingFiles,
+      forbiddenKinds,
+      controller,
+      compareOptions,
+      rollout: [],
+      appliedSha: null,
+      appliedSource: null,
+    };
+    const rollout: RolloutStatus[] = [];
+    for (const l of live.values()) {
+      const r = rolloutOf(l.key, l.object);
+      if (r) rollout.push(r);
+    }
+    state.rollout = rollout;
+
+    progress.phase = "store";
+    report();
+    const result = await persistRun(ctx, state, async (results) => {
+      // Applied revision: the controller's word, else inferred from live state.
+      if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
+      return inferApplied(ctx, env, mirrorPath, approved as string, results, live, compareOptions);
+    });
+    progress.phase = "done";
+    report();
+    const errors = warnings;
+    const partial = forbiddenKinds.size > 0 || failingFiles.size > 0;
+    return {
+      status: partial ? "partial" : "succeeded",
+      errors,
+      stats: { ...result.stats, durationMs: Date.now() - started },
+      approvedSha: approved,
+      appliedSha: result.appliedSha,
+    };
+  } catch (e) {
+    if (e instanceof RunFailure) return { status: "failed", errors: [...e.errors, ...warnings], stats: null, approvedSha: null, appliedSha: null };
+    ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
+    return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
+  }
+}
+
+/**
+ * With no controller to ask, the applied revision is the newest recent
+ * revision whose rendered manifests match live exactly. "Exactly" uses the
+ * same comparison as drift, so ignore rules and defaults count the same way.
+ */
+async function inferApplied(
+  ctx: CollectorContext,
+  env: EnvironmentConfig,
+  mirrorPath: string,
+  approved: string,
+  results: Map<string, ObjectDrift>,
+  live: Map<string, LiveEntry>,
+  options: CompareOptions,
+): Promise<{ sha: string | null; source: "inferred" }> {
+  const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
+  if (clean) return { sha: approved, source: "inferred" };
+  const candidates = await listRevisions(mirrorPath, env.source.branch, { limit: 200 });
+  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
+  for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
+    const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin });
+    const matches = rendered.objects.every((r) => {
+      const obj = r.object as KubeObject;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      const l = live.get(objectKey(safe));
+      return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
+    });
+    if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
+  }
+  return { sha: null, source: "inferred" };
+}
+
+export { contentHash, apiVersionOf };

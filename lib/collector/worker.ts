@@ -1,0 +1,159 @@
+// A collector worker: schedules due runs, leases one at a time, runs it while
+// renewing its lease, records the outcome. Any number of workers (processes)
+// can run against one database; the job table keeps them from colliding.
+import os from "node:os";
+import crypto from "node:crypto";
+import { Prisma } from "@/lib/db/generated/client";
+import type { RunProgress } from "@/lib/domain/types";
+import { collectEnvironment, type CollectorContext, type RunOutcome } from "./collect-environment";
+import { heartbeat, leaseNextRun, reapExpiredLeases, scheduleDueRuns, type LeasedRun } from "./jobs";
+import { recordEvents } from "./events";
+import { afterRunHooks } from "./hooks";
+
+export interface WorkerOptions {
+  workerId?: string;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export interface Worker {
+  readonly id: string;
+  /** Look for work now instead of at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+  /** Resolves when the worker is idle (tests). */
+  idle(): Promise<void>;
+}
+
+export function newWorkerId(): string {
+  return `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`;
+}
+
+/** Records a finished run on its row and, for failures, on the environment (keeping its last good state). */
+export async function finishRun(ctx: CollectorContext, run: LeasedRun | { id: number; environmentId: string; environmentName: string }, outcome: RunOutcome): Promise<void> {
+  const now = ctx.now();
+  const { db } = ctx;
+  const env = await db.environment.findUniqueOrThrow({ where: { id: run.environmentId }, select: { lastError: true } });
+  await db.$transaction(async (tx) => {
+    const existing = await tx.collectionRun.findUniqueOrThrow({ where: { id: run.id }, select: { stats: true } });
+    await tx.collectionRun.update({
+      where: { id: run.id },
+      data: {
+        status: outcome.status,
+        finishedAt: now,
+        errors: outcome.errors as unknown as Prisma.InputJsonValue,
+        approvedSha: outcome.approvedSha,
+        appliedSha: outcome.appliedSha,
+        leaseExpiresAt: null,
+        stats: outcome.stats ? ({ ...(existing.stats as object | null), ...outcome.stats } as Prisma.InputJsonValue) : undefined,
+      },
+    });
+    if (outcome.status === "failed") {
+      const first = outcome.errors.find((e) => e.severity !== "warning") ?? outcome.errors[0];
+      await tx.environment.update({
+        where: { id: run.environmentId },
+        data: {
+          lastRunId: run.id,
+          lastCollectedAt: now,
+          lastError: first ? ({ category: first.category, message: first.message, at: now.toISOString(), runId: run.id } as Prisma.InputJsonValue) : Prisma.DbNull,
+        },
+      });
+      // One audit event when an environment starts failing, not one per retry.
+      if (!env.lastError) {
+        await recordEvents(tx, run.environmentName, [{ action: "run.failed", targetId: String(run.id), key: null, after: { category: first?.category, message: first?.message } }], now);
+      }
+    } else if (env.lastError) {
+      await recordEvents(tx, run.environmentName, [{ action: "run.recovered", targetId: String(run.id), key: null, before: env.lastError }], now);
+    }
+  });
+}
+
+/** Runs one leased run to completion, renewing the lease while it goes. */
+export async function executeRun(ctx: CollectorContext, run: LeasedRun, workerId: string, leaseMs: number): Promise<RunOutcome> {
+  const log = ctx.log.child({ env: run.environmentName, runId: run.id });
+  let lastProgressWrite = 0;
+  let pending: RunProgress | null = null;
+  const writeProgress = async (p: RunProgress) => {
+    await ctx.db.collectionRun.update({ where: { id: run.id }, data: { progress: p as unknown as Prisma.InputJsonValue } }).catch(() => undefined);
+  };
+  const beat = setInterval(() => {
+    void heartbeat(ctx.db, run.id, workerId, leaseMs).catch((e: unknown) => log.warn({ err: String(e) }, "lease renewal failed"));
+    if (pending) {
+      void writeProgress(pending);
+      pending = null;
+    }
+  }, Math.max(250, Math.floor(leaseMs / 4)));
+  try {
+    log.info({ trigger: run.trigger }, "collection started");
+    const outcome = await collectEnvironment({ ...ctx, log }, run, (p) => {
+      const nowMs = Date.now();
+      if (nowMs - lastProgressWrite > 400) {
+        lastProgressWrite = nowMs;
+        void writeProgress(p);
+      } else pending = p;
+    });
+    await finishRun(ctx, run, outcome);
+    await afterRunHooks(ctx, run.environmentId).catch((e: unknown) => log.error({ err: e instanceof Error ? e.message : String(e) }, "after-run hooks failed"));
+    log.info({ status: outcome.status, errors: outcome.errors.length, stats: outcome.stats }, "collection finished");
+    return outcome;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Worker {
+  const id = opts.workerId ?? newWorkerId();
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const pollMs = opts.pollMs ?? 1_000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let busy: Promise<void> = Promise.resolve();
+  let idleWaiters: Array<() => void> = [];
+
+  const tick = async () => {
+    if (stopped) return;
+    try {
+      await reapExpiredLeases(ctx.db, ctx.now());
+      await scheduleDueRuns(ctx.db, ctx.now());
+      for (;;) {
+        if (stopped) break;
+        const run = await leaseNextRun(ctx.db, id, leaseMs, ctx.now());
+        if (!run) break;
+        await executeRun(ctx, run, id, leaseMs);
+      }
+    } catch (e) {
+      ctx.log.error({ err: e instanceof Error ? e.message : String(e), worker: id }, "collector tick failed; retrying");
+    }
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    waiters.forEach((w) => w());
+  };
+
+  const loop = () => {
+    if (stopped) return;
+    busy = tick().finally(() => {
+      if (!stopped) timer = setTimeout(loop, pollMs);
+    });
+  };
+  loop();
+
+  return {
+    id,
+    wake() {
+      if (stopped) return;
+      clearTimeout(timer);
+      void busy.then(() => {
+        if (!stopped) {
+          clearTimeout(timer);
+          loop();
+        }
+      });
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await busy;
+    },
+    idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
+  };
+}

@@ -1,0 +1,28 @@
+// npm run collector: a long-running collector worker. Run as many as you like
+// against one database; they share the environments through Postgres leases.
+import { prepare } from "@/lib/server/prepare";
+import { collectorContext, startWorker } from "@/lib/collector";
+import { disconnectPrisma } from "@/lib/db";
+
+async function main(): Promise<void> {
+  const prepared = await prepare();
+  const worker = startWorker(collectorContext(prepared.db, prepared.config));
+  console.log(`collector ${worker.id} started for ${prepared.config.environments.length} environment(s)`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing the current run, then stopping`);
+    await worker.stop();
+    await disconnectPrisma();
+    await prepared.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
