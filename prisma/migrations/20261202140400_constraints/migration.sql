@@ -4,8 +4,11 @@
 -- At most one open drift item per object of an environment.
 CREATE UNIQUE INDEX "DriftItem_open_environmentId_key_key" ON "DriftItem"("environmentId", "key") WHERE "resolvedAt" IS NULL;
 
--- At most one queued or running collection per environment: the job queue relies on it.
-CREATE UNIQUE INDEX "CollectionRun_active_environmentId_key" ON "CollectionRun"("environmentId") WHERE "status" IN ('queued', 'running');
+-- At most one queued and at most one running collection per environment: the
+-- job queue relies on both (a refresh requested during a run queues exactly
+-- one follow-up; no environment is ever collected twice at once).
+CREATE UNIQUE INDEX "CollectionRun_queued_environmentId_key" ON "CollectionRun"("environmentId") WHERE "status" = 'queued';
+CREATE UNIQUE INDEX "CollectionRun_running_environmentId_key" ON "CollectionRun"("environmentId") WHERE "status" = 'running';
 
 -- At most one open alert per fingerprint.
 CREATE UNIQUE INDEX "Alert_open_fingerprint_key" ON "Alert"("fingerprint") WHERE "resolvedAt" IS NULL;
