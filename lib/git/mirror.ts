@@ -1,0 +1,191 @@
+// The local bare mirror of each configured repository. Everything else in
+// lib/git reads from the mirror, so a remote that is down or gone only makes
+// the data stale: a failed fetch never touches what the mirror already has.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { simpleGit, type SimpleGit } from "simple-git";
+import type { RepositoryConfig } from "@/lib/config/schema";
+import { GitError, categoriseFetchFailure, gitStderrSummary, redact } from "./errors";
+import { gitEnv, runGit } from "./exec";
+import { remoteAccess, type RemoteAccess } from "./remote-access";
+
+export interface SyncResult {
+  mirrorPath: string;
+  /** Branch name → commit sha, as fetched. */
+  heads: Record<string, string>;
+}
+
+const DEFAULT_FETCH_TIMEOUT_MS = 120_000;
+
+export function mirrorPathFor(repo: Pick<RepositoryConfig, "name">, mirrorsDir: string): string {
+  return path.join(path.resolve(mirrorsDir), `${repo.name}.git`);
+}
+
+// Two environments on the same repository are collected concurrently; git
+// refuses concurrent ref updates, so syncs of one mirror queue up in-process.
+const queues = new Map<string, Promise<unknown>>();
+
+export async function syncMirror(
+  repo: RepositoryConfig,
+  mirrorsDir: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<SyncResult> {
+  const mirrorPath = mirrorPathFor(repo, mirrorsDir);
+  const previous = queues.get(mirrorPath) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(() => sync(repo, mirrorPath, opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS));
+  queues.set(mirrorPath, run);
+  try {
+    return await run;
+  } finally {
+    if (queues.get(mirrorPath) === run) queues.delete(mirrorPath);
+  }
+}
+
+async function sync(repo: RepositoryConfig, mirrorPath: string, timeoutMs: number): Promise<SyncResult> {
+  const access = remoteAccess(repo, { timeoutMs });
+  await mkdir(path.dirname(mirrorPath), { recursive: true });
+
+  if (existsSync(mirrorPath) && !(await isBareRepository(mirrorPath))) {
+    // A mirror is only a cache; a broken one (half-deleted, not a repository) is rebuilt.
+    await rm(mirrorPath, { recursive: true, force: true });
+  }
+
+  if (existsSync(mirrorPath)) {
+    await removeStaleLocks(mirrorPath, timeoutMs + 60_000);
+    await fetchWithRetry(repo, mirrorPath, access, timeoutMs);
+  } else {
+    // Built aside and renamed into place, so an interrupted first fetch never
+    // leaves an empty mirror that later looks like a repository with no branches.
+    const tmp = await mkdtemp(path.join(path.dirname(mirrorPath), `.${repo.name}.git.tmp-`));
+    try {
+      await git(tmp, access, timeoutMs).raw(["init", "--bare", "--quiet", tmp]);
+      await fetch(repo, tmp, access, timeoutMs);
+      try {
+        await rename(tmp, mirrorPath);
+      } catch (e) {
+        // Another process created the mirror meanwhile; use theirs.
+        if (!existsSync(mirrorPath)) throw e;
+        await fetchWithRetry(repo, mirrorPath, access, timeoutMs);
+      }
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+  return { mirrorPath, heads: await readHeads(mirrorPath) };
+}
+
+function git(baseDir: string, access: RemoteAccess, timeoutMs: number): SimpleGit {
+  const env = gitEnv(access.env);
+  return simpleGit({
+    baseDir,
+    strict: true,
+    abort: AbortSignal.timeout(timeoutMs),
+    allowEnvironment: Object.keys(env).filter((k) => /^GIT_/.test(k)),
+    allowConfig: ["credential.helper", "maintenance.auto"],
+    config: ["gc.autoDetach=false", "maintenance.auto=false"],
+  }).env(env);
+}
+
+async function fetch(repo: RepositoryConfig, gitDir: string, access: RemoteAccess, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  try {
+    await git(gitDir, access, timeoutMs).raw([
+      "fetch",
+      "--quiet",
+      "--prune",
+      "--force",
+      // FETCH_HEAD would record the URL and is of no use to a mirror.
+      "--no-write-fetch-head",
+      "--no-recurse-submodules",
+      access.url,
+      "+refs/heads/*:refs/heads/*",
+      "+refs/tags/*:refs/tags/*",
+    ]);
+  } catch (e) {
+    throw fetchError(repo, e, access, timeoutMs, Date.now() - started);
+  }
+}
+
+async function fetchWithRetry(repo: RepositoryConfig, gitDir: string, access: RemoteAccess, timeoutMs: number): Promise<void> {
+  try {
+    await fetch(repo, gitDir, access, timeoutMs);
+  } catch (e) {
+    // Another collector process on this machine may be fetching the same mirror.
+    if (e instanceof GitError && /cannot lock ref|unable to create .*\.lock/i.test(e.message)) {
+      await new Promise((r) => setTimeout(r, 500 + Math.random() * 1000));
+      await fetch(repo, gitDir, access, timeoutMs);
+      return;
+    }
+    throw e;
+  }
+}
+
+function fetchError(repo: RepositoryConfig, e: unknown, access: RemoteAccess, timeoutMs: number, elapsedMs: number): GitError {
+  if (e instanceof GitError) return e;
+  const raw = e instanceof Error ? e.message : String(e);
+  const where = `repository "${repo.name}" (${redact(repo.url)})`;
+  if (/abort/i.test(raw) && elapsedMs >= timeoutMs - 50) {
+    return new GitError("git-fetch", `fetching ${where} timed out after ${Math.round(timeoutMs / 1000)}s`, access.secrets);
+  }
+  const category = categoriseFetchFailure(raw);
+  const summary = gitStderrSummary(raw) || "git fetch failed";
+  const hint =
+    category === "git-auth"
+      ? repo.auth.type === "token"
+        ? ` (credentials rejected: check the token in ${repo.auth.tokenEnv})`
+        : repo.auth.type === "ssh"
+          ? " (check auth.keyFile and auth.knownHostsFile)"
+          : " (the repository needs credentials: configure auth)"
+      : "";
+  return new GitError(category, `fetching ${where} failed${hint}: ${summary}`, access.secrets);
+}
+
+async function isBareRepository(dir: string): Promise<boolean> {
+  try {
+    const res = await runGit(dir, ["rev-parse", "--is-bare-repository"], { timeoutMs: 30_000 });
+    return res.code === 0 && res.stdout.toString().trim() === "true";
+  } catch {
+    return false;
+  }
+}
+
+async function readHeads(mirrorPath: string): Promise<Record<string, string>> {
+  const res = await runGit(mirrorPath, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]);
+  if (res.code !== 0) throw new GitError("git-fetch", `reading branches of ${mirrorPath} failed: ${gitStderrSummary(res.stderr)}`);
+  const heads: Record<string, string> = {};
+  for (const line of res.stdout.toString("utf8").split("\n")) {
+    const m = /^([0-9a-f]{40,64}) refs\/heads\/(.+)$/.exec(line);
+    if (m?.[1] && m[2]) heads[m[2]] = m[1];
+  }
+  return heads;
+}
+
+/**
+ * A collector killed mid-fetch (SIGKILL) leaves `*.lock` files that would make
+ * every later fetch fail. Locks older than any fetch may run are removed.
+ */
+async function removeStaleLocks(mirrorPath: string, olderThanMs: number): Promise<void> {
+  const now = Date.now();
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const ent of entries) {
+      const full = path.join(dir, ent.name);
+      if (ent.isDirectory()) {
+        if (depth < 8 && (depth > 0 || ent.name === "refs")) await visit(full, depth + 1);
+      } else if (ent.name.endsWith(".lock")) {
+        try {
+          if (now - (await stat(full)).mtimeMs > olderThanMs) await unlink(full);
+        } catch {
+          // Gone already, or not ours to remove: the fetch will report it.
+        }
+      }
+    }
+  };
+  await visit(mirrorPath, 0);
+}
