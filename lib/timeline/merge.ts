@@ -108,11 +108,20 @@ function changedFields(o: Obj): string[] {
     .filter((c): c is string => c !== null);
 }
 
+/** The collector names the object in `reason` (its targetId is the drift item's id); others put it in after.key. */
+function objectKeyOf(e: AuditEventInput): string | null {
+  const key = str(rec(e.after), "key") ?? str(rec(e.before), "key");
+  if (key) return key;
+  if (partsOfKey(e.targetId)) return e.targetId;
+  if (e.reason && /^(drift|claim)\./.test(e.action) && partsOfKey(e.reason)) return e.reason;
+  return null;
+}
+
 function describe(e: AuditEventInput): { title: string; detail: string | null; sha: string | null; link: string | null } {
   const before = rec(e.before);
   const after = rec(e.after);
   const env = e.environment;
-  const key = str(after, "key") ?? str(before, "key") ?? (partsOfKey(e.targetId) ? e.targetId : null);
+  const key = objectKeyOf(e);
   const what = key ? objectLabel(key) : e.targetId;
   const objectLink = env && key && partsOfKey(key) ? objectPagePath(env, key) : null;
   const envLink = env ? `/environments/${encodeURIComponent(env)}` : null;
@@ -214,7 +223,7 @@ export function fromAuditEvent(e: AuditEventInput): TimelineEvent {
     actor: e.actorType === "system" && !e.actorName ? "system" : e.actorName || e.actorType,
     title: d.title,
     detail: d.detail,
-    reason: e.reason,
+    reason: e.reason && e.reason === objectKeyOf(e) ? null : e.reason,
     sha: d.sha,
     link: d.link,
   };

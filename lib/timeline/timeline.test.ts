@@ -51,6 +51,16 @@ describe("mergeTimeline", () => {
     expect(out.map((e) => e.action)).toEqual(["pause.created"]);
   });
 
+  it("reads the object from the reason the way the collector records drift", () => {
+    const [e] = mergeTimeline(
+      [audit(7, "2025-03-10T14:00:00.000Z", "drift.resolved", { targetId: "5f0c", reason: "/ConfigMap/shop/settings", before: { type: "Modified" }, after: { resolution: "reverted", sha: null } })],
+      [],
+    );
+    expect(e?.title).toBe("Drift resolved (reverted): ConfigMap shop/settings");
+    expect(e?.reason).toBeNull();
+    expect(e?.link).toBe("/environments/production/objects/_/ConfigMap/shop/settings");
+  });
+
   it("describes events the way people talk about them, linking to the object", () => {
     const [opened] = mergeTimeline(events, [], { types: ["drift"] });
     expect(opened?.title).toBe("Drift opened: Deployment shop/api (Modified)");

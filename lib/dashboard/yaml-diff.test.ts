@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import YAML from "yaml";
+import type { ChangeDto } from "./dto";
+import { objectDiff, yamlLines } from "./yaml-diff";
+
+const human = { manager: "kubectl", operation: "Update", subresource: "scale", time: "2025-03-10T11:58:00Z", class: "human" as const };
+
+const desired = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "api", namespace: "shop", labels: { app: "api" } },
+  spec: {
+    replicas: 2,
+    template: { spec: { containers: [{ name: "api", image: "shop/api:1.4", env: [{ name: "MODE", value: "prod" }] }] } },
+  },
+};
+
+const live = {
+  kind: "Deployment",
+  spec: {
+    replicas: 5,
+    progressDeadlineSeconds: 600, // server default: not drift
+    template: {
+      spec: {
+        containers: [{ env: [{ name: "MODE", value: "debug" }], image: "shop/api:1.4", name: "api", terminationMessagePath: "/dev/termination-log" }],
+        dnsPolicy: "ClusterFirst",
+      },
+    },
+  },
+  metadata: { uid: "u-1", generation: 7, name: "api", namespace: "shop", labels: { app: "api" }, annotations: { "deployment.kubernetes.io/revision": "3" } },
+  apiVersion: "apps/v1",
+  status: { readyReplicas: 5 },
+};
+
+const changes: ChangeDto[] = [
+  { path: ["spec", "replicas"], display: "spec.replicas", kind: "changed", desired: 2, live: 5, attribution: human },
+  {
+    path: ["spec", "template", "spec", "containers", 0, "env", 0, "value"],
+    display: "spec.template.spec.containers[name=api].env[name=MODE].value",
+    kind: "changed",
+    desired: "prod",
+    live: "debug",
+    attribution: { ...human, manager: "kubectl-edit", subresource: null },
+  },
+];
+
+describe("yamlLines", () => {
+  it("emits YAML that parses back to the same value, in manifest order", () => {
+    const value = { ...desired, data: { multi: "line one\nline two\n", quoted: "true", empty: "", list: [[1, 2], {}, []] } };
+    const lines = yamlLines(value);
+    expect(YAML.parse(lines.map((l) => l.text).join("\n"))).toEqual(value);
+    expect(lines[0]?.text).toBe("apiVersion: apps/v1");
+    expect(lines[2]?.text).toBe("metadata:");
+  });
+  it("records the field path of every line", () => {
+    const line = yamlLines(desired).find((l) => l.text.includes("image:"));
+    expect(line?.path).toEqual(["spec", "template", "spec", "containers", 0, "image"]);
+  });
+});
+
+describe("objectDiff", () => {
+  const d = objectDiff(desired, live, changes);
+
+  it("hides server defaults, status and server metadata from the live side", () => {
+    expect(d.liveYaml).not.toMatch(/progressDeadlineSeconds|terminationMessagePath|dnsPolicy|uid|generation|readyReplicas|revision/);
+  });
+  it("highlights exactly the reported changes, each with its attribution", () => {
+    const changed = d.rows.filter((r) => r.kind !== "same");
+    expect(changed.map((r) => [r.left?.text.trim(), r.right?.text.trim(), r.change])).toEqual([
+      ["replicas: 2", "replicas: 5", 0],
+      ["value: prod", "value: debug", 1],
+    ]);
+  });
+  it("never shows a Secret value, and still highlights the changed key", () => {
+    const secretChange: ChangeDto = { path: ["data", "password"], display: "data.password", kind: "changed", desired: "(changed)", live: "(changed)", attribution: human, masked: true };
+    const s = objectDiff(
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "db" }, data: { password: "sha256:aaaa", user: "sha256:bbbb" } },
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "db" }, data: { password: "sha256:cccc", user: "sha256:bbbb" } },
+      [secretChange],
+    );
+    expect(`${s.desiredYaml}${s.liveYaml}`).not.toMatch(/sha256/);
+    expect(s.liveYaml).toContain("password: (hidden)");
+    expect(s.rows.find((r) => r.right?.text.includes("password"))).toMatchObject({ kind: "changed", change: 0 });
+    expect(s.rows.find((r) => r.right?.text.includes("user"))).toMatchObject({ kind: "same" });
+  });
+  it("shows a field a person added on live, which Git does not have", () => {
+    const added: ChangeDto = { path: ["metadata", "labels", "debug"], display: 'metadata.labels["debug"]', kind: "added", live: "true", attribution: human };
+    const a = objectDiff(desired, { ...desired, metadata: { ...desired.metadata, labels: { app: "api", debug: "true" } } }, [added]);
+    expect(a.rows.filter((r) => r.kind !== "same")).toEqual([{ left: null, right: { line: 8, text: '    debug: "true"' }, kind: "added", change: 0 }]);
+  });
+  it("a Missing object has only a desired side", () => {
+    const m = objectDiff(desired, null, []);
+    expect(m.liveYaml).toBeNull();
+    expect(m.rows.every((r) => r.kind === "removed" && r.right === null)).toBe(true);
+  });
+});

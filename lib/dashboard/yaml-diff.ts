@@ -1,0 +1,272 @@
+// Side-by-side YAML of desired vs live for the object page. Pure.
+//
+// What is highlighted must be what the drift engine reported, not every
+// textual difference: live objects carry server defaults and metadata the
+// engine already judged as noise. So live is pruned to the fields Git sets
+// (plus the fields the engine reported as added), and each row's
+// highlight comes from the drift item's changes, matched by path.
+import YAML from "yaml";
+import type { ChangeDto, DiffRowDto } from "./dto";
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Path = Array<string | number>;
+
+export const HIDDEN = "(hidden)";
+
+const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const NOISY_METADATA = ["uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"];
+const NOISY_ANNOTATIONS = ["kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"];
+
+/** Drops what no person wants to read in a diff: status and server-owned metadata. */
+export function stripNoise(obj: unknown): Json {
+  if (!isObj(obj)) return (obj ?? null) as Json;
+  const { status: _status, ...rest } = obj;
+  const meta = rest.metadata;
+  if (isObj(meta)) {
+    const m: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(meta)) if (!NOISY_METADATA.includes(k)) m[k] = v;
+    if (isObj(m.annotations)) {
+      const a: Record<string, Json> = {};
+      for (const [k, v] of Object.entries(m.annotations)) if (!NOISY_ANNOTATIONS.includes(k)) a[k] = v;
+      if (Object.keys(a).length) m.annotations = a;
+      else delete m.annotations;
+    }
+    rest.metadata = m;
+  }
+  return rest;
+}
+
+/** Secret values never reach the browser, not even as hashes: every value under data/stringData becomes "(hidden)". */
+export function maskSecret(obj: Json): Json {
+  if (!isObj(obj) || obj.kind !== "Secret") return obj;
+  const out: Record<string, Json> = { ...obj };
+  for (const field of ["data", "stringData"]) {
+    const v = out[field];
+    if (isObj(v)) out[field] = Object.fromEntries(Object.keys(v).map((k) => [k, HIDDEN]));
+  }
+  return out;
+}
+
+function sameItem(a: Json, b: Json): boolean {
+  return isObj(a) && isObj(b) && typeof a.name === "string" && a.name === b.name;
+}
+
+/** Keeps only what Git sets; list items are matched by `name` when they have one, else by position. */
+export function pruneToDesired(live: Json, desired: Json): Json {
+  if (isObj(live) && isObj(desired)) {
+    const out: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(live)) if (k in desired) out[k] = pruneToDesired(v, desired[k]!);
+    return out;
+  }
+  if (Array.isArray(live) && Array.isArray(desired)) {
+    return live.map((item, i) => {
+      const match = desired.find((d) => sameItem(d, item)) ?? desired[i];
+      return match === undefined ? item : pruneToDesired(item, match);
+    });
+  }
+  return live;
+}
+
+function getAt(v: Json, path: Path): Json | undefined {
+  let cur: Json | undefined = v;
+  for (const p of path) {
+    if (Array.isArray(cur) && typeof p === "number") cur = cur[p];
+    else if (isObj(cur) && typeof p === "string") cur = cur[p];
+    else return undefined;
+  }
+  return cur;
+}
+
+function setAt(v: Json, path: Path, value: Json): void {
+  let cur: Json = v;
+  for (let i = 0; i < path.length - 1; i++) {
+    const p = path[i]!;
+    const next: Json | undefined = Array.isArray(cur) && typeof p === "number" ? cur[p] : isObj(cur) && typeof p === "string" ? cur[p] : undefined;
+    if (next === undefined || next === null || typeof next !== "object") {
+      const fresh: Json = typeof path[i + 1] === "number" ? [] : {};
+      if (Array.isArray(cur) && typeof p === "number") cur[p] = fresh;
+      else if (isObj(cur) && typeof p === "string") cur[p] = fresh;
+      else return;
+      cur = fresh;
+    } else cur = next;
+  }
+  const last = path[path.length - 1];
+  if (last === undefined) return;
+  if (Array.isArray(cur) && typeof last === "number") cur[last] = value;
+  else if (isObj(cur) && typeof last === "string") cur[last] = value;
+}
+
+/** Live as the engine saw it: pruned to Git's fields, with the fields it reported as added put back. */
+export function normaliseLive(live: Json, desired: Json | null, changes: readonly ChangeDto[]): Json {
+  if (desired === null) return live;
+  const pruned = pruneToDesired(live, desired);
+  for (const c of changes) {
+    if (c.kind !== "added" && c.kind !== "unpruned" && c.kind !== "changed") continue;
+    const v = getAt(live, c.path);
+    if (v !== undefined && getAt(pruned, c.path) === undefined) setAt(pruned, c.path, structuredClone(v));
+  }
+  return pruned;
+}
+
+export interface YamlLine {
+  text: string;
+  path: Path;
+}
+
+function scalar(v: Json): string {
+  if (v === null) return "null";
+  if (typeof v === "string") {
+    const s = YAML.stringify(v, { lineWidth: 0 }).trimEnd();
+    return s.includes("\n") ? JSON.stringify(v) : s;
+  }
+  return String(v);
+}
+
+const keyText = (k: string) => scalar(k);
+
+const TOP_ORDER = ["apiVersion", "kind", "metadata", "spec", "data", "stringData", "type"];
+const FIRST = ["name", "namespace"];
+
+/**
+ * jsonb hands keys back shortest first; people read manifests in the usual
+ * order (apiVersion, kind, metadata, spec; `name` first in list items), and
+ * both sides must share one order for the rows to line up.
+ */
+function orderedEntries(v: Record<string, Json>, top: boolean): Array<[string, Json]> {
+  const pref = top ? TOP_ORDER : FIRST;
+  const rank = (k: string) => {
+    const i = pref.indexOf(k);
+    return i < 0 ? pref.length : i;
+  };
+  return Object.entries(v).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** YAML text, one entry per line, each line knowing the field path it shows. */
+export function yamlLines(value: Json): YamlLine[] {
+  const out: YamlLine[] = [];
+  const emit = (v: Json, path: Path, indent: number) => {
+    const pad = " ".repeat(indent);
+    if (isObj(v)) {
+      for (const [k, child] of orderedEntries(v, path.length === 0)) {
+        const p = [...path, k];
+        if (typeof child === "string" && child.includes("\n")) {
+          out.push({ text: `${pad}${keyText(k)}: |${child.endsWith("\n") ? "" : "-"}`, path: p });
+          for (const l of child.replace(/\n$/, "").split("\n")) out.push({ text: `${pad}  ${l}`, path: p });
+        } else if (isObj(child) && Object.keys(child).length > 0) {
+          out.push({ text: `${pad}${keyText(k)}:`, path: p });
+          emit(child, p, indent + 2);
+        } else if (Array.isArray(child) && child.length > 0) {
+          out.push({ text: `${pad}${keyText(k)}:`, path: p });
+          emit(child, p, indent);
+        } else {
+          out.push({ text: `${pad}${keyText(k)}: ${isObj(child) ? "{}" : Array.isArray(child) ? "[]" : scalar(child)}`, path: p });
+        }
+      }
+      return;
+    }
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => {
+        const p = [...path, i];
+        const start = out.length;
+        if ((isObj(item) && Object.keys(item).length > 0) || (Array.isArray(item) && item.length > 0)) {
+          emit(item, p, indent + 2);
+          const first = out[start];
+          if (first) first.text = `${pad}- ${first.text.slice(indent + 2)}`;
+        } else {
+          out.push({ text: `${pad}- ${isObj(item) ? "{}" : Array.isArray(item) ? "[]" : typeof item === "string" && item.includes("\n") ? JSON.stringify(item) : scalar(item)}`, path: p });
+        }
+      });
+      return;
+    }
+    out.push({ text: `${pad}${scalar(v)}`, path });
+  };
+  emit(value, [], 0);
+  return out;
+}
+
+const startsWith = (path: Path, prefix: Path) => prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
+
+function changeFor(path: Path, changes: readonly ChangeDto[]): number | null {
+  let best: number | null = null;
+  let bestLen = -1;
+  changes.forEach((c, i) => {
+    if (startsWith(path, c.path) && c.path.length > bestLen) {
+      best = i;
+      bestLen = c.path.length;
+    }
+  });
+  return best;
+}
+
+/** Longest common subsequence of line texts; falls back to position pairing for very large objects. */
+function align(a: string[], b: string[]): Array<[number | null, number | null]> {
+  const n = a.length;
+  const m = b.length;
+  if (n * m > 4_000_000) {
+    return Array.from({ length: Math.max(n, m) }, (_, i) => [i < n ? i : null, i < m ? i : null]);
+  }
+  const dp = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+  const pairs: Array<[number | null, number | null]> = [];
+  let i = 0;
+  let j = 0;
+  const dels: number[] = [];
+  const ins: number[] = [];
+  const flush = () => {
+    // A run of removals next to a run of additions is shown as changed lines side by side.
+    const k = Math.max(dels.length, ins.length);
+    for (let x = 0; x < k; x++) pairs.push([dels[x] ?? null, ins[x] ?? null]);
+    dels.length = 0;
+    ins.length = 0;
+  };
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      flush();
+      pairs.push([i++, j++]);
+    } else if (j >= m || (i < n && dp[i + 1]![j]! >= dp[i]![j + 1]!)) dels.push(i++);
+    else ins.push(j++);
+  }
+  flush();
+  return pairs;
+}
+
+/**
+ * Rows for a side-by-side view. Text differences pair up as changed rows; a
+ * row inside a field the engine reported gets that change's index (and is
+ * highlighted even when both sides read "(hidden)").
+ */
+export function sideBySide(desired: YamlLine[] | null, live: YamlLine[] | null, changes: readonly ChangeDto[]): DiffRowDto[] {
+  const left = desired ?? [];
+  const right = live ?? [];
+  return align(
+    left.map((l) => l.text),
+    right.map((l) => l.text),
+  ).map(([li, ri]) => {
+    const l = li === null ? undefined : left[li];
+    const r = ri === null ? undefined : right[ri];
+    const change = (r ? changeFor(r.path, changes) : null) ?? (l ? changeFor(l.path, changes) : null);
+    let kind: DiffRowDto["kind"];
+    if (l && r) kind = l.text === r.text && change === null ? "same" : "changed";
+    else kind = l ? "removed" : "added";
+    return { left: l && li !== null ? { line: li + 1, text: l.text } : null, right: r && ri !== null ? { line: ri + 1, text: r.text } : null, kind, change };
+  });
+}
+
+/** The whole pipeline for one object: noise stripped, secrets masked, live normalised against Git. */
+export function objectDiff(
+  desiredBody: unknown,
+  liveBody: unknown,
+  changes: readonly ChangeDto[],
+): { desiredYaml: string | null; liveYaml: string | null; rows: DiffRowDto[] } {
+  const desired = desiredBody === null || desiredBody === undefined ? null : maskSecret(stripNoise(desiredBody));
+  const liveRaw = liveBody === null || liveBody === undefined ? null : maskSecret(stripNoise(liveBody));
+  const live = liveRaw === null ? null : normaliseLive(liveRaw, desired, changes);
+  const dl = desired === null ? null : yamlLines(desired);
+  const ll = live === null ? null : yamlLines(live);
+  return {
+    desiredYaml: dl ? dl.map((l) => l.text).join("\n") + "\n" : null,
+    liveYaml: ll ? ll.map((l) => l.text).join("\n") + "\n" : null,
+    rows: sideBySide(dl, ll, changes),
+  };
+}
