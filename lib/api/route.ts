@@ -1,9 +1,16 @@
-// The one wrapper every route handler goes through: it parses input with zod,
-// maps errors to statuses, and never lets bad input become a 500.
+// The one wrapper every route handler goes through: it authenticates, parses
+// input with zod, maps errors to statuses, and never lets bad input become a 500.
+// Reads (jsonRoute) need a signed-in user unless the path is public;
+// mutations (mutationRoute) also need a role, the CSRF token and our origin.
 import { NextResponse, type NextRequest } from "next/server";
 import { z } from "zod";
 import { ApiError } from "./errors";
 import { logger } from "@/lib/log";
+import { getPrisma, type PrismaClient } from "@/lib/db";
+import { isPublicPath } from "@/lib/auth/request";
+import { mutationProblem, sessionFromRequest } from "@/lib/auth/guard";
+import type { Session, SessionUser } from "@/lib/auth/session";
+import type { Role } from "@/lib/auth/roles";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -11,6 +18,18 @@ export interface RouteContext<P extends z.ZodType, Q extends z.ZodType> {
   req: NextRequest;
   params: z.infer<P>;
   query: z.infer<Q>;
+  /** The signed-in user; null only on public paths. */
+  user: SessionUser | null;
+}
+
+export interface MutationContext<P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType> {
+  req: NextRequest;
+  params: z.infer<P>;
+  body: z.infer<B>;
+  query: z.infer<Q>;
+  user: SessionUser;
+  session: Session;
+  db: PrismaClient;
 }
 
 function issuesToMessage(error: z.ZodError): string {
@@ -30,19 +49,85 @@ export function errorResponse(error: unknown): NextResponse {
   return NextResponse.json({ error: { code: "internal", message: "Internal error; see the server log." } }, { status: 500 });
 }
 
-/** A read-only JSON route: params and query validated, errors mapped. */
+const NO_STORE = { "cache-control": "no-store" };
+
+function toResponse(body: unknown, status = 200): NextResponse {
+  if (body instanceof NextResponse) return body;
+  if (body instanceof Response) return new NextResponse(body.body, { status: body.status, headers: body.headers });
+  return NextResponse.json(body ?? null, { status, headers: NO_STORE });
+}
+
+/** A read-only JSON route: signed-in user (unless public), params and query validated, errors mapped. */
 export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.ZodType = z.ZodType<Record<string, string>>>(
   schemas: { params?: P; query?: Q },
   handler: (ctx: RouteContext<P, Q>) => Promise<unknown>,
 ) {
   return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
     try {
+      let user: SessionUser | null = null;
+      if (!isPublicPath(req.nextUrl.pathname)) {
+        const session = await sessionFromRequest(getPrisma(), req);
+        if (!session) throw new ApiError("unauthorized", "sign in first");
+        user = session.user;
+      }
       const rawParams = (await context.params) ?? {};
       const params = schemas.params ? schemas.params.parse(rawParams) : rawParams;
       const rawQuery = Object.fromEntries(req.nextUrl.searchParams.entries());
       const query = schemas.query ? schemas.query.parse(rawQuery) : rawQuery;
-      const body = await handler({ req, params, query } as RouteContext<P, Q>);
-      return body instanceof NextResponse ? body : NextResponse.json(body, { headers: { "cache-control": "no-store" } });
+      const body = await handler({ req, params, query, user } as RouteContext<P, Q>);
+      return toResponse(body);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+async function readJsonBody(req: NextRequest): Promise<unknown> {
+  const text = await req.text();
+  if (text.length > MAX_BODY_BYTES) throw new ApiError("bad_request", `request body too large (limit ${MAX_BODY_BYTES / 1024} KiB)`);
+  if (text.trim() === "") return undefined;
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError("unsupported_media_type", "send the request body as JSON (content-type: application/json)");
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ApiError("bad_request", `request body is not valid JSON: ${e instanceof SyntaxError ? e.message : "parse error"}`);
+  }
+}
+
+/**
+ * A mutating route (POST/PUT/PATCH/DELETE). In this order: no session → 401;
+ * role below `role` → 403; missing/wrong `x-csrf-token` or a foreign Origin →
+ * 403; params, query and JSON body validated with zod → 400. The handler
+ * returns a JSON-able value (status `status`, default 200) or a response.
+ */
+export function mutationRoute<
+  B extends z.ZodType = z.ZodType<undefined>,
+  P extends z.ZodType = z.ZodType<Params>,
+  Q extends z.ZodType = z.ZodType<Record<string, string>>,
+>(
+  opts: { role: Role; body?: B; params?: P; query?: Q; status?: number },
+  handler: (ctx: MutationContext<P, B, Q>) => Promise<unknown>,
+) {
+  return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
+    try {
+      const db = getPrisma();
+      const session = await sessionFromRequest(db, req);
+      if (!session) throw new ApiError("unauthorized", "sign in first");
+      const problem = mutationProblem(req, session, opts.role);
+      if (problem) throw new ApiError(problem.code, problem.message);
+      const rawParams = (await context.params) ?? {};
+      const params = opts.params ? opts.params.parse(rawParams) : rawParams;
+      const rawQuery = Object.fromEntries(req.nextUrl.searchParams.entries());
+      const query = opts.query ? opts.query.parse(rawQuery) : rawQuery;
+      const raw = await readJsonBody(req);
+      const body = opts.body ? opts.body.parse(raw) : raw;
+      const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<P, B, Q>);
+      return toResponse(result, opts.status ?? 200);
     } catch (error) {
       return errorResponse(error);
     }
