@@ -129,7 +129,11 @@ function fetchError(repo: RepositoryConfig, e: unknown, access: RemoteAccess, ti
     return new GitError("git-fetch", `fetching ${where} timed out after ${Math.round(timeoutMs / 1000)}s`, access.secrets);
   }
   const category = categoriseFetchFailure(raw);
-  const summary = gitStderrSummary(raw) || "git fetch failed";
+  let summary = gitStderrSummary(raw) || "git fetch failed";
+  // git's wording for an HTTP 401 with prompts off names a prompt nobody sees.
+  if (/could not read (username|password)|terminal prompts disabled/i.test(summary)) {
+    summary = repo.auth.type === "token" ? "the server rejected the credentials (HTTP 401)" : "the server requires credentials (HTTP 401)";
+  }
   const hint =
     category === "git-auth"
       ? repo.auth.type === "token"
