@@ -1,0 +1,105 @@
+// Pause and resume on the GitOps controller itself, through the environment's
+// separately configured write credential. Flux: spec.suspend; Argo CD: the
+// automated sync policy is removed and kept so resume can put it back. Both
+// carry annotations saying who paused, why and until when, so anyone reading
+// the object with kubectl sees the same answer as the dashboard.
+import type { ClusterConfig, ControllerConfig, EnvironmentConfig } from "@/lib/config";
+import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+
+export const ANNOTATION_PAUSED_BY = "driftwatch.dev/paused-by";
+export const ANNOTATION_REASON = "driftwatch.dev/pause-reason";
+export const ANNOTATION_UNTIL = "driftwatch.dev/paused-until";
+export const ANNOTATION_PAUSE_ID = "driftwatch.dev/pause-id";
+export const FIELD_MANAGER = "driftwatch";
+
+export type KubeWriter = Pick<ClusterClient, "requestJson">;
+export type ClientFactory = (cluster: ClusterConfig) => KubeWriter;
+
+export const defaultClientFactory: ClientFactory = (cluster) => createClusterClient(cluster, { timeoutMs: 10_000 });
+
+/** "Kind/namespace/name" of the environment's controller object, or null without one. */
+export function controllerRefOf(env: Pick<EnvironmentConfig, "controller">): string | null {
+  const c = env.controller;
+  if (!c) return null;
+  return `${c.type === "flux" ? "Kustomization" : "Application"}/${c.namespace}/${c.name}`;
+}
+
+export function controllerPath(c: ControllerConfig): string {
+  const ns = encodeURIComponent(c.namespace);
+  const name = encodeURIComponent(c.name);
+  return c.type === "flux"
+    ? `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${ns}/kustomizations/${name}`
+    : `/apis/argoproj.io/v1alpha1/namespaces/${ns}/applications/${name}`;
+}
+
+export interface PauseMeta {
+  pauseId: string;
+  by: string;
+  reason: string;
+  until: Date;
+}
+
+function annotations(meta: PauseMeta): Record<string, string> {
+  return {
+    [ANNOTATION_PAUSED_BY]: meta.by,
+    [ANNOTATION_REASON]: meta.reason.slice(0, 1000),
+    [ANNOTATION_UNTIL]: meta.until.toISOString(),
+    [ANNOTATION_PAUSE_ID]: meta.pauseId,
+  };
+}
+
+const CLEAR_ANNOTATIONS = {
+  [ANNOTATION_PAUSED_BY]: null,
+  [ANNOTATION_REASON]: null,
+  [ANNOTATION_UNTIL]: null,
+  [ANNOTATION_PAUSE_ID]: null,
+};
+
+/** JSON merge patches (RFC 7386): null removes a field. */
+export function pausePatch(type: ControllerConfig["type"], meta: PauseMeta): Record<string, unknown> {
+  return type === "flux"
+    ? { metadata: { annotations: annotations(meta) }, spec: { suspend: true } }
+    : { metadata: { annotations: annotations(meta) }, spec: { syncPolicy: { automated: null } } };
+}
+
+export function resumePatch(type: ControllerConfig["type"], previousPolicy: unknown): Record<string, unknown> {
+  if (type === "flux") return { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { suspend: false } };
+  const automated = previousPolicy && typeof previousPolicy === "object" ? (previousPolicy as { automated?: unknown }).automated : undefined;
+  return automated === undefined || automated === null
+    ? { metadata: { annotations: CLEAR_ANNOTATIONS } }
+    : { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { syncPolicy: { automated } } };
+}
+
+type Obj = Record<string, unknown>;
+const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+
+/**
+ * Suspends reconciliation. Returns what resume needs: Argo CD's automated
+ * policy as it was; for Flux, whether it was already suspended.
+ */
+export async function suspendController(client: KubeWriter, c: ControllerConfig, meta: PauseMeta): Promise<{ previousPolicy: unknown }> {
+  const path = controllerPath(c);
+  let previousPolicy: unknown;
+  if (c.type === "argocd") {
+    const app = await client.requestJson<Obj>("GET", path);
+    const automated = rec(rec(app.spec).syncPolicy).automated;
+    previousPolicy = { automated: automated === undefined ? null : automated };
+  } else {
+    const k = await client.requestJson<Obj>("GET", path);
+    previousPolicy = { suspend: rec(k.spec).suspend === true };
+  }
+  await client.requestJson("PATCH", path, {
+    body: pausePatch(c.type, meta),
+    contentType: "application/merge-patch+json",
+    query: { fieldManager: FIELD_MANAGER },
+  });
+  return { previousPolicy };
+}
+
+export async function resumeController(client: KubeWriter, c: ControllerConfig, previousPolicy: unknown): Promise<void> {
+  await client.requestJson("PATCH", controllerPath(c), {
+    body: resumePatch(c.type, previousPolicy),
+    contentType: "application/merge-patch+json",
+    query: { fieldManager: FIELD_MANAGER },
+  });
+}

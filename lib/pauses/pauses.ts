@@ -1,0 +1,448 @@
+// Paused reconciliation: who, why, since, until. A pause is made through the
+// dashboard (recorded, and executed on the controller where a write
+// credential is configured) or detected (seen suspended in the cluster with no
+// record) and then flagged until someone takes ownership.
+import { z } from "zod";
+import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
+import type { EnvironmentConfig } from "@/lib/config";
+import type { ControllerStatus } from "@/lib/kube/controller-status";
+import { appendAudit, SYSTEM, type Actor } from "@/lib/audit";
+import { ApiError } from "@/lib/api/errors";
+import { KubeError } from "@/lib/kube/errors";
+import {
+  controllerRefOf,
+  defaultClientFactory,
+  resumeController,
+  suspendController,
+  type ClientFactory,
+} from "./controller";
+import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "./input";
+
+type Db = PrismaClient;
+type Tx = Prisma.TransactionClient;
+
+export interface PauseDeps {
+  now?: Date;
+  clientFor?: ClientFactory;
+}
+
+export const createPauseSchema = z
+  .object({
+    reason: reasonSchema,
+    ...expiryFields,
+    incidentUrl: incidentUrlSchema,
+    /** The environment's name, typed again, where the environment asks for it (production). */
+    confirm: z.string().max(200).optional(),
+    /** "Kind/namespace/name"; defaults to the environment's controller object. */
+    controllerRef: z.string().max(400).optional(),
+  })
+  .strict();
+export type CreatePauseInput = z.infer<typeof createPauseSchema>;
+
+export const takeOwnershipSchema = z.object({ reason: reasonSchema, ...expiryFields, incidentUrl: incidentUrlSchema }).strict();
+export type TakeOwnershipInput = z.infer<typeof takeOwnershipSchema>;
+
+export const resumePauseSchema = z.object({ reason: z.string().trim().max(2000).optional() }).strict().optional();
+
+export interface PauseDto {
+  id: string;
+  environment: string;
+  controllerRef: string | null;
+  origin: "dashboard" | "detected";
+  active: boolean;
+  /** Detected and nobody has taken ownership yet. */
+  unattributed: boolean;
+  createdBy: string | null;
+  owner: string | null;
+  reason: string | null;
+  incidentUrl: string | null;
+  startedAt: string;
+  expiresAt: string | null;
+  expired: boolean;
+  /** Driftwatch performed it on the controller (write credential configured). */
+  executed: boolean;
+  /** Whether the cluster shows the controller suspended; null when unknown (no controller, not yet collected). */
+  clusterAgrees: boolean | null;
+  detectedManager: string | null;
+  detectedAt: string | null;
+  endedAt: string | null;
+  endedBy: string | null;
+  endReason: string | null;
+}
+
+const pauseInclude = {
+  environment: { select: { name: true, controller: true } },
+  createdBy: { select: { username: true } },
+  owner: { select: { username: true } },
+} satisfies Prisma.PauseInclude;
+
+type PauseRow = Prisma.PauseGetPayload<{ include: typeof pauseInclude }>;
+
+function controllerOf(json: unknown): ControllerStatus | null {
+  return json && typeof json === "object" && "suspended" in json ? (json as ControllerStatus) : null;
+}
+
+export function toPauseDto(row: PauseRow, now: Date, endedByName: string | null = null): PauseDto {
+  const status = controllerOf(row.environment.controller);
+  const active = row.endedAt === null;
+  return {
+    id: row.id,
+    environment: row.environment.name,
+    controllerRef: row.controllerRef,
+    origin: row.origin,
+    active,
+    unattributed: active && row.origin === "detected" && row.ownerId === null,
+    createdBy: row.createdBy?.username ?? null,
+    owner: row.owner?.username ?? null,
+    reason: row.reason,
+    incidentUrl: row.incidentUrl,
+    startedAt: row.startedAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    expired: active && row.expiresAt !== null && row.expiresAt <= now,
+    executed: row.executed,
+    clusterAgrees: status?.found ? status.suspended === active : null,
+    detectedManager: row.detectedManager,
+    detectedAt: row.detectedAt?.toISOString() ?? null,
+    endedAt: row.endedAt?.toISOString() ?? null,
+    endedBy: endedByName,
+    endReason: row.endReason,
+  };
+}
+
+/** The environment's definition as synced from driftwatch.yaml (Environment.spec). */
+export function environmentConfigOf(spec: unknown): EnvironmentConfig {
+  if (!spec || typeof spec !== "object" || typeof (spec as { name?: unknown }).name !== "string") {
+    throw new ApiError("unavailable", "this environment's configuration has not been loaded yet");
+  }
+  return spec as EnvironmentConfig;
+}
+
+async function loadEnvironment(db: Db | Tx, name: string) {
+  const env = await db.environment.findUnique({ where: { name } });
+  if (!env || env.removedAt) throw new ApiError("not_found", `environment "${name}" not found`);
+  return { env, config: environmentConfigOf(env.spec) };
+}
+
+function userIdOf(actor: Actor): string | null {
+  return actor.type === "user" ? actor.id : null;
+}
+function actorName(actor: Actor): string {
+  return actor.type === "system" ? (actor.name ?? "system") : actor.name;
+}
+
+function kubeMessage(e: unknown): string {
+  if (e instanceof KubeError) return e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function endedByNames(db: Db | Tx, rows: PauseRow[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.map((r) => r.endedById).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return new Map();
+  const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } });
+  return new Map(users.map((u) => [u.id, u.username]));
+}
+
+async function dto(db: Db | Tx, id: string, now: Date): Promise<PauseDto> {
+  const row = await db.pause.findUniqueOrThrow({ where: { id }, include: pauseInclude });
+  const names = await endedByNames(db, [row]);
+  return toPauseDto(row, now, row.endedById ? (names.get(row.endedById) ?? null) : null);
+}
+
+export async function listPauses(
+  db: Db,
+  filter: { environment?: string; active?: boolean; limit?: number } = {},
+  now: Date = new Date(),
+): Promise<PauseDto[]> {
+  const rows = await db.pause.findMany({
+    where: {
+      ...(filter.environment ? { environment: { name: filter.environment } } : {}),
+      ...(filter.active === undefined ? {} : filter.active ? { endedAt: null } : { endedAt: { not: null } }),
+    },
+    include: pauseInclude,
+    orderBy: { startedAt: "desc" },
+    take: Math.min(filter.limit ?? 200, 1000),
+  });
+  const names = await endedByNames(db, rows);
+  return rows.map((r) => toPauseDto(r, now, r.endedById ? (names.get(r.endedById) ?? null) : null));
+}
+
+export async function getPause(db: Db, id: string, now: Date = new Date()): Promise<PauseDto> {
+  const exists = await db.pause.findUnique({ where: { id }, select: { id: true } });
+  if (!exists) throw new ApiError("not_found", "pause not found");
+  return dto(db, id, now);
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002";
+}
+
+/**
+ * Pauses an environment (or its controller object). With a write credential
+ * the controller is suspended inside the same transaction that records the
+ * pause: if the cluster refuses, nothing is recorded and the caller hears why.
+ */
+export async function createPause(
+  db: Db,
+  environmentName: string,
+  input: CreatePauseInput,
+  actor: Actor,
+  deps: PauseDeps = {},
+): Promise<PauseDto> {
+  const now = deps.now ?? new Date();
+  const { env, config } = await loadEnvironment(db, environmentName);
+  if (config.confirmPause && input.confirm?.trim() !== config.name) {
+    throw new ApiError("bad_request", `type the environment's name ("${config.name}") to confirm pausing it`);
+  }
+  const expiresAt = resolveExpiry(input, now, config.maxPause);
+  const ref = controllerRefOf(config);
+  if (input.controllerRef && input.controllerRef !== ref) {
+    throw new ApiError("bad_request", `unknown controller object "${input.controllerRef}"${ref ? ` (this environment's is "${ref}")` : " (this environment has none configured)"}`);
+  }
+  const execute = Boolean(config.write && config.controller);
+  const clientFor = deps.clientFor ?? defaultClientFactory;
+  let id: string;
+  try {
+    id = await db.$transaction(
+      async (tx) => {
+        const active = await tx.pause.findFirst({ where: { environmentId: env.id, endedAt: null } });
+        if (active) {
+          throw new ApiError(
+            "conflict",
+            active.origin === "detected" && !active.ownerId
+              ? "this environment is already paused outside Driftwatch; take ownership of that pause instead"
+              : "this environment is already paused; resume it first or extend the existing pause",
+            { pauseId: active.id },
+          );
+        }
+        const pause = await tx.pause.create({
+          data: {
+            environmentId: env.id,
+            controllerRef: ref,
+            origin: "dashboard",
+            createdById: userIdOf(actor),
+            ownerId: userIdOf(actor),
+            reason: input.reason,
+            incidentUrl: input.incidentUrl ?? null,
+            startedAt: now,
+            expiresAt,
+          },
+        });
+        let previousPolicy: unknown = null;
+        if (execute && config.write && config.controller) {
+          try {
+            ({ previousPolicy } = await suspendController(clientFor(config.write), config.controller, {
+              pauseId: pause.id,
+              by: actorName(actor),
+              reason: input.reason,
+              until: expiresAt,
+            }));
+          } catch (e) {
+            throw new ApiError("unavailable", `the controller could not be paused, so nothing was recorded: ${kubeMessage(e)}`);
+          }
+          await tx.pause.update({
+            where: { id: pause.id },
+            data: { executed: true, previousPolicy: previousPolicy === null ? Prisma.DbNull : (previousPolicy as Prisma.InputJsonValue) },
+          });
+        }
+        await appendAudit(tx, {
+          actor,
+          action: "pause.created",
+          targetType: "pause",
+          targetId: pause.id,
+          environment: env.name,
+          reason: input.reason,
+          after: {
+            controllerRef: ref,
+            expiresAt: expiresAt.toISOString(),
+            incidentUrl: input.incidentUrl ?? null,
+            executed: execute,
+            previousPolicy,
+          },
+          at: now,
+        });
+        return pause.id;
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError("conflict", "this environment was paused a moment ago; reload to see the pause");
+    throw e;
+  }
+  return dto(db, id, now);
+}
+
+/**
+ * Ends a pause. Executed pauses are resumed on the controller (the previous
+ * Argo CD policy restored); a detected Flux pause is resumed too when a write
+ * credential exists. Otherwise only the record ends, and the answer says the
+ * cluster still has to be resumed by hand.
+ */
+export async function resumePause(
+  db: Db,
+  pauseId: string,
+  actor: Actor,
+  deps: PauseDeps & { reason?: string } = {},
+): Promise<PauseDto & { resumedOnController: boolean }> {
+  const now = deps.now ?? new Date();
+  const pause = await db.pause.findUnique({ where: { id: pauseId }, include: { environment: true } });
+  if (!pause) throw new ApiError("not_found", "pause not found");
+  if (pause.endedAt) throw new ApiError("conflict", "this pause has already ended");
+  const config = environmentConfigOf(pause.environment.spec);
+  const canWrite = Boolean(config.write && config.controller);
+  const onController = canWrite && (pause.executed || (pause.origin === "detected" && config.controller?.type === "flux"));
+  const clientFor = deps.clientFor ?? defaultClientFactory;
+  if (onController && config.write && config.controller) {
+    try {
+      await resumeController(clientFor(config.write), config.controller, pause.previousPolicy);
+    } catch (e) {
+      throw new ApiError("unavailable", `the controller could not be resumed; the pause stays: ${kubeMessage(e)}`);
+    }
+  }
+  const endReason = deps.reason?.trim() || (actor.type === "system" ? "expired (automatic resume)" : "resumed");
+  const updated = await db.$transaction(async (tx) => {
+    const n = await tx.pause.updateMany({
+      where: { id: pauseId, endedAt: null },
+      data: { endedAt: now, endedById: userIdOf(actor), endReason },
+    });
+    if (n.count === 0) throw new ApiError("conflict", "this pause has already ended");
+    await appendAudit(tx, {
+      actor,
+      action: "pause.ended",
+      targetType: "pause",
+      targetId: pauseId,
+      environment: pause.environment.name,
+      reason: endReason,
+      before: { origin: pause.origin, reason: pause.reason, expiresAt: pause.expiresAt?.toISOString() ?? null },
+      after: { resumedOnController: onController },
+      at: now,
+    });
+    return dto(tx, pauseId, now);
+  });
+  return { ...updated, resumedOnController: onController };
+}
+
+/** Someone owns a detected pause: it gets a reason and an expiry, and stops being unattributed. */
+export async function takeOwnership(db: Db, pauseId: string, input: TakeOwnershipInput, actor: Actor, deps: PauseDeps = {}): Promise<PauseDto> {
+  const now = deps.now ?? new Date();
+  if (actor.type !== "user") throw new ApiError("forbidden", "only a signed-in user can take ownership of a pause");
+  return db.$transaction(async (tx) => {
+    const pause = await tx.pause.findUnique({ where: { id: pauseId }, include: { environment: true } });
+    if (!pause) throw new ApiError("not_found", "pause not found");
+    if (pause.endedAt) throw new ApiError("conflict", "this pause has already ended");
+    const config = environmentConfigOf(pause.environment.spec);
+    const expiresAt = resolveExpiry(input, now, config.maxPause);
+    await tx.pause.update({
+      where: { id: pauseId },
+      data: { ownerId: actor.id, reason: input.reason, expiresAt, incidentUrl: input.incidentUrl ?? pause.incidentUrl },
+    });
+    await appendAudit(tx, {
+      actor,
+      action: "pause.claimed",
+      targetType: "pause",
+      targetId: pauseId,
+      environment: pause.environment.name,
+      reason: input.reason,
+      before: { ownerId: pause.ownerId, reason: pause.reason, expiresAt: pause.expiresAt?.toISOString() ?? null },
+      after: { owner: actor.name, expiresAt: expiresAt.toISOString(), detectedManager: pause.detectedManager },
+      at: now,
+    });
+    return dto(tx, pauseId, now);
+  });
+}
+
+/**
+ * Called by the collector after each run with the controller status it read.
+ * A controller seen suspended with no active pause becomes a detected
+ * (unattributed) pause, led by the managedFields manager and time; a
+ * controller seen running again ends the detected pauses, and dashboard
+ * pauses that had been executed (someone resumed behind our back).
+ */
+export async function reconcileDetectedPauses(
+  db: Db,
+  environment: { id: string; name: string },
+  status: ControllerStatus | null,
+  now: Date = new Date(),
+): Promise<{ detected: string[]; ended: string[] }> {
+  const result = { detected: [] as string[], ended: [] as string[] };
+  if (!status || !status.found) return result;
+  const ref = `${status.type === "flux" ? "Kustomization" : "Application"}/${status.namespace}/${status.name}`;
+  const active = await db.pause.findMany({ where: { environmentId: environment.id, endedAt: null } });
+  if (status.suspended && active.length === 0) {
+    try {
+      await db.$transaction(async (tx) => {
+        const detectedAt = status.suspendedBy?.time ? new Date(status.suspendedBy.time) : now;
+        const validAt = Number.isNaN(detectedAt.getTime()) ? now : detectedAt;
+        const pause = await tx.pause.create({
+          data: {
+            environmentId: environment.id,
+            controllerRef: ref,
+            origin: "detected",
+            startedAt: validAt,
+            detectedManager: status.suspendedBy?.manager ?? null,
+            detectedAt: validAt,
+          },
+        });
+        await appendAudit(tx, {
+          actor: SYSTEM,
+          action: "pause.detected",
+          targetType: "pause",
+          targetId: pause.id,
+          environment: environment.name,
+          reason: status.suspendedBy
+            ? `${ref} suspended outside Driftwatch; last written by ${status.suspendedBy.manager}${status.suspendedBy.time ? ` at ${status.suspendedBy.time}` : ""}`
+            : `${ref} suspended outside Driftwatch`,
+          after: { controllerRef: ref, manager: status.suspendedBy?.manager ?? null, time: status.suspendedBy?.time ?? null, automatedSync: status.automatedSync },
+          at: now,
+        });
+        result.detected.push(pause.id);
+      });
+    } catch (e) {
+      // A pause was recorded concurrently (an operator's, committing now): it owns this suspension.
+      if (!isUniqueViolation(e)) throw e;
+    }
+    return result;
+  }
+  if (!status.suspended) {
+    for (const p of active) {
+      if (p.origin === "dashboard" && !p.executed) continue; // recorded only; the cluster never agreed
+      await db.$transaction(async (tx) => {
+        const n = await tx.pause.updateMany({ where: { id: p.id, endedAt: null }, data: { endedAt: now, endReason: "resumed in the cluster, outside Driftwatch" } });
+        if (n.count === 0) return;
+        await appendAudit(tx, {
+          actor: SYSTEM,
+          action: "pause.ended",
+          targetType: "pause",
+          targetId: p.id,
+          environment: environment.name,
+          reason: `${ref} is reconciling again`,
+          before: { origin: p.origin, reason: p.reason },
+          after: { resumedOnController: false, observed: true },
+          at: now,
+        });
+        result.ended.push(p.id);
+      });
+    }
+  }
+  return result;
+}
+
+/** Resumes expired pauses of environments that ask for it (`autoResume: true`). Returns the pauses resumed. */
+export async function resumeExpiredPauses(db: Db, deps: PauseDeps = {}): Promise<{ resumed: string[]; failed: Array<{ id: string; message: string }> }> {
+  const now = deps.now ?? new Date();
+  const expired = await db.pause.findMany({
+    where: { endedAt: null, expiresAt: { lte: now } },
+    include: { environment: { select: { spec: true, removedAt: true } } },
+  });
+  const out = { resumed: [] as string[], failed: [] as Array<{ id: string; message: string }> };
+  for (const p of expired) {
+    const spec = p.environment.spec as { autoResume?: unknown } | null;
+    if (p.environment.removedAt || spec?.autoResume !== true) continue;
+    try {
+      await resumePause(db, p.id, { type: "system", name: "auto-resume" }, { ...deps, now, reason: "expired (automatic resume)" });
+      out.resumed.push(p.id);
+    } catch (e) {
+      out.failed.push({ id: p.id, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}
