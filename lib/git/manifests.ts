@@ -1,0 +1,326 @@
+// From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
+// expansion, default namespaces, duplicates. Pure functions over strings, so
+// plain rendering and kustomize output share them.
+import { Composer, LineCounter, Parser, type Document, type Tags } from "yaml";
+import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
+
+export interface RenderedObject {
+  object: Record<string, unknown>;
+  /** Repository-relative file the object came from (for kustomize: the kustomization file). */
+  sourcePath: string;
+}
+
+export interface RenderProblem {
+  path: string;
+  line?: number;
+  message: string;
+  severity: "error" | "warning";
+}
+
+export interface ParsedDocument {
+  value: unknown;
+  /** 0-based position of the document in its file. */
+  index: number;
+  /** 1-based line where the document starts. */
+  line: number;
+  /** Character offsets of the document in the file text. */
+  range: [number, number];
+}
+
+export type ParseResult = { ok: true; docs: ParsedDocument[] } | { ok: false; line?: number; message: string };
+
+// Kubernetes reads YAML with go-yaml v2 (YAML 1.1: `0644` is octal, `yes`/`on`
+// are booleans), so the same must happen here or modes and flags would show
+// as drift. go-yaml does not do base-60 numbers or timestamps; neither do we.
+const yaml11Tags = (tags: Tags): Tags =>
+  tags.filter((t) =>
+    typeof t === "string"
+      ? !["intTime", "floatTime", "timestamp"].includes(t)
+      : !(t.format === "TIME" || t.tag === "tag:yaml.org,2002:timestamp"),
+  );
+
+export function parseManifestText(file: string, text: string): ParseResult {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (/\.json$/i.test(file)) return parseJson(src);
+  return parseYaml(src);
+}
+
+function parseJson(src: string): ParseResult {
+  if (src.trim() === "") return { ok: true, docs: [] };
+  try {
+    return { ok: true, docs: [{ value: JSON.parse(src), index: 0, line: 1, range: [0, src.length] }] };
+  } catch (e) {
+    // V8's message often has no position; find it ourselves (only on failure).
+    const at = jsonErrorOffset(src);
+    const found = at === null ? "" : src[at] === undefined ? "end of file" : JSON.stringify(src[at]);
+    return {
+      ok: false,
+      line: at === null ? undefined : lineOf(src, at),
+      message: found ? `invalid JSON: unexpected ${found}` : `invalid JSON: ${(e as Error).message}`,
+    };
+  }
+}
+
+function lineOf(src: string, offset: number): number {
+  let line = 1;
+  for (let i = src.indexOf("\n"); i >= 0 && i < offset; i = src.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** Offset of the first JSON syntax error, or null if the text is valid JSON. */
+export function jsonErrorOffset(src: string): number | null {
+  let i = 0;
+  class Stop {
+    constructor(readonly at: number) {}
+  }
+  const ws = () => {
+    while (i < src.length && " \t\n\r".includes(src[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw new Stop(i);
+  };
+  const lit = (word: string) => {
+    for (const ch of word) if (src[i++] !== ch) (i--, fail());
+  };
+  const str = () => {
+    i++;
+    for (;;) {
+      const ch = src[i];
+      if (ch === undefined || ch < " ") fail();
+      if (ch === '"') return void i++;
+      if (ch === "\\") {
+        i++;
+        if (src[i] === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(src.slice(i + 1, i + 5))) fail();
+          i += 5;
+        } else if ('"\\/bfnrt'.includes(src[i] ?? "x")) i++;
+        else fail();
+      } else i++;
+    }
+  };
+  const num = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(src.slice(i, i + 400));
+    if (!m || !m[0] || m[0] === "-") fail();
+    i += m![0].length;
+  };
+  const value = (depth: number): void => {
+    if (depth > 10_000) fail();
+    ws();
+    const ch = src[i];
+    if (ch === "{") {
+      i++;
+      ws();
+      if (src[i] === "}") return void i++;
+      for (;;) {
+        ws();
+        if (src[i] !== '"') fail();
+        str();
+        ws();
+        if (src[i] !== ":") fail();
+        i++;
+        value(depth + 1);
+        ws();
+        if (src[i] === ",") i++;
+        else if (src[i] === "}") return void i++;
+        else fail();
+      }
+    }
+    if (ch === "[") {
+      i++;
+      ws();
+      if (src[i] === "]") return void i++;
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (src[i] === ",") i++;
+        else if (src[i] === "]") return void i++;
+        else fail();
+      }
+    }
+    if (ch === '"') return str();
+    if (ch === "t") return lit("true");
+    if (ch === "f") return lit("false");
+    if (ch === "n") return lit("null");
+    return num();
+  };
+  try {
+    value(0);
+    ws();
+    return i < src.length ? i : null;
+  } catch (e) {
+    if (e instanceof Stop) return e.at;
+    throw e;
+  }
+}
+
+function parseYaml(src: string): ParseResult {
+  const lines = new LineCounter();
+  const parser = new Parser(lines.addNewLine);
+  const composer = new Composer({ version: "1.1", schema: "yaml-1.1", customTags: yaml11Tags, merge: true, uniqueKeys: true });
+  const docs: ParsedDocument[] = [];
+  const lineAt = (offset: number) => Math.max(1, lines.linePos(offset).line || 1);
+  // Documents are composed one at a time from the token stream, so a file of
+  // 10,000 documents never holds 10,000 syntax trees at once.
+  const each = (doc: Document.Parsed): ParseResult | null => {
+    const err = doc.errors[0];
+    if (err) return { ok: false, line: lineAt(err.pos[0]), message: `invalid YAML: ${err.message}` };
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      return { ok: false, line: lineAt(doc.range[0]), message: `invalid YAML: ${(e as Error).message}` };
+    }
+    // The line of the first content, not of a preceding `---`.
+    const start = doc.contents?.range[0] ?? doc.range[0];
+    docs.push({ value, index: docs.length, line: lineAt(start), range: [doc.range[0], doc.range[2]] });
+    return null;
+  };
+  try {
+    for (const doc of composer.compose(parser.parse(src))) {
+      const failed = each(doc);
+      if (failed) return failed;
+    }
+    for (const doc of composer.end()) {
+      const failed = each(doc);
+      if (failed) return failed;
+    }
+  } catch (e) {
+    return { ok: false, message: `invalid YAML: ${(e as Error).message}` };
+  }
+  return { ok: true, docs };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function metadataOf(o: Record<string, unknown>): Record<string, unknown> | null {
+  return isRecord(o.metadata) ? o.metadata : null;
+}
+
+export function isKubernetesObject(v: unknown): v is Record<string, unknown> {
+  if (!isRecord(v)) return false;
+  const meta = metadataOf(v);
+  return (
+    typeof v.apiVersion === "string" &&
+    v.apiVersion !== "" &&
+    typeof v.kind === "string" &&
+    v.kind !== "" &&
+    typeof meta?.name === "string" &&
+    meta.name !== ""
+  );
+}
+
+/** The items of a `*List` document (`v1/List`, `ConfigMapList`, …), or null. */
+function listItems(v: unknown): unknown[] | null {
+  if (!isRecord(v)) return null;
+  const r: Record<string, unknown> = v;
+  if (isKubernetesObject(v)) return null;
+  return typeof r.apiVersion === "string" && typeof r.kind === "string" && r.kind.endsWith("List") && Array.isArray(r.items)
+    ? r.items
+    : null;
+}
+
+/**
+ * Turns the documents of one file into objects: `*List` documents are
+ * expanded, anything that is not a Kubernetes object is skipped with a
+ * warning (kubectl would refuse it; Git may hold other YAML beside manifests).
+ */
+export function objectsFromDocuments(sourcePath: string, docs: readonly ParsedDocument[], problems: RenderProblem[]): RenderedObject[] {
+  const out: RenderedObject[] = [];
+  const base = sourcePath.split("/").pop() ?? sourcePath;
+  for (const doc of docs) {
+    if (doc.value === null || doc.value === undefined) continue;
+    const items = listItems(doc.value);
+    if (items) {
+      items.forEach((item, i) => {
+        if (isKubernetesObject(item)) out.push({ object: item, sourcePath });
+        else
+          problems.push({
+            path: sourcePath,
+            line: doc.line,
+            severity: "warning",
+            message: `item ${i} of the list in document ${doc.index + 1} is not a Kubernetes object (needs apiVersion, kind and metadata.name); skipped`,
+          });
+      });
+      continue;
+    }
+    if (isKubernetesObject(doc.value)) {
+      out.push({ object: doc.value, sourcePath });
+      continue;
+    }
+    const v = doc.value;
+    const kustomization =
+      /^kustomization\.ya?ml$/i.test(base) ||
+      (isRecord(v) && v.kind === "Kustomization" && typeof v.apiVersion === "string" && v.apiVersion.startsWith("kustomize.config.k8s.io"));
+    problems.push({
+      path: sourcePath,
+      line: doc.line,
+      severity: "warning",
+      message: kustomization
+        ? "kustomization file ignored in plain mode; set source.render: kustomize to build it"
+        : `document ${doc.index + 1} is not a Kubernetes object (needs apiVersion, kind and metadata.name); skipped`,
+    });
+  }
+  return out;
+}
+
+export function objectKey(o: Record<string, unknown>): string {
+  const meta = metadataOf(o);
+  const ns = typeof meta?.namespace === "string" ? meta.namespace : "";
+  return `${apiGroup(String(o.apiVersion ?? ""))}/${String(o.kind ?? "")}/${ns}/${String(meta?.name ?? "")}`;
+}
+
+/**
+ * Gives namespaced objects without a namespace the environment's default,
+ * strips the namespace from cluster-scoped ones (the API server ignores it, so
+ * keeping it would make the desired key differ from the live one), then drops
+ * duplicates: the first definition wins and both files are named.
+ */
+export function finaliseObjects(objects: RenderedObject[], defaultNamespace: string, problems: RenderProblem[]): RenderedObject[] {
+  const crdScoped = clusterScopedFromCrds(objects.map((o) => o.object));
+  const seen = new Map<string, RenderedObject>();
+  const out: RenderedObject[] = [];
+  for (const r of objects) {
+    const o = r.object;
+    const meta = metadataOf(o);
+    if (!meta) continue;
+    const kind = String(o.kind);
+    if (isClusterScoped(String(o.apiVersion), kind, crdScoped)) {
+      if (meta.namespace !== undefined) {
+        if (meta.namespace) {
+          problems.push({
+            path: r.sourcePath,
+            severity: "warning",
+            message: `${kind} ${String(meta.name)} is cluster-scoped; its metadata.namespace "${String(meta.namespace)}" is ignored`,
+          });
+        }
+        delete meta.namespace;
+      }
+    } else if (typeof meta.namespace !== "string" || meta.namespace === "") {
+      meta.namespace = defaultNamespace;
+    }
+    const key = objectKey(o);
+    const first = seen.get(key);
+    if (first) {
+      problems.push({
+        path: r.sourcePath,
+        severity: "error",
+        message: `duplicate object ${key}: defined in ${first.sourcePath} and in ${r.sourcePath}; the one in ${first.sourcePath} is used`,
+      });
+      continue;
+    }
+    seen.set(key, r);
+    out.push(r);
+  }
+  return out;
+}
+
+/** Read-only from here on: rendered results are shared through the cache. */
+export function deepFreeze<T>(v: T): T {
+  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}

@@ -1,0 +1,281 @@
+// Desired state: the manifests of an environment's path at a revision, read
+// straight from the mirror's object database (no work tree over the mirror).
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { readBlobs } from "./blob-reader";
+import { GitError, gitStderrSummary } from "./errors";
+import { gitEnv, runGit } from "./exec";
+import { findKustomize, runKustomize } from "./kustomize";
+import {
+  deepFreeze,
+  finaliseObjects,
+  objectKey,
+  objectsFromDocuments,
+  parseManifestText,
+  type RenderedObject,
+  type RenderProblem,
+} from "./manifests";
+import { RenderCache, type CachedRender } from "./render-cache";
+import { normalisePath, resolveCommit } from "./revisions";
+import { apiGroup, isClusterScoped } from "./cluster-scoped";
+
+export interface RenderOptions {
+  path: string;
+  mode: "plain" | "kustomize";
+  defaultNamespace: string;
+  /** kustomize or kubectl: a path or a name on PATH (the caller passes KUSTOMIZE_BIN). */
+  kustomizeBin?: string;
+  /** Plain mode: files larger than this are reported, not parsed (default MAX_MANIFEST_BYTES). */
+  maxFileBytes?: number;
+}
+
+export interface RenderResult {
+  /** Frozen: shared with the render cache. Copy an object before changing it. */
+  objects: RenderedObject[];
+  problems: RenderProblem[];
+  /** Tree hash of the environment's path at the revision. */
+  treeHash: string | null;
+  cached: boolean;
+}
+
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+const cache = new RenderCache();
+const inflight = new Map<string, Promise<CachedRender>>();
+
+/** For tests and for memory pressure. */
+export function clearRenderCache(): void {
+  cache.clear();
+}
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  size: number;
+  path: string;
+}
+
+async function revParse(mirrorPath: string, spec: string): Promise<string | null> {
+  const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", "--end-of-options", spec]);
+  const out = res.stdout.toString("utf8").trim();
+  return res.code === 0 && out ? out : null;
+}
+
+/** Every entry under `rel` at `commit`, recursively, with sizes. */
+async function listTree(mirrorPath: string, commit: string, rel: string): Promise<TreeEntry[]> {
+  const args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", commit];
+  if (rel) args.push("--", rel);
+  const res = await runGit(mirrorPath, args);
+  if (res.code !== 0) throw new GitError("render", `listing ${rel || "/"} at ${commit} failed: ${gitStderrSummary(res.stderr)}`);
+  const entries: TreeEntry[] = [];
+  for (const rec of res.stdout.toString("utf8").split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const [mode, type, oid, size] = rec.slice(0, tab).split(/\s+/);
+    if (!mode || !type || !oid) continue;
+    entries.push({ mode, type, oid, size: Number(size) || 0, path: rec.slice(tab + 1) });
+  }
+  return entries;
+}
+
+/** The manifest files under the path; what is skipped and why goes to `problems`. */
+function manifestFiles(entries: TreeEntry[], problems: RenderProblem[], maxBytes = MAX_MANIFEST_BYTES): TreeEntry[] {
+  const files: TreeEntry[] = [];
+  for (const e of entries) {
+    if (!MANIFEST_FILE.test(e.path)) continue;
+    if (e.type !== "blob") continue;
+    if (e.mode === "120000") {
+      problems.push({ path: e.path, severity: "warning", message: "symbolic link skipped: manifests are read from files only" });
+      continue;
+    }
+    if (e.size > maxBytes) {
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      problems.push({ path: e.path, severity: "error", message: `file is ${mb(e.size)}, over the ${mb(maxBytes)} limit; skipped` });
+      continue;
+    }
+    files.push(e);
+  }
+  return files;
+}
+
+async function renderPlain(
+  mirrorPath: string,
+  commit: string,
+  rel: string,
+  defaultNamespace: string,
+  maxFileBytes: number | undefined,
+): Promise<CachedRender> {
+  const problems: RenderProblem[] = [];
+  const files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
+  const objects: RenderedObject[] = [];
+  let i = 0;
+  for await (const blob of readBlobs(mirrorPath, files.map((f) => f.oid))) {
+    const file = files[i++]!;
+    if (!blob.content) {
+      problems.push({ path: file.path, severity: "error", message: "object missing from the mirror; skipped" });
+      continue;
+    }
+    const parsed = parseManifestText(file.path, blob.content.toString("utf8"));
+    if (!parsed.ok) {
+      problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
+      continue;
+    }
+    for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
+  }
+  return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+}
+
+/**
+ * Checks the commit out into a throw-away directory: the whole tree, because
+ * an overlay reaches its bases through "../". Symbolic links become plain
+ * files so a repository cannot make kustomize read files of the collector's host.
+ */
+async function materialise(mirrorPath: string, commit: string, dir: string): Promise<void> {
+  const env = gitEnv({ GIT_INDEX_FILE: path.join(dir, ".index") });
+  const tree = path.join(dir, "tree");
+  const readTree = await runGit(mirrorPath, ["read-tree", commit], { env });
+  if (readTree.code !== 0) throw new GitError("render", `reading ${commit} failed: ${gitStderrSummary(readTree.stderr)}`);
+  const checkout = await runGit(
+    mirrorPath,
+    ["--work-tree", tree, "-c", "core.symlinks=false", "-c", "core.autocrlf=false", "checkout-index", "--all", "--force", `--prefix=${tree}/`],
+    { env, cwd: dir },
+  );
+  if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
+}
+
+async function renderKustomize(
+  mirrorPath: string,
+  commit: string,
+  rel: string,
+  defaultNamespace: string,
+  kustomizeBin: string | undefined,
+): Promise<CachedRender> {
+  const entries = await listTree(mirrorPath, commit, rel);
+  const prefix = rel ? `${rel}/` : "";
+  const kustomization = KUSTOMIZATION_FILES.map((f) => `${prefix}${f}`).find((f) => entries.some((e) => e.path === f));
+  if (!kustomization) {
+    throw new GitError("render", `no kustomization.yaml in "${rel || "/"}" at ${commit.slice(0, 12)}; use render: plain for plain manifests`);
+  }
+  const bin = findKustomize(kustomizeBin);
+  const dir = await mkdtemp(path.join(os.tmpdir(), "driftwatch-kustomize-"));
+  try {
+    await materialise(mirrorPath, commit, dir);
+    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".");
+    const problems: RenderProblem[] = [];
+    const parsed = parseManifestText("kustomize-output.yaml", output);
+    if (!parsed.ok) throw new GitError("render", `kustomize output could not be read: ${parsed.message}`);
+    const objects = objectsFromDocuments(kustomization, parsed.docs, problems);
+    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Renders the desired objects of `opts.path` at `sha`. A malformed file is a
+ * problem of that file (path, line) and the others still render; a missing
+ * path, a failing kustomize build or a missing binary is a GitError, because
+ * then nothing trustworthy was rendered.
+ */
+export async function renderManifests(mirrorPath: string, sha: string, opts: RenderOptions): Promise<RenderResult> {
+  const commit = await resolveCommit(mirrorPath, sha);
+  const rel = normalisePath(opts.path);
+  const pathHash = await revParse(mirrorPath, rel ? `${commit}:${rel}` : `${commit}^{tree}`);
+  if (!pathHash) throw new GitError("render", `path "${rel}" does not exist at ${commit.slice(0, 12)}`);
+
+  let key: string;
+  if (opts.mode === "plain") {
+    key = ["plain", mirrorPath, pathHash, opts.defaultNamespace, opts.maxFileBytes ?? ""].join("\0");
+  } else {
+    // An overlay may use bases outside its path, so only the whole tree pins its output.
+    const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
+    key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? ""].join("\0");
+  }
+
+  const hit = cache.get(key);
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], treeHash: pathHash, cached: true };
+
+  let pending = inflight.get(key);
+  if (!pending) {
+    pending = (async () => {
+      const result =
+        opts.mode === "plain"
+          ? await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)
+          : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin);
+      const frozen = deepFreeze(result);
+      cache.set(key, frozen);
+      return frozen;
+    })();
+    inflight.set(key, pending);
+    pending.finally(() => inflight.delete(key)).catch(() => undefined);
+  }
+  const result = await pending;
+  return { objects: [...result.objects], problems: [...result.problems], treeHash: pathHash, cached: false };
+}
+
+export interface ObjectSource {
+  /** Repository-relative file. */
+  file: string;
+  /** The whole file's text. */
+  text: string;
+  /** Which YAML document of the file holds the object (for a `*List`, the list's document). */
+  documentIndex: number;
+  /** Character offsets of that document in `text`. */
+  range: [number, number];
+}
+
+/**
+ * Which file under `path` at `sha` defines an object (for "adopt": writing a
+ * live change back into Git). A definition with the key's namespace is
+ * preferred over one that has none (and would get the default).
+ */
+export async function findObjectSource(
+  mirrorPath: string,
+  sha: string,
+  path: string,
+  key: { apiVersion: string; kind: string; namespace?: string; name: string },
+): Promise<ObjectSource | null> {
+  const commit = await resolveCommit(mirrorPath, sha);
+  const rel = normalisePath(path);
+  const files = manifestFiles(await listTree(mirrorPath, commit, rel), []);
+  const group = apiGroup(key.apiVersion);
+  const clusterScoped = isClusterScoped(key.apiVersion, key.kind);
+  let fallback: ObjectSource | null = null;
+
+  const matches = (o: unknown): "exact" | "no-namespace" | null => {
+    if (typeof o !== "object" || o === null) return null;
+    const r = o as Record<string, unknown>;
+    const meta = (typeof r.metadata === "object" && r.metadata !== null ? r.metadata : {}) as Record<string, unknown>;
+    if (r.kind !== key.kind || meta.name !== key.name || apiGroup(String(r.apiVersion ?? "")) !== group) return null;
+    if (clusterScoped || key.namespace === undefined) return "exact";
+    if (meta.namespace === key.namespace) return "exact";
+    return meta.namespace === undefined || meta.namespace === "" ? "no-namespace" : null;
+  };
+
+  let i = 0;
+  for await (const blob of readBlobs(mirrorPath, files.map((f) => f.oid))) {
+    const file = files[i++]!;
+    if (!blob.content) continue;
+    const text = blob.content.toString("utf8");
+    const parsed = parseManifestText(file.path, text);
+    if (!parsed.ok) continue;
+    for (const doc of parsed.docs) {
+      const v = doc.value as Record<string, unknown> | null;
+      const candidates = v && Array.isArray(v.items) && String(v.kind ?? "").endsWith("List") ? v.items : [v];
+      for (const c of candidates) {
+        const m = matches(c);
+        if (!m) continue;
+        const found: ObjectSource = { file: file.path, text, documentIndex: doc.index, range: doc.range };
+        if (m === "exact") return found;
+        fallback ??= found;
+      }
+    }
+  }
+  return fallback;
+}
+
+export { objectKey };
