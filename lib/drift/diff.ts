@@ -77,6 +77,19 @@ function scalarListsEqual(d: readonly unknown[], l: readonly unknown[], quantity
   return true;
 }
 
+/**
+ * Kubernetes omits zero values ("", 0, false) of plain struct fields, so Git
+ * spelling them out equals live leaving them out; in data maps they are values.
+ */
+function zeroOnly(d: unknown, node: SchemaNode, free: boolean): boolean {
+  if (d === undefined || d === null) return true;
+  if (typeof d !== "object") return !free && (d === "" || d === false || d === 0);
+  if (Array.isArray(d)) return d.length === 0;
+  const childFree = node.free === true;
+  for (const k in d as Obj) if (!zeroOnly((d as Obj)[k], childSchema(node, k), childFree)) return false;
+  return true;
+}
+
 const MASK = { changed: "(changed)", added: "(added)", removed: "(removed)" } as const;
 
 export interface DiffResult {
@@ -165,9 +178,7 @@ export class ObjectDiffer {
       return;
     }
     if (lAbsent) {
-      // Kubernetes omits zero values of plain struct fields; in data maps they are real values.
-      if (!parentFree && (d === "" || d === false || d === 0)) return;
-      this.emit("removed", depth, d, undefined, null);
+      if (!zeroOnly(d, node, parentFree)) this.emit("removed", depth, d, undefined, null);
       return;
     }
     if (typeof d === "object" && typeof l === "object") {
@@ -303,6 +314,12 @@ export class ObjectDiffer {
     const own = this.ownership();
     const segs = this.segs(depth);
     const keys = segs.map(fieldsV1Key);
+    // A map field is reported key by key (whoever created the map need not have written every key);
+    // a list item is reported whole (its owner created it).
+    if (isObj(l) && this.fk[depth - 1] === FIELD && own.hasDescendants(keys)) {
+      this.liveOnlyChildren(l, node, depth);
+      return;
+    }
     let owners = own.ownersOf(keys);
     if (owners.length === 0 && this.masking) {
       // Applied stringData is recorded under stringData, served back under data.

@@ -169,7 +169,7 @@ export function planDriftLifecycle(input: LifecycleInput): LifecyclePlan {
       });
       continue;
     }
-    const adoptedSha = input.desiredChanges?.get(item.key) ?? null;
+    const adoptedSha = input.desiredChanges?.get(item.key) || null;
     if (!obs.inDesired && !obs.inLive) {
       // Git dropped an object that was missing live: Git now matches live.
       if (item.type === "Missing" && input.desiredChanges?.has(item.key)) resolve("adopted", adoptedSha ?? input.approvedSha ?? null);

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { compileTracking, fluxInventoryId, isTrackedByEnvironment, parseArgoTrackingId } from "./tracking";
+import type { KubeObject } from "./types";
+
+const ns: KubeObject = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } };
+const cm: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "shop" } };
+
+describe("environment tracking", () => {
+  it("builds Flux inventory ids for core, grouped and cluster-scoped objects", () => {
+    expect(fluxInventoryId(cm)).toBe("shop_app-config__ConfigMap");
+    expect(fluxInventoryId(ns)).toBe("_shop__Namespace");
+    expect(fluxInventoryId({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "api", namespace: "shop" } })).toBe("shop_api_apps_Deployment");
+  });
+
+  it.each([
+    ["shop:/ConfigMap:shop/app-config", { app: "shop", group: "", kind: "ConfigMap", namespace: "shop", name: "app-config" }],
+    ["shop:/Namespace:/shop", { app: "shop", group: "", kind: "Namespace", namespace: "", name: "shop" }],
+    ["argocd_shop:apps/Deployment:shop/api", { app: "argocd_shop", group: "apps", kind: "Deployment", namespace: "shop", name: "api" }],
+    ["garbage", null],
+    ["a:b:c", null],
+  ])("parses the Argo CD tracking id %s", (id, parsed) => expect(parseArgoTrackingId(id)).toEqual(parsed));
+
+  it("a cluster-scoped object tracked by an Argo CD id", () => {
+    const tracked = { ...ns, metadata: { ...ns.metadata, annotations: { "argocd.argoproj.io/tracking-id": "shop:/Namespace:/shop" } } };
+    expect(isTrackedByEnvironment(tracked, compileTracking({ argoApp: "shop" }))).toBe(true);
+    expect(isTrackedByEnvironment(tracked, compileTracking({ argoApp: "shop", argoTrackingId: false }))).toBe(false);
+  });
+
+  it("rejects a malformed tracking label", () => {
+    expect(() => compileTracking({ label: "no-equals" })).toThrow(/key=value/);
+  });
+});
