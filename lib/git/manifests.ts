@@ -80,7 +80,10 @@ export function jsonErrorOffset(src: string): number | null {
     throw new Stop(i);
   };
   const lit = (word: string) => {
-    for (const ch of word) if (src[i++] !== ch) (i--, fail());
+    for (const ch of word) {
+      if (src[i] !== ch) fail();
+      i++;
+    }
   };
   const str = () => {
     i++;
