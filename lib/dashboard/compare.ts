@@ -1,0 +1,165 @@
+// "Why does it work in staging?": two environments side by side, object by
+// object and field by field, live vs live or Git vs Git. Identical blobs are
+// recognised by hash and never loaded; only differing objects are diffed.
+import { z } from "zod";
+import microdiff from "microdiff";
+import type { PrismaClient } from "@/lib/db/generated/client";
+import { badRequest } from "@/lib/api/errors";
+import { DEFAULT_INJECTED_PREFIXES, normalizeObject, type KubeObject } from "@/lib/drift";
+import type { CompareDto, CompareFieldDto, CompareObjectDto } from "./dto";
+import { findEnvironment } from "./environments";
+import { partsOfKey } from "./object-key";
+import { repoHistory, revisionDto } from "./revisions";
+import { HIDDEN, maskSecret, stripNoise } from "./yaml-diff";
+
+export const compareQuerySchema = z.object({
+  from: z.string().min(1, "from: name the first environment").max(100),
+  to: z.string().min(1, "to: name the second environment").max(100),
+  mode: z.enum(["live", "desired"]).default("live"),
+  kind: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(2000).default(500),
+});
+export type CompareQuery = z.infer<typeof compareQuerySchema>;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Fields every cluster sets for itself: differing values there answer nothing. */
+const CLUSTER_ASSIGNED = new Set(["clusterIP", "clusterIPs", "nodeName", "volumeName"]);
+
+function comparable(body: unknown): Json {
+  let v: unknown = body;
+  const k = body as KubeObject;
+  if (k && typeof k === "object" && typeof k.apiVersion === "string" && typeof k.kind === "string" && k.metadata?.name) {
+    try {
+      v = normalizeObject(k, { dropDefaults: true });
+    } catch {
+      v = body;
+    }
+  }
+  const out = stripNoise(v);
+  if (isObj(out) && isObj(out.metadata)) {
+    const meta = { ...out.metadata };
+    for (const f of ["labels", "annotations"] as const) {
+      const m = meta[f];
+      if (!isObj(m)) continue;
+      const kept = Object.fromEntries(Object.entries(m).filter(([key]) => !DEFAULT_INJECTED_PREFIXES.some((p) => key.startsWith(p))));
+      if (Object.keys(kept).length) meta[f] = kept;
+      else delete meta[f];
+    }
+    out.metadata = meta;
+  }
+  if (isObj(out) && isObj(out.spec)) out.spec = Object.fromEntries(Object.entries(out.spec).filter(([key]) => !CLUSTER_ASSIGNED.has(key)));
+  return byName(out);
+}
+
+/** Lists of named items (containers, env, ports) compare by name, not position. */
+function byName(v: Json): Json {
+  if (Array.isArray(v)) {
+    const named = v.length > 0 && v.every((i) => isObj(i) && typeof i.name === "string");
+    if (named) return Object.fromEntries(v.map((i) => [`[name=${(i as Record<string, Json>).name as string}]`, byName(i)]));
+    return v.map(byName);
+  }
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, byName(x)]));
+  return v;
+}
+
+function display(path: Array<string | number>): string {
+  return path.reduce<string>((acc, seg) => {
+    if (typeof seg === "number") return `${acc}[${seg}]`;
+    if (seg.startsWith("[")) return `${acc}${seg}`;
+    const s = /^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg) ? seg : `["${seg}"]`;
+    return acc === "" ? s : s.startsWith("[") ? `${acc}${s}` : `${acc}.${s}`;
+  }, "");
+}
+
+export function fieldDiff(a: unknown, b: unknown, secret: boolean): CompareFieldDto[] {
+  const left = comparable(a);
+  const right = comparable(b);
+  if (!isObj(left) || !isObj(right)) return [];
+  return microdiff(left, right).map((d) => {
+    const hide = secret && (d.path[0] === "data" || d.path[0] === "stringData");
+    const from = d.type === "CREATE" ? undefined : hide ? HIDDEN : (maskSecret(d.oldValue as Json) as unknown);
+    const to = d.type === "REMOVE" ? undefined : hide ? HIDDEN : (maskSecret(d.value as Json) as unknown);
+    return { path: display(d.path), from, to, kind: d.type === "CREATE" ? "added" : d.type === "REMOVE" ? "removed" : "changed" };
+  });
+}
+
+export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Promise<CompareDto> {
+  if (q.from === q.to) throw badRequest("from and to name the same environment; pick two different ones");
+  const [a, b] = await Promise.all([findEnvironment(db, q.from), findEnvironment(db, q.to)]);
+  const table = q.mode === "live" ? db.liveObject : db.desiredObject;
+  const where = (envId: string) => ({ environmentId: envId, ...(q.kind ? { kind: q.kind } : {}) });
+  const select = { key: true, kind: true, namespace: true, name: true, blobHash: true } as const;
+  const [rowsA, rowsB, envRows] = await Promise.all([
+    (table as typeof db.liveObject).findMany({ where: where(a.id), select, orderBy: { key: "asc" } }),
+    (table as typeof db.liveObject).findMany({ where: where(b.id), select, orderBy: { key: "asc" } }),
+    db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true, id: true, appliedSha: true, approvedSha: true, repositoryId: true } }),
+  ]);
+  const mapB = new Map(rowsB.map((r) => [r.key, r]));
+  const mapA = new Map(rowsA.map((r) => [r.key, r]));
+  let same = 0;
+  const differing: Array<{ key: string; ha: string; hb: string }> = [];
+  const objects: CompareObjectDto[] = [];
+  const only = (r: (typeof rowsA)[number], state: "only-from" | "only-to"): CompareObjectDto => ({ key: r.key, kind: r.kind, namespace: r.namespace, name: r.name, state, fields: [] });
+  let onlyFrom = 0;
+  let onlyTo = 0;
+  for (const r of rowsA) {
+    const o = mapB.get(r.key);
+    if (!o) {
+      onlyFrom++;
+      objects.push(only(r, "only-from"));
+    } else if (o.blobHash === r.blobHash) same++;
+    else differing.push({ key: r.key, ha: r.blobHash, hb: o.blobHash });
+  }
+  for (const r of rowsB) {
+    if (!mapA.has(r.key)) {
+      onlyTo++;
+      objects.push(only(r, "only-to"));
+    }
+  }
+  // Blobs in batches: a large environment with many differences must not load everything at once.
+  let differs = 0;
+  let examined = 0;
+  for (let i = 0; i < differing.length && objects.length < q.limit; i += 200) {
+    const batch = differing.slice(i, i + 200);
+    const blobs = await db.objectBlob.findMany({ where: { hash: { in: [...new Set(batch.flatMap((d) => [d.ha, d.hb]))] } }, select: { hash: true, body: true } });
+    const body = new Map(blobs.map((x) => [x.hash, x.body]));
+    for (const d of batch) {
+      examined++;
+      const parts = partsOfKey(d.key);
+      const fields = fieldDiff(body.get(d.ha) ?? null, body.get(d.hb) ?? null, parts?.kind === "Secret" && parts.group === "");
+      if (fields.length === 0) {
+        same++;
+        continue;
+      }
+      differs++;
+      const r = mapA.get(d.key)!;
+      if (objects.length < q.limit) objects.push({ key: d.key, kind: r.kind, namespace: r.namespace, name: r.name, state: "differs", fields });
+    }
+  }
+  // Objects not diffed because the limit was reached: their blobs differ, so they count as differing.
+  const remaining = differing.length - examined;
+  const stateRank = { differs: 0, "only-from": 1, "only-to": 2 };
+  objects.sort((x, y) => stateRank[x.state] - stateRank[y.state] || x.key.localeCompare(y.key));
+
+  const revisionFor = async (name: string) => {
+    const e = envRows.find((x) => x.name === name);
+    const sha = e?.appliedSha ?? e?.approvedSha ?? null;
+    if (!e || !sha) return null;
+    const h = e.repositoryId ? await repoHistory(db, e.repositoryId) : null;
+    return revisionDto(sha, h?.commits.get(sha));
+  };
+  return {
+    from: { environment: a.name, revision: await revisionFor(a.name) },
+    to: { environment: b.name, revision: await revisionFor(b.name) },
+    mode: q.mode,
+    objects: objects.slice(0, q.limit),
+    same,
+    differs: differs + remaining,
+    onlyFrom,
+    onlyTo,
+    truncated: objects.length > q.limit || remaining > 0,
+    environments: envRows.map((e) => e.name),
+  };
+}

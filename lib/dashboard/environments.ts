@@ -1,0 +1,269 @@
+// Environment cards and the environment page header: everything the
+// collector last wrote about each environment, with its status derived.
+import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
+import { notFound } from "@/lib/api/errors";
+import { deriveStatus } from "@/lib/environments/status";
+import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
+import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "./dto";
+import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
+import { repoHistory, revisionDto, type RepoHistory } from "./revisions";
+
+type Db = PrismaClient;
+
+const envSelect = {
+  id: true,
+  name: true,
+  position: true,
+  repositoryId: true,
+  branch: true,
+  path: true,
+  spec: true,
+  approvedSha: true,
+  approvedAt: true,
+  appliedSha: true,
+  appliedSource: true,
+  appliedSince: true,
+  controller: true,
+  rollout: true,
+  objectCount: true,
+  lastRunId: true,
+  lastGoodRunId: true,
+  lastCollectedAt: true,
+  lastGoodCollectedAt: true,
+  lastError: true,
+  repository: { select: { name: true, url: true } },
+} satisfies Prisma.EnvironmentSelect;
+
+type EnvRow = Prisma.EnvironmentGetPayload<{ select: typeof envSelect }>;
+
+const pauseInclude = {
+  createdBy: { select: { id: true, username: true, displayName: true } },
+  owner: { select: { id: true, username: true, displayName: true } },
+} satisfies Prisma.PauseInclude;
+
+const EMPTY_COUNTS = (): DriftCountsDto & { human: number; controller: number } => ({ total: 0, Modified: 0, Missing: 0, Extra: 0, unowned: 0, human: 0, controller: 0 });
+
+/** Open drift per environment by type, with how many have no active claim and who made them. */
+export async function openDriftCounts(db: Db, envIds: string[]): Promise<Map<string, DriftCountsDto & { human: number; controller: number }>> {
+  const out = new Map<string, DriftCountsDto & { human: number; controller: number }>();
+  if (envIds.length === 0) return out;
+  const rows = await db.$queryRaw<Array<{ env: string; type: "Modified" | "Missing" | "Extra"; n: number; unowned: number; human: number; controller: number }>>`
+    SELECT d."environmentId"::text AS env, d.type::text AS type, count(*)::int AS n,
+      count(*) FILTER (WHERE NOT EXISTS (
+        SELECT 1 FROM "ClaimItem" ci JOIN "DivergenceClaim" c ON c.id = ci."claimId"
+        WHERE ci."driftItemId" = d.id AND c.status = 'active'))::int AS unowned,
+      count(*) FILTER (WHERE d."attributionClass" = 'human')::int AS human,
+      count(*) FILTER (WHERE d."attributionClass" = 'controller')::int AS controller
+    FROM "DriftItem" d
+    WHERE d."resolvedAt" IS NULL AND d."environmentId" = ANY(${envIds}::uuid[])
+    GROUP BY 1, 2`;
+  for (const r of rows) {
+    const c = out.get(r.env) ?? EMPTY_COUNTS();
+    c[r.type] += r.n;
+    c.total += r.n;
+    c.unowned += r.unowned;
+    c.human += r.human;
+    c.controller += r.controller;
+    out.set(r.env, c);
+  }
+  return out;
+}
+
+interface Related {
+  counts: Map<string, DriftCountsDto & { human: number; controller: number }>;
+  pauses: Map<string, PauseRow[]>;
+  alerts: Map<string, Awaited<ReturnType<Db["alert"]["findMany"]>>>;
+  runs: Map<string, Awaited<ReturnType<Db["collectionRun"]["findMany"]>>[number]>;
+  histories: Map<string, RepoHistory>;
+}
+
+async function related(db: Db, rows: EnvRow[]): Promise<Related> {
+  const ids = rows.map((r) => r.id);
+  const repoIds = [...new Set(rows.map((r) => r.repositoryId).filter((id): id is string => id !== null))];
+  const [counts, pauses, alerts, runs, histories] = await Promise.all([
+    openDriftCounts(db, ids),
+    db.pause.findMany({ where: { environmentId: { in: ids }, endedAt: null }, include: pauseInclude, orderBy: { startedAt: "asc" } }),
+    db.alert.findMany({ where: { environmentId: { in: ids }, resolvedAt: null }, orderBy: { openedAt: "desc" } }),
+    db.collectionRun.findMany({ where: { environmentId: { in: ids }, status: { in: ["queued", "running"] } }, orderBy: { queuedAt: "desc" } }),
+    Promise.all(repoIds.map((id) => repoHistory(db, id))),
+  ]);
+  const group = <T extends { environmentId: string | null }>(list: T[]) => {
+    const m = new Map<string, T[]>();
+    for (const x of list) if (x.environmentId) m.set(x.environmentId, [...(m.get(x.environmentId) ?? []), x]);
+    return m;
+  };
+  const runByEnv = new Map<string, (typeof runs)[number]>();
+  // A running run is the one to watch; a queued one only when nothing runs.
+  for (const r of runs) {
+    const cur = runByEnv.get(r.environmentId);
+    if (!cur || (cur.status !== "running" && r.status === "running")) runByEnv.set(r.environmentId, r);
+  }
+  return { counts, pauses: group(pauses), alerts: group(alerts), runs: runByEnv, histories: new Map(histories.map((h) => [h.repositoryId, h])) };
+}
+
+function revisionOf(sha: string | null, h: RepoHistory | undefined): RevisionDto | null {
+  return sha ? revisionDto(sha, h?.commits.get(sha)) : null;
+}
+
+function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto {
+  const spec = envSpec(row.spec);
+  const h = row.repositoryId ? rel.histories.get(row.repositoryId) : undefined;
+  const counts = rel.counts.get(row.id) ?? EMPTY_COUNTS();
+  const pauses = (rel.pauses.get(row.id) ?? []).map((p) => pauseDto(row.name, p, now)).sort((a, b) => Number(a.controllerRef !== null) - Number(b.controllerRef !== null));
+  const controller = controllerStatus(row.controller);
+  const lastError = environmentError(row.lastError);
+  const behind = h
+    ? behindSince(
+        h.graph,
+        row.approvedSha,
+        row.appliedSha,
+        (sha) => h.commits.get(sha)?.committedAt ?? null,
+        (sha) => touchesPath(h.commits.get(sha)?.changedPaths ?? [], row.path),
+      )
+    : row.approvedSha && row.appliedSha && row.approvedSha !== row.appliedSha && row.approvedAt
+      ? { since: row.approvedAt.toISOString(), commits: 1 }
+      : null;
+  const status = deriveStatus({
+    now,
+    intervalMs: spec.intervalMs,
+    staleAfterMs: spec.staleAfterMs,
+    lastCollectedAt: iso(row.lastCollectedAt),
+    lastGoodCollectedAt: iso(row.lastGoodCollectedAt),
+    lastError,
+    behindSince: behind?.since ?? null,
+    openDrift: counts.total,
+    pauses,
+    controllerSuspended: controller?.suspended ?? false,
+  });
+  const run = rel.runs.get(row.id);
+  return {
+    name: row.name,
+    description: spec.description,
+    position: row.position,
+    status: status.status,
+    statusReason: status.reason,
+    flags: status.flags,
+    source: { repository: row.repository?.name ?? null, branch: row.branch, path: row.path, render: spec.render },
+    approved: revisionOf(row.approvedSha, h),
+    applied: revisionOf(row.appliedSha, h),
+    appliedSource: row.appliedSource === "controller" || row.appliedSource === "inferred" ? row.appliedSource : null,
+    appliedSince: iso(row.appliedSince),
+    behind,
+    drift: { total: counts.total, Modified: counts.Modified, Missing: counts.Missing, Extra: counts.Extra, unowned: counts.unowned },
+    controller: controller
+      ? {
+          type: controller.type,
+          ref: `${controller.type === "flux" ? "Kustomization" : "Application"}/${controller.namespace}/${controller.name}`,
+          found: controller.found,
+          ready: controller.ready,
+          health: controller.health,
+          suspended: controller.suspended,
+          suspendedBy: controller.suspendedBy,
+          failure: controller.failure,
+          conditions: controller.conditions,
+        }
+      : spec.controller
+        ? { type: spec.controller.type, ref: `${spec.controller.type === "flux" ? "Kustomization" : "Application"}/${spec.controller.namespace}/${spec.controller.name}`, found: false, ready: "Unknown", health: null, suspended: false, suspendedBy: null, failure: null, conditions: [] }
+        : null,
+    objectCount: row.objectCount,
+    lastCollectedAt: iso(row.lastCollectedAt),
+    lastGoodCollectedAt: iso(row.lastGoodCollectedAt),
+    lastError,
+    alerts: (rel.alerts.get(row.id) ?? []).map((a) => alertDto(row.name, a)),
+    pauses,
+    activeRun: run ? runDto(row.name, run) : null,
+    intervalMs: spec.intervalMs,
+    staleAfterMs: spec.staleAfterMs,
+  };
+}
+
+export async function listEnvironments(db: Db, config: { path: string; exists: boolean; declared: number }, now = new Date()): Promise<EnvironmentListDto> {
+  const rows = await db.environment.findMany({ where: { removedAt: null }, select: envSelect, orderBy: [{ position: "asc" }, { name: "asc" }] });
+  const rel = await related(db, rows);
+  return { environments: rows.map((r) => summarise(r, rel, now)), now: now.toISOString(), config };
+}
+
+export async function findEnvironment(db: Db, name: string): Promise<{ id: string; name: string; repositoryId: string | null; path: string; branch: string }> {
+  const env = await db.environment.findFirst({ where: { name, removedAt: null }, select: { id: true, name: true, repositoryId: true, path: true, branch: true } });
+  if (!env) throw notFound(`environment "${name}"`);
+  return env;
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9._/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: Array<{ sha: string; source: string; firstSeenAt: Date; endedAt: Date | null }>): { current: RevisionDto | null; targets: RollbackTargetDto[] } {
+  // Reverting must land on what the branch will apply next: the newest approved revision, or what runs now.
+  const current = row.approvedSha ?? row.appliedSha;
+  if (!current) return { current: null, targets: [] };
+  const seen = new Set<string>([current, ...(row.appliedSha ? [row.appliedSha] : [])]);
+  const targets: RollbackTargetDto[] = [];
+  const path = row.path.replace(/^\.\//, "") || ".";
+  for (const a of applied) {
+    if (seen.has(a.sha)) continue;
+    seen.add(a.sha);
+    const contained = h ? h.graph.contains(current, a.sha) : false;
+    const range = contained && h ? h.graph.range(a.sha, current) : [];
+    let touchesOther = 0;
+    let merges = 0;
+    for (const sha of range) {
+      const c = h?.commits.get(sha);
+      if (!c) continue;
+      if (c.parents.length > 1) merges++;
+      if (c.changedPaths.some((p) => !touchesPath([p], row.path))) touchesOther++;
+    }
+    const short = a.sha.slice(0, 7);
+    targets.push({
+      revision: revisionDto(a.sha, h?.commits.get(a.sha)),
+      source: a.source,
+      firstSeenAt: a.firstSeenAt.toISOString(),
+      endedAt: iso(a.endedAt),
+      revertCommand: contained ? revertCommand(a.sha, current) : null,
+      commits: range.length,
+      touchesOtherPaths: touchesOther,
+      mergeCommits: merges,
+      restoreCommand: `git restore --source=${a.sha} -- ${shellQuote(path)} && git commit -m ${shellQuote(`Roll back ${row.name} to ${short}`)}`,
+    });
+    if (targets.length >= 10) break;
+  }
+  return { current: revisionDto(current, h?.commits.get(current)), targets };
+}
+
+export async function getEnvironmentDetail(db: Db, name: string, now = new Date()): Promise<EnvironmentDetailDto> {
+  const row = await db.environment.findFirst({ where: { name, removedAt: null }, select: envSelect });
+  if (!row) throw notFound(`environment "${name}"`);
+  const [rel, lastRun, lastGoodRun, ignoredRows, applied, kinds, namespaces] = await Promise.all([
+    related(db, [row]),
+    row.lastRunId ? db.collectionRun.findUnique({ where: { id: row.lastRunId } }) : null,
+    row.lastGoodRunId ? db.collectionRun.findUnique({ where: { id: row.lastGoodRunId }, select: { stats: true } }) : null,
+    db.$queryRaw<Array<{ rule: string; n: number }>>`
+      SELECT e.key AS rule, sum(CASE WHEN jsonb_typeof(e.value) = 'number' THEN e.value::text::int ELSE 0 END)::int AS n
+      FROM "DriftItem" d, jsonb_each(d.ignored) AS e
+      WHERE d."environmentId" = ${row.id}::uuid AND d."resolvedAt" IS NULL AND jsonb_typeof(d.ignored) = 'object'
+      GROUP BY e.key`,
+    db.appliedRevision.findMany({ where: { environmentId: row.id }, orderBy: { firstSeenAt: "desc" }, take: 50, select: { sha: true, source: true, firstSeenAt: true, endedAt: true } }),
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT kind AS v FROM "DriftItem" WHERE "environmentId" = ${row.id}::uuid AND "resolvedAt" IS NULL ORDER BY 1`,
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT namespace AS v FROM "DriftItem" WHERE "environmentId" = ${row.id}::uuid AND "resolvedAt" IS NULL ORDER BY 1`,
+  ]);
+  const summary = summarise(row, rel, now);
+  const h = row.repositoryId ? rel.histories.get(row.repositoryId) : undefined;
+  const stats = rec(lastGoodRun?.stats);
+  const byRule: Record<string, number> = {};
+  // The collector may report per-rule counts over every object (in sync ones too); otherwise count over open drift.
+  const statsByRule = rec(stats.ignoredByRule);
+  if (Object.keys(statsByRule).length > 0) {
+    for (const [k, v] of Object.entries(statsByRule)) if (typeof v === "number") byRule[k] = v;
+  } else {
+    for (const r of ignoredRows) if (r.n > 0) byRule[r.rule] = r.n;
+  }
+  return {
+    ...summary,
+    rollout: rolloutList(row.rollout),
+    lastRun: lastRun ? runDto(row.name, lastRun) : null,
+    ignored: { total: typeof stats.ignored === "number" ? stats.ignored : null, byRule },
+    rollback: rollbackTargets(row, h, applied),
+    facets: { kinds: kinds.map((k) => k.v), namespaces: namespaces.map((n) => n.v) },
+    now: now.toISOString(),
+  };
+}

@@ -1,0 +1,164 @@
+// Numbers for the metrics page, computed from the same tables the other
+// pages read: promotion lead time, drift lifetime, manual edits, pauses and
+// time spent stale.
+import { z } from "zod";
+import type { PrismaClient } from "@/lib/db/generated/client";
+import { liveness, normaliseHistory, promotionHops, staleTime, type AppliedInterval } from "@/lib/lineage";
+import type { MetricsDto } from "./dto";
+import { iso } from "./mappers";
+import { approvedCommits, repoHistory } from "./revisions";
+
+export const metricsQuerySchema = z.object({
+  days: z.coerce.number().int().min(1).max(365).default(30),
+});
+
+const DAY = 86_400_000;
+
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx] ?? null;
+}
+
+export const LIFETIME_BUCKETS: Array<{ label: string; upToMs: number | null }> = [
+  { label: "< 5 min", upToMs: 5 * 60_000 },
+  { label: "5–60 min", upToMs: 3_600_000 },
+  { label: "1–6 h", upToMs: 6 * 3_600_000 },
+  { label: "6–24 h", upToMs: DAY },
+  { label: "1–7 d", upToMs: 7 * DAY },
+  { label: "> 7 d", upToMs: null },
+];
+
+/** Monday 00:00 UTC of the week containing t. */
+export function weekStart(t: Date): string {
+  const d = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()));
+  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  return d.toISOString().slice(0, 10);
+}
+
+export async function getMetrics(db: PrismaClient, days: number, now = new Date()): Promise<MetricsDto> {
+  const from = new Date(now.getTime() - days * DAY);
+  const envs = await db.environment.findMany({
+    where: { removedAt: null },
+    orderBy: [{ position: "asc" }, { name: "asc" }],
+    select: {
+      id: true,
+      name: true,
+      repositoryId: true,
+      branch: true,
+      path: true,
+      appliedSha: true,
+      appliedSince: true,
+      appliedRevisions: { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } },
+    },
+  });
+  const histories = new Map<string, AppliedInterval[]>(
+    envs.map((e) => [
+      e.id,
+      normaliseHistory(
+        e.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
+        { sha: e.appliedSha, since: iso(e.appliedSince) },
+      ),
+    ]),
+  );
+  const heads = await db.branchHead.findMany();
+  const envName = new Map(envs.map((e) => [e.id, e.name]));
+
+  // ── Lead time per hop, and stale time, per repository's promotion chain ──
+  const hopSamples = new Map<string, { from: string | null; to: string; values: number[] }>();
+  const stale: MetricsDto["staleTime"] = [];
+  const repoIds = [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))];
+  for (const repoId of repoIds) {
+    const h = await repoHistory(db, repoId);
+    const chain = envs.filter((e) => e.repositoryId === repoId);
+    const commitsInWindow = [...h.commits.values()].filter((c) => Date.parse(c.committedAt) >= from.getTime() && Date.parse(c.committedAt) <= now.getTime());
+    for (const c of commitsInWindow) {
+      const hops = promotionHops(
+        c.committedAt,
+        chain.map((e) => ({ environment: e.name, firstLiveAt: liveness(h.graph, histories.get(e.id) ?? [], c.sha).firstLiveAt })),
+      );
+      for (const hop of hops) {
+        if (hop.durationMs === null) continue;
+        const k = `${hop.from ?? ""}→${hop.to}`;
+        const s = hopSamples.get(k) ?? { from: hop.from, to: hop.to, values: [] };
+        s.values.push(hop.durationMs);
+        hopSamples.set(k, s);
+      }
+    }
+    for (const e of chain) {
+      const head = heads.find((x) => x.repositoryId === repoId && x.branch === e.branch)?.sha;
+      const hist = histories.get(e.id) ?? [];
+      const observedFrom = hist[0]?.firstSeenAt;
+      if (!head || !observedFrom) {
+        stale.push({ environment: e.name, totalMs: 0, intervals: [] });
+        continue;
+      }
+      // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
+      const approved = approvedCommits(h, head, e.path)
+        .filter((c) => c.committedAt >= observedFrom && Date.parse(c.committedAt) <= now.getTime())
+        .map((c) => ({ committedAt: c.committedAt, firstLiveAt: liveness(h.graph, hist, c.sha).firstLiveAt }))
+        .filter((c) => c.firstLiveAt === null || Date.parse(c.firstLiveAt) >= from.getTime());
+      stale.push({ environment: e.name, ...staleTime(approved, { from: from.toISOString(), to: now.toISOString() }) });
+    }
+  }
+  const order = (name: string | null) => (name === null ? -1 : envs.findIndex((e) => e.name === name));
+  const leadTime = [...hopSamples.values()]
+    .sort((a, b) => order(a.to) - order(b.to) || order(a.from) - order(b.from))
+    .map((s) => {
+      const sorted = [...s.values].sort((x, y) => x - y);
+      return { from: s.from, to: s.to, samples: sorted.length, medianMs: percentile(sorted, 50), p90Ms: percentile(sorted, 90), maxMs: sorted[sorted.length - 1] ?? null };
+    });
+
+  // ── Drift lifetime ──
+  const drift = await db.driftItem.findMany({
+    where: { openedAt: { gte: from }, environmentId: { in: envs.map((e) => e.id) } },
+    select: { openedAt: true, resolvedAt: true, attributionClass: true, attributionManager: true },
+  });
+  const lifetimes = drift.filter((d) => d.resolvedAt).map((d) => d.resolvedAt!.getTime() - d.openedAt.getTime()).sort((a, b) => a - b);
+  const buckets = LIFETIME_BUCKETS.map((b) => ({ ...b, count: 0 }));
+  for (const ms of lifetimes) {
+    const i = buckets.findIndex((b) => b.upToMs === null || ms < b.upToMs);
+    buckets[i]!.count++;
+  }
+
+  // ── Manual edits per week by manager ──
+  const weeks: string[] = [];
+  for (let t = new Date(weekStart(from)); t.getTime() <= now.getTime(); t = new Date(t.getTime() + 7 * DAY)) weeks.push(t.toISOString().slice(0, 10));
+  const byManager = new Map<string, number[]>();
+  for (const d of drift) {
+    if (d.attributionClass !== "human") continue;
+    const m = d.attributionManager ?? "unknown";
+    const counts = byManager.get(m) ?? weeks.map(() => 0);
+    const w = weeks.indexOf(weekStart(d.openedAt));
+    if (w >= 0) counts[w] = (counts[w] ?? 0) + 1;
+    byManager.set(m, counts);
+  }
+
+  // ── Pauses ──
+  const pauses = await db.pause.findMany({
+    where: { environmentId: { in: envs.map((e) => e.id) }, OR: [{ endedAt: null }, { endedAt: { gte: from } }] },
+    orderBy: { startedAt: "asc" },
+    select: { environmentId: true, controllerRef: true, origin: true, startedAt: true, endedAt: true, reason: true },
+  });
+
+  return {
+    window: { from: from.toISOString(), to: now.toISOString(), days },
+    leadTime,
+    driftLifetime: { buckets, resolved: lifetimes.length, open: drift.length - lifetimes.length, medianMs: percentile(lifetimes, 50) },
+    manualEdits: {
+      weeks,
+      managers: [...byManager.entries()].map(([manager, counts]) => ({ manager, counts })).sort((a, b) => b.counts.reduce((x, y) => x + y, 0) - a.counts.reduce((x, y) => x + y, 0)),
+    },
+    pauses: pauses.map((p) => ({
+      environment: envName.get(p.environmentId) ?? "?",
+      controllerRef: p.controllerRef,
+      origin: p.origin,
+      startedAt: p.startedAt.toISOString(),
+      endedAt: iso(p.endedAt),
+      durationMs: (p.endedAt ?? now).getTime() - p.startedAt.getTime(),
+      reason: p.reason,
+    })),
+    staleTime: stale,
+    environments: envs.map((e) => e.name),
+  };
+}

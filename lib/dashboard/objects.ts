@@ -1,0 +1,91 @@
+// One object of one environment: desired vs live side by side, its drift
+// now and before, and the Git file it came from.
+import type { PrismaClient } from "@/lib/db/generated/client";
+import { notFound } from "@/lib/api/errors";
+import { normalizeObject, type KubeObject } from "@/lib/drift";
+import type { ObjectDetailDto } from "./dto";
+import { findEnvironment } from "./environments";
+import { claimRef, changeDtos, driftItemDto, type DriftRow } from "./mappers";
+import { partsOfKey } from "./object-key";
+import { revisionDto } from "./revisions";
+import { objectDiff } from "./yaml-diff";
+
+function isKubeObject(v: unknown): v is KubeObject {
+  const o = v as Partial<KubeObject> | null;
+  return Boolean(o && typeof o === "object" && typeof o.apiVersion === "string" && typeof o.kind === "string" && o.metadata && typeof o.metadata.name === "string");
+}
+
+/** The drift engine's own normal form (quantities spelled one way, empties and server defaults dropped); raw body when it is not an object. */
+function normalised(body: unknown, dropDefaults: boolean): unknown {
+  if (!isKubeObject(body)) return body;
+  try {
+    return normalizeObject(body, { dropDefaults });
+  } catch {
+    return body;
+  }
+}
+
+/** A browsable link only for https remotes; a local path or an ssh remote shows as text. */
+function browsableUrl(url: string | null | undefined): string | null {
+  if (!url || !/^https:\/\//i.test(url)) return null;
+  return url.replace(/\.git$/, "");
+}
+
+export async function getObjectDetail(db: PrismaClient, environment: string, key: string, now = new Date()): Promise<ObjectDetailDto> {
+  const parts = partsOfKey(key);
+  if (!parts) throw notFound(`object "${key}"`);
+  const env = await findEnvironment(db, environment);
+  const where = { environmentId_key: { environmentId: env.id, key } };
+  const [desired, live, items, repo] = await Promise.all([
+    db.desiredObject.findUnique({ where }),
+    db.liveObject.findUnique({ where }),
+    db.driftItem.findMany({ where: { environmentId: env.id, key }, orderBy: { openedAt: "desc" }, take: 100 }),
+    env.repositoryId ? db.repository.findUnique({ where: { id: env.repositoryId }, select: { url: true } }) : null,
+  ]);
+  if (!desired && !live && items.length === 0) throw notFound(`object ${key} in environment "${environment}"`);
+
+  const hashes = [desired?.blobHash, live?.blobHash].filter((h): h is string => Boolean(h));
+  const [blobs, revision, claims] = await Promise.all([
+    hashes.length ? db.objectBlob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, body: true } }) : [],
+    desired && env.repositoryId ? db.revision.findUnique({ where: { repositoryId_sha: { repositoryId: env.repositoryId, sha: desired.revisionSha } } }) : null,
+    items.length
+      ? db.claimItem.findMany({
+          where: { driftItemId: { in: items.map((i) => i.id) } },
+          orderBy: { claim: { createdAt: "desc" } },
+          select: { driftItemId: true, claim: { select: { id: true, status: true, reason: true, incidentUrl: true, expiresAt: true, returnPath: true, owner: { select: { id: true, username: true, displayName: true } } } } },
+        })
+      : [],
+  ]);
+  const body = new Map(blobs.map((b) => [b.hash, b.body]));
+  const activeClaim = new Map(claims.filter((c) => c.claim.status === "active").map((c) => [c.driftItemId, claimRef(c.claim, now)]));
+  const history = items.map((i) => driftItemDto(env.name, i as DriftRow, activeClaim.get(i.id) ?? null));
+  const open = history.find((h) => h.resolvedAt === null) ?? null;
+  const secret = parts.kind === "Secret" && parts.group === "";
+  const changes = open ? open.changes : [];
+  const desiredBody = desired ? normalised(body.get(desired.blobHash) ?? null, false) : null;
+  const liveBody = live ? normalised(body.get(live.blobHash) ?? null, true) : null;
+  const diff = objectDiff(desiredBody, liveBody, changes);
+  return {
+    environment: env.name,
+    key,
+    ...parts,
+    apiVersion: desired?.apiVersion ?? live?.apiVersion ?? items[0]?.apiVersion ?? "",
+    desired:
+      desired && diff.desiredYaml !== null
+        ? {
+            yaml: diff.desiredYaml,
+            revision: revisionDto(desired.revisionSha, revision ? { ...revision, committedAt: revision.committedAt.toISOString() } : null),
+            sourcePath: desired.sourcePath,
+            updatedAt: desired.updatedAt.toISOString(),
+            repositoryUrl: browsableUrl(repo?.url),
+          }
+        : null,
+    live: live && diff.liveYaml !== null ? { yaml: diff.liveYaml, resourceVersion: live.resourceVersion, updatedAt: live.updatedAt.toISOString() } : null,
+    rows: diff.rows,
+    changes: open ? changes : changeDtos([], secret),
+    drift: open,
+    history,
+    secret,
+    now: now.toISOString(),
+  };
+}

@@ -1,0 +1,109 @@
+// The incident timeline: audit events and commits in one stream, filtered
+// the same way for the page, the JSON API and every export.
+import { z } from "zod";
+import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
+import { notFound } from "@/lib/api/errors";
+import { touchesPath } from "@/lib/lineage";
+import { TIMELINE_TYPES, mergeTimeline, type AuditEventInput, type CommitInput, type TimelineType } from "@/lib/timeline";
+import type { TimelineDto } from "./dto";
+
+const isoDate = z
+  .string()
+  .max(64)
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: "expected a date/time such as 2025-03-10T14:00:00Z" });
+
+export const timelineQuerySchema = z
+  .object({
+    environment: z.string().max(100).optional(),
+    type: z
+      .string()
+      .max(300)
+      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(TIMELINE_TYPES)))
+      .optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    limit: z.coerce.number().int().min(1).max(5000).default(1000),
+    format: z.enum(["json", "csv", "md"]).optional(),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "from must not be after to", path: ["from"] });
+export type TimelineQuery = z.infer<typeof timelineQuerySchema>;
+
+const DAY = 86_400_000;
+
+/** Audit actions per timeline type, as prefixes for the index on (action, at). */
+const ACTION_PREFIXES: Record<Exclude<TimelineType, "commit" | "access">, string[]> = {
+  approved: ["revision.approved"],
+  applied: ["revision.applied"],
+  drift: ["drift."],
+  pause: ["pause."],
+  claim: ["claim."],
+  alert: ["alert."],
+  collection: ["run."],
+};
+
+export async function getTimeline(db: PrismaClient, q: TimelineQuery, now = new Date()): Promise<TimelineDto> {
+  const to = q.to ? new Date(q.to) : now;
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY);
+  const envs = await db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true, repositoryId: true, path: true } });
+  if (q.environment && !envs.some((e) => e.name === q.environment)) throw notFound(`environment "${q.environment}"`);
+  const types = q.type && q.type.length > 0 ? q.type : null;
+  const wants = (t: TimelineType) => !types || types.includes(t);
+
+  const auditWhere: Prisma.AuditEventWhereInput = { at: { gte: from, lte: to } };
+  if (q.environment) auditWhere.environment = q.environment;
+  if (types) {
+    const or: Prisma.AuditEventWhereInput[] = [];
+    for (const t of types) {
+      if (t === "commit") continue;
+      if (t === "access") or.push({ NOT: [{ action: { startsWith: "revision." } }, ...["drift.", "pause.", "claim.", "alert.", "run."].map((p) => ({ action: { startsWith: p } }))] });
+      else for (const p of ACTION_PREFIXES[t]) or.push(p.endsWith(".") ? { action: { startsWith: p } } : { action: p });
+    }
+    auditWhere.OR = or.length ? or : [{ id: -1n }];
+  }
+
+  const [auditRows, commitRows] = await Promise.all([
+    db.auditEvent.findMany({ where: auditWhere, orderBy: [{ at: "desc" }, { id: "desc" }], take: q.limit + 1 }),
+    wants("commit")
+      ? db.revision.findMany({
+          where: { committedAt: { gte: from, lte: to }, repositoryId: { in: [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))] } },
+          orderBy: { committedAt: "desc" },
+          take: q.limit + 1,
+          select: { repositoryId: true, sha: true, committedAt: true, authorName: true, message: true, changedPaths: true },
+        })
+      : [],
+  ]);
+
+  const audit: AuditEventInput[] = auditRows.map((r) => ({
+    id: r.id.toString(),
+    at: r.at.toISOString(),
+    actorType: r.actorType,
+    actorName: r.actorName,
+    action: r.action,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    environment: r.environment,
+    reason: r.reason,
+    before: r.before,
+    after: r.after,
+  }));
+  const commits: CommitInput[] = commitRows.map((c) => ({
+    sha: c.sha,
+    committedAt: c.committedAt.toISOString(),
+    authorName: c.authorName,
+    message: c.message,
+    environments: envs.filter((e) => e.repositoryId === c.repositoryId && touchesPath(c.changedPaths, e.path)).map((e) => e.name),
+  }));
+
+  const merged = mergeTimeline(audit, commits, { environment: q.environment ?? null, types });
+  const truncated = auditRows.length > q.limit || commitRows.length > q.limit || merged.length > q.limit;
+  return {
+    events: merged.slice(-q.limit),
+    from: from.toISOString(),
+    to: to.toISOString(),
+    environment: q.environment ?? null,
+    types,
+    truncated,
+    environments: envs.map((e) => e.name),
+  };
+}
