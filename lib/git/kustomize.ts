@@ -106,10 +106,24 @@ export function runKustomize(bin: KustomizeBinary, root: string, dir: string, ti
       clearTimeout(timer);
       if (failure) return reject(failure);
       if (code !== 0) {
-        const msg = stderr.split(`${root}/`).join("").split(root).join(".").trim() || `exit code ${code}`;
+        const msg = cleanStderr(stderr.split(`${root}/`).join("").split(root).join(".")) || `exit code ${code}`;
         return reject(new GitError("render", `kustomize build failed: ${msg}`));
       }
       resolve(Buffer.concat(chunks).toString("utf8"));
     });
   });
+}
+
+/** kubectl wraps kustomize's message in a klog line; users need only the message. */
+function cleanStderr(stderr: string): string {
+  return stderr
+    .split("\n")
+    .map((line) => {
+      const klog = /^[EWIF]\d{4} [\d:.]+\s+\d+ [^\]]+\] (.*)$/.exec(line);
+      const text = klog ? klog[1]! : line;
+      const wrapped = /^"command failed" err="(.*)"$/.exec(text);
+      return (wrapped ? wrapped[1]!.replace(/\\"/g, '"') : text).replace(/^Error: /, "").trim();
+    })
+    .filter(Boolean)
+    .join("; ");
 }

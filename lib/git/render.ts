@@ -1,6 +1,6 @@
 // Desired state: the manifests of an environment's path at a revision, read
 // straight from the mirror's object database (no work tree over the mirror).
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readBlobs } from "./blob-reader";
@@ -139,10 +139,12 @@ async function materialise(mirrorPath: string, commit: string, dir: string): Pro
   const tree = path.join(dir, "tree");
   const readTree = await runGit(mirrorPath, ["read-tree", commit], { env });
   if (readTree.code !== 0) throw new GitError("render", `reading ${commit} failed: ${gitStderrSummary(readTree.stderr)}`);
+  await mkdir(tree);
+  // The mirror is bare; this one command gets a work tree, outside the mirror.
   const checkout = await runGit(
     mirrorPath,
-    ["--work-tree", tree, "-c", "core.symlinks=false", "-c", "core.autocrlf=false", "checkout-index", "--all", "--force", `--prefix=${tree}/`],
-    { env, cwd: dir },
+    ["--work-tree", tree, "-c", "core.bare=false", "-c", "core.symlinks=false", "-c", "core.autocrlf=false", "checkout-index", "--all", "--force"],
+    { env, cwd: tree },
   );
   if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
 }
