@@ -91,6 +91,19 @@ describe("drift lifecycle", () => {
     expect(plan.resolve).toEqual([{ id: "d1", key: KEY, reason: c.reason, sha: c.sha ?? null, resolvedAt: NOW, durationMs: 3_600_000 }]);
   });
 
+  it("accepts bare drift results (presence inferred from the type)", () => {
+    const plan = planDriftLifecycle({
+      now: NOW,
+      open: [item()],
+      results: new Map<string, ObjectDrift>([
+        [KEY, inSync],
+        ["apps/Deployment/shop/web", { type: "Missing", ignored: {} }],
+      ]),
+    });
+    expect(plan.resolve.map((r) => r.reason)).toEqual(["reverted"]);
+    expect(plan.open.map((o) => [o.key, o.type])).toEqual([["apps/Deployment/shop/web", "Missing"]]);
+  });
+
   it("leaves items of keys the run did not observe alone", () => {
     expect(planDriftLifecycle({ now: NOW, open: [item()], results: new Map() })).toEqual({ open: [], update: [], resolve: [] });
   });

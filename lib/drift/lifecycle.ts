@@ -28,7 +28,12 @@ export interface Observation {
 export interface LifecycleInput {
   now: Date | string;
   open: readonly OpenDriftItem[];
-  results: ReadonlyMap<ObjectKey, Observation>;
+  /**
+   * This run's results. A bare ObjectDrift is read as present on both sides
+   * (Missing: Git only, Extra: live only); pass an Observation to report an
+   * object gone from both sides (`deleted`).
+   */
+  results: ReadonlyMap<ObjectKey, Observation | ObjectDrift>;
   /** Keys whose desired object changed in this run, with the commit that changed it (names the adoption). */
   desiredChanges?: ReadonlyMap<ObjectKey, string>;
   /** The environment's approved revision: named for an adoption when desiredChanges lacks the key's commit. */
@@ -77,6 +82,11 @@ export interface LifecyclePlan {
   open: NewDriftItem[];
   update: DriftItemUpdate[];
   resolve: DriftItemResolution[];
+}
+
+function toObservation(v: Observation | ObjectDrift): Observation {
+  if ("drift" in v) return v;
+  return { drift: v, inDesired: v.type !== "Extra", inLive: v.type !== "Missing" };
 }
 
 function iso(t: Date | string): string {
@@ -150,8 +160,9 @@ export function planDriftLifecycle(input: LifecycleInput): LifecyclePlan {
 
   for (const item of input.open) {
     openKeys.add(item.key);
-    const obs = input.results.get(item.key);
-    if (!obs) continue; // not observed this run: leave it as it is
+    const raw = input.results.get(item.key);
+    if (!raw) continue; // not observed this run: leave it as it is
+    const obs = toObservation(raw);
     const resolve = (reason: Resolution, sha: string | null = null) =>
       plan.resolve.push({ id: item.id, key: item.key, reason, sha, resolvedAt: now, durationMs: Math.max(0, nowMs - Date.parse(item.openedAt)) });
     const drift = obs.drift;
@@ -189,7 +200,8 @@ export function planDriftLifecycle(input: LifecycleInput): LifecyclePlan {
     else resolve("reverted");
   }
 
-  for (const [key, obs] of input.results) {
+  for (const [key, raw] of input.results) {
+    const obs = toObservation(raw);
     if (openKeys.has(key) || obs.drift.type === "InSync") continue;
     const changes = obs.drift.type === "Modified" ? obs.drift.changes : [];
     plan.open.push({
