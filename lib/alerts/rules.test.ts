@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import type { ControllerStatus } from "@/lib/domain/types";
+import { evaluateAlerts, type AlertSnapshot, type SnapshotEnvironment } from "./rules";
+import { runbookFor } from "./runbooks";
+
+const now = new Date("2024-05-01T12:00:00Z");
+const ago = (min: number) => new Date(now.getTime() - min * 60_000);
+
+function env(over: Partial<SnapshotEnvironment> = {}): SnapshotEnvironment {
+  return {
+    id: "e1",
+    name: "production",
+    intervalMs: 60_000,
+    staleAfterMs: 10 * 60_000,
+    critical: true,
+    approvedSha: "a".repeat(40),
+    approvedAt: ago(30),
+    appliedSha: "a".repeat(40),
+    appliedSince: ago(60),
+    controller: null,
+    lastError: null,
+    lastCollectedAt: ago(1),
+    lastGoodCollectedAt: ago(1),
+    ...over,
+  };
+}
+
+const authFailure: ControllerStatus = {
+  type: "flux",
+  namespace: "flux-system",
+  name: "shop",
+  found: true,
+  suspended: false,
+  suspendedBy: null,
+  appliedRevision: null,
+  attemptedRevision: null,
+  sourceRevision: null,
+  ready: "False",
+  failure: {
+    object: "GitRepository/flux-system/shop",
+    type: "Ready",
+    status: "False",
+    reason: "AuthenticationFailed",
+    message: "failed to checkout and determine revision: authentication required",
+    lastTransitionTime: ago(20).toISOString(),
+  },
+  conditions: [],
+  automatedSync: null,
+  history: [],
+  inventory: [],
+  health: null,
+};
+
+const snap = (over: Partial<AlertSnapshot> = {}): AlertSnapshot => ({ environments: [env()], openDrift: [], activeClaims: [], activePauses: [], ...over });
+
+describe("evaluateAlerts", () => {
+  it("raises nothing for a healthy, converged environment", () => {
+    expect(evaluateAlerts(snap(), now)).toEqual([]);
+  });
+
+  it("calls an environment stale only after its threshold, with the controller's own error", () => {
+    const behind = env({ appliedSha: "b".repeat(40), approvedAt: ago(5) });
+    expect(evaluateAlerts(snap({ environments: [behind] }), now)).toEqual([]);
+    const stale = env({ appliedSha: "b".repeat(40), approvedAt: ago(30), controller: authFailure });
+    const alerts = evaluateAlerts(snap({ environments: [stale] }), now);
+    const a = alerts.find((x) => x.type === "environment_stale");
+    expect(a?.severity).toBe("critical");
+    expect(a?.title).toContain("production is stale");
+    expect(a?.details.controllerError).toMatchObject({ reason: "AuthenticationFailed" });
+    expect(alerts.map((x) => x.type)).toContain("convergence_failing");
+    expect(runbookFor("environment_stale", a!.details).act[0]).toMatch(/Git credential.*rotate/);
+  });
+
+  it("does not call a paused environment stale", () => {
+    const stale = env({ appliedSha: "b".repeat(40) });
+    const pause = { id: "p1", environmentId: "e1", origin: "dashboard" as const, owner: "alice", reason: "x", expiresAt: ago(-60), controllerRef: null, detectedManager: null, detectedAt: null, startedAt: ago(40) };
+    expect(evaluateAlerts(snap({ environments: [stale], activePauses: [pause] }), now).map((a) => a.type)).toEqual([]);
+  });
+
+  it("flags drift nobody owns after one collection interval, and not claimed drift", () => {
+    const fresh = { id: "d1", environmentId: "e1", key: "apps/Deployment/shop/api", type: "Modified", openedAt: ago(0.5), claimed: false };
+    const old = { ...fresh, id: "d2", key: "/ConfigMap/shop/cfg", openedAt: ago(5) };
+    const claimed = { ...old, id: "d3", key: "/Service/shop/api", claimed: true };
+    const alerts = evaluateAlerts(snap({ openDrift: [fresh, old, claimed] }), now);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ type: "drift_unowned", fingerprint: "drift_unowned:e1", details: { count: 1, keys: ["/ConfigMap/shop/cfg"] } });
+  });
+
+  it("raises expired claims and pauses, and unattributed pauses naming the manager", () => {
+    const claim = { id: "c1", owner: "bob", reason: "debugging", expiresAt: ago(1), environmentIds: ["e1"], keys: ["/ConfigMap/shop/cfg"] };
+    const live = { ...claim, id: "c2", expiresAt: ago(-10) };
+    const detected = { id: "p2", environmentId: "e1", origin: "detected" as const, owner: null, reason: null, expiresAt: null, controllerRef: "Kustomization/flux-system/shop", detectedManager: "kubectl-patch", detectedAt: ago(3), startedAt: ago(3) };
+    const expiredPause = { ...detected, id: "p3", origin: "dashboard" as const, owner: "alice", expiresAt: ago(2) };
+    const alerts = evaluateAlerts(snap({ activeClaims: [claim, live], activePauses: [detected, expiredPause] }), now);
+    expect(alerts.map((a) => a.fingerprint).sort()).toEqual(["claim_expired:c1", "pause_expired:p3", "pause_unattributed:p2"]);
+    expect(alerts.find((a) => a.type === "pause_unattributed")?.title).toContain("kubectl-patch");
+  });
+
+  it("raises collection failing only once the last good collection is older than two intervals", () => {
+    const lastError = { category: "unreachable" as const, message: "connect ECONNREFUSED", at: ago(0).toISOString(), runId: 7 };
+    expect(evaluateAlerts(snap({ environments: [env({ lastError, lastGoodCollectedAt: ago(1) })] }), now)).toEqual([]);
+    expect(evaluateAlerts(snap({ environments: [env({ lastError, lastGoodCollectedAt: ago(5) })] }), now)[0]).toMatchObject({
+      type: "collection_failing",
+      details: { category: "unreachable" },
+    });
+  });
+
+  it("lets config replace the runbook link", () => {
+    expect(runbookFor("pause_expired", {}, { pause_expired: "https://wiki/pauses" }).url).toBe("https://wiki/pauses");
+    expect(runbookFor("pause_expired", {}).url).toBeNull();
+  });
+});

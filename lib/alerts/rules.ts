@@ -1,0 +1,236 @@
+// Alert rules: pure functions from a snapshot of what Driftwatch knows to the
+// set of alerts that should be open now. Opening, resolving and delivering
+// them is sync.ts's job; these rules only say what is wrong.
+import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
+
+export const ALERT_TYPES = [
+  "environment_stale",
+  "convergence_failing",
+  "drift_unowned",
+  "claim_expired",
+  "pause_expired",
+  "pause_unattributed",
+  "collection_failing",
+] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
+export type Severity = "critical" | "warning" | "info";
+
+export interface SnapshotEnvironment {
+  id: string;
+  name: string;
+  intervalMs: number;
+  staleAfterMs: number;
+  /** Production-style environments (confirmPause) page louder. */
+  critical: boolean;
+  approvedSha: string | null;
+  approvedAt: Date | null;
+  appliedSha: string | null;
+  appliedSince: Date | null;
+  controller: ControllerStatus | null;
+  lastError: EnvironmentError | null;
+  lastCollectedAt: Date | null;
+  lastGoodCollectedAt: Date | null;
+}
+
+export interface SnapshotDrift {
+  id: string;
+  environmentId: string;
+  key: string;
+  type: string;
+  openedAt: Date;
+  claimed: boolean;
+}
+
+export interface SnapshotClaim {
+  id: string;
+  owner: string;
+  reason: string;
+  expiresAt: Date;
+  environmentIds: string[];
+  keys: string[];
+}
+
+export interface SnapshotPause {
+  id: string;
+  environmentId: string;
+  origin: "dashboard" | "detected";
+  owner: string | null;
+  reason: string | null;
+  expiresAt: Date | null;
+  controllerRef: string | null;
+  detectedManager: string | null;
+  detectedAt: Date | null;
+  startedAt: Date;
+}
+
+export interface AlertSnapshot {
+  environments: SnapshotEnvironment[];
+  openDrift: SnapshotDrift[];
+  activeClaims: SnapshotClaim[];
+  activePauses: SnapshotPause[];
+}
+
+export interface DesiredAlert {
+  type: AlertType;
+  /** One open alert per fingerprint; the same problem keeps the same fingerprint. */
+  fingerprint: string;
+  environmentId: string | null;
+  environment: string | null;
+  severity: Severity;
+  title: string;
+  /** Plain data; a change in it is a change worth re-sending. */
+  details: Record<string, unknown>;
+}
+
+const short = (sha: string | null) => (sha ? sha.slice(0, 12) : "unknown");
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function minutes(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  return m < 120 ? `${m} min` : `${Math.round(m / 60)} h`;
+}
+
+export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert[] {
+  const out: DesiredAlert[] = [];
+  const t = now.getTime();
+  const envById = new Map(snapshot.environments.map((e) => [e.id, e]));
+  const pausedEnvs = new Set(snapshot.activePauses.map((p) => p.environmentId));
+
+  for (const env of snapshot.environments) {
+    const failure = env.controller?.failure ?? null;
+    // A paused environment is behind on purpose; its pause has its own expiry alert.
+    if (
+      !pausedEnvs.has(env.id) &&
+      env.approvedSha &&
+      env.appliedSha &&
+      env.approvedSha !== env.appliedSha &&
+      env.approvedAt &&
+      t - env.approvedAt.getTime() > env.staleAfterMs
+    ) {
+      const behind = t - env.approvedAt.getTime();
+      out.push({
+        type: "environment_stale",
+        fingerprint: `environment_stale:${env.id}`,
+        environmentId: env.id,
+        environment: env.name,
+        severity: env.critical || failure ? "critical" : "warning",
+        title: `${env.name} is stale: ${short(env.approvedSha)} approved ${minutes(behind)} ago, ${short(env.appliedSha)} still applied`,
+        details: {
+          approvedSha: env.approvedSha,
+          appliedSha: env.appliedSha,
+          approvedAt: iso(env.approvedAt),
+          staleAfterMs: env.staleAfterMs,
+          controllerError: failure ? { object: failure.object, type: failure.type, reason: failure.reason, message: failure.message } : null,
+        },
+      });
+    }
+
+    if (failure && env.controller?.found) {
+      const since = failure.lastTransitionTime ? Date.parse(failure.lastTransitionTime) : Number.NaN;
+      const sustainFor = Math.max(2 * env.intervalMs, 5 * 60_000);
+      // Without a transition time the failure has lasted at least since the last collection saw it.
+      if (Number.isNaN(since) || t - since >= sustainFor) {
+        out.push({
+          type: "convergence_failing",
+          fingerprint: `convergence_failing:${env.id}`,
+          environmentId: env.id,
+          environment: env.name,
+          severity: env.critical ? "critical" : "warning",
+          title: `${env.name}: ${failure.object} is failing (${failure.reason ?? failure.type})`,
+          details: {
+            object: failure.object,
+            condition: failure.type,
+            reason: failure.reason,
+            message: failure.message,
+            since: failure.lastTransitionTime,
+          },
+        });
+      }
+    }
+
+    if (env.lastError && (!env.lastGoodCollectedAt || t - env.lastGoodCollectedAt.getTime() > 2 * env.intervalMs)) {
+      out.push({
+        type: "collection_failing",
+        fingerprint: `collection_failing:${env.id}`,
+        environmentId: env.id,
+        environment: env.name,
+        severity: "warning",
+        title: `${env.name}: collection failing (${env.lastError.category})`,
+        details: {
+          category: env.lastError.category,
+          message: env.lastError.message,
+          lastGoodCollectedAt: iso(env.lastGoodCollectedAt),
+        },
+      });
+    }
+  }
+
+  const unowned = new Map<string, SnapshotDrift[]>();
+  for (const d of snapshot.openDrift) {
+    const env = envById.get(d.environmentId);
+    if (!env || d.claimed || t - d.openedAt.getTime() <= env.intervalMs) continue;
+    unowned.set(d.environmentId, [...(unowned.get(d.environmentId) ?? []), d]);
+  }
+  for (const [envId, items] of unowned) {
+    const env = envById.get(envId)!;
+    const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
+    out.push({
+      type: "drift_unowned",
+      fingerprint: `drift_unowned:${envId}`,
+      environmentId: envId,
+      environment: env.name,
+      severity: env.critical ? "critical" : "warning",
+      title: `${env.name}: ${items.length} drifted object${items.length === 1 ? "" : "s"} with no owner`,
+      details: {
+        count: items.length,
+        keys: sorted.slice(0, 20).map((d) => d.key),
+        driftItemIds: sorted.map((d) => d.id),
+        oldestOpenedAt: new Date(Math.min(...items.map((d) => d.openedAt.getTime()))).toISOString(),
+      },
+    });
+  }
+
+  for (const c of snapshot.activeClaims) {
+    if (c.expiresAt.getTime() > t) continue;
+    const envId = c.environmentIds.length === 1 ? (c.environmentIds[0] ?? null) : null;
+    const env = envId ? envById.get(envId) : undefined;
+    out.push({
+      type: "claim_expired",
+      fingerprint: `claim_expired:${c.id}`,
+      environmentId: envId,
+      environment: env?.name ?? null,
+      severity: "warning",
+      title: `Claim by ${c.owner} expired${env ? ` in ${env.name}` : ""}: ${c.keys.length} object${c.keys.length === 1 ? "" : "s"} still drifted`,
+      details: { claimId: c.id, owner: c.owner, reason: c.reason, expiresAt: c.expiresAt.toISOString(), keys: c.keys.slice(0, 20) },
+    });
+  }
+
+  for (const p of snapshot.activePauses) {
+    const env = envById.get(p.environmentId);
+    if (!env) continue;
+    if (p.origin === "detected" && p.owner === null) {
+      out.push({
+        type: "pause_unattributed",
+        fingerprint: `pause_unattributed:${p.id}`,
+        environmentId: env.id,
+        environment: env.name,
+        severity: env.critical ? "critical" : "warning",
+        title: `${env.name}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
+        details: { pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
+      });
+    }
+    if (p.expiresAt && p.expiresAt.getTime() <= t) {
+      out.push({
+        type: "pause_expired",
+        fingerprint: `pause_expired:${p.id}`,
+        environmentId: env.id,
+        environment: env.name,
+        severity: env.critical ? "critical" : "warning",
+        title: `${env.name}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
+        details: { pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
+      });
+    }
+  }
+
+  return out;
+}
