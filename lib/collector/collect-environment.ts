@@ -5,7 +5,7 @@ import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { syncMirror, listRevisions, approvedRevision, renderManifests, GitError } from "@/lib/git";
-import { compareObject, hashSecretValues, objectKey, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
+import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import { listPaged } from "@/lib/kube/list";
@@ -214,6 +214,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
     }
     const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey);
+    const compareContext = createCompareContext(compareOptions);
 
     // Which kinds to read: everything Git declares plus everything the controller says it manages.
     const resources = new Map<string, ApiResource>();
@@ -247,7 +248,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
               progress.objectsRead++;
               if (!desired.has(key)) {
                 // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
-                const verdict = compareObject(null, obj, compareOptions);
+                const verdict = compareObject(null, obj, compareContext);
                 if (verdict.type !== "Extra") continue;
               }
               live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
@@ -279,6 +280,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       forbiddenKinds,
       controller,
       compareOptions,
+      compareContext,
       rollout: [],
       appliedSha: null,
       appliedSource: null,
@@ -295,7 +297,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
-      return inferApplied(ctx, env, mirrorPath, approved as string, results, live, compareOptions);
+      return inferApplied(ctx, env, mirrorPath, approved as string, results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -327,7 +329,7 @@ async function inferApplied(
   approved: string,
   results: Map<string, ObjectDrift>,
   live: Map<string, LiveEntry>,
-  options: CompareOptions,
+  options: CompareContext,
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) return { sha: approved, source: "inferred" };

@@ -4,7 +4,20 @@
 // it is skipped for objects that did not change since the last good run.
 import { Prisma } from "@/lib/db/generated/client";
 import type { ControllerStatus, RolloutStatus, RunStats } from "@/lib/domain/types";
-import { compareObject, parseObjectKey, type Change, type CompareOptions, type KubeObject, type ObjectDrift } from "@/lib/drift";
+import {
+  compareObject,
+  detectFieldConflicts,
+  detectReopenConflicts,
+  parseObjectKey,
+  planDriftLifecycle,
+  type Change,
+  type CompareContext,
+  type CompareOptions,
+  type DriftEpisode,
+  type KubeObject,
+  type Observation,
+  type ObjectDrift,
+} from "@/lib/drift";
 import { contentHash } from "./canonical";
 import {
   appendVersions,
@@ -47,6 +60,7 @@ export interface CollectedState {
   forbiddenKinds: Set<string>;
   controller: ControllerStatus | null;
   compareOptions: CompareOptions;
+  compareContext: CompareContext;
   rollout: RolloutStatus[];
   appliedSha: string | null;
   appliedSource: "controller" | "inferred" | null;
@@ -68,29 +82,25 @@ function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
   return { key, apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name, blobHash };
 }
 
-type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; key: true; type: true; changes: true; conflict: true; reopenCount: true; ignored: true } }>;
+type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; key: true; type: true; changes: true; conflict: true; openedAt: true } }>;
 
-function mainAttribution(changes: Change[]): Change["attribution"] | null {
-  // The most recent human change explains the drift best; else the most recent of any.
-  const sorted = [...changes].sort((a, b) => (b.attribution.time ?? "").localeCompare(a.attribution.time ?? ""));
-  return sorted.find((c) => c.attribution.class === "human")?.attribution ?? sorted[0]?.attribution ?? null;
+/**
+ * DriftItem.conflict: who owned each drifted field at each collection (a
+ * bounded history), and the fight detected from it or from reopenings.
+ */
+interface StoredConflict {
+  owners: Array<Record<string, string>>;
+  detected: { path: string; managers: string[]; flips: number } | null;
 }
 
-/** Owner flips per path between the previous and the current changes of one drift item. */
-function ownerFlips(previous: Change[], current: Change[]): Array<{ path: string; from: string; to: string }> {
-  const before = new Map(previous.map((c) => [c.display, c.attribution.manager]));
-  const flips: Array<{ path: string; from: string; to: string }> = [];
-  for (const c of current) {
-    const prev = before.get(c.display);
-    if (prev && c.attribution.manager && prev !== c.attribution.manager) flips.push({ path: c.display, from: prev, to: c.attribution.manager });
-  }
-  return flips;
-}
+const OWNER_HISTORY = 20;
 
-interface Conflict {
-  path: string | null;
-  managers: string[];
-  flips: number;
+function nextConflict(previous: StoredConflict | null, changes: readonly Change[], reopen: StoredConflict["detected"] = null): StoredConflict {
+  const snapshot: Record<string, string> = {};
+  for (const c of changes) if (c.attribution.manager) snapshot[c.display] = c.attribution.manager;
+  const owners = [...(previous?.owners ?? []), snapshot].slice(-OWNER_HISTORY);
+  const field = detectFieldConflicts(owners)[0];
+  return { owners, detected: field ? { path: field.path, managers: [...field.managers], flips: field.flips } : (reopen ?? previous?.detected ?? null) };
 }
 
 export async function persistRun(
@@ -173,25 +183,53 @@ export async function persistRun(
   // ── Compare (only what changed, unless the comparison itself changed) ─────
   const openItems = await db.driftItem.findMany({
     where: { environmentId: envId, resolvedAt: null },
-    select: { id: true, key: true, type: true, changes: true, conflict: true, reopenCount: true, ignored: true },
+    select: { id: true, key: true, type: true, changes: true, conflict: true, openedAt: true },
   });
   const openByKey = new Map<string, OpenItem>(openItems.map((i) => [i.key, i]));
+  const compareContext = state.compareContext;
   const results = new Map<string, ObjectDrift>();
-  const recomputed = new Set<string>();
+  const observations = new Map<string, Observation>();
   const allKeys = new Set<string>([...state.desired.keys(), ...carried.keys(), ...state.live.keys()]);
   for (const key of allKeys) {
     if (state.forbiddenKinds.has(groupKindOfKey(key))) continue;
     const unchanged = sameOptions && !liveChanged.has(key) && !desiredChanged.has(key) && (prevLive.has(key) || prevDesired.has(key));
-    if (unchanged && !state.compareOptions.extraTracking?.fluxInventory) {
+    if (unchanged) {
+      // Nothing about this object changed since the last good run: its verdict stands.
       const open = openByKey.get(key);
-      results.set(key, open ? ({ type: open.type, changes: open.changes as unknown as Change[], ignored: open.ignored as Record<string, number> } as ObjectDrift) : { type: "InSync", ignored: {} });
+      results.set(key, open ? ({ type: open.type, changes: open.changes as unknown as Change[], ignored: {} } as ObjectDrift) : { type: "InSync", ignored: {} });
       continue;
     }
     const desiredObj = state.desired.get(key)?.object ?? (carried.has(key) ? (carriedBodies.get(carried.get(key)?.blobHash ?? "") as KubeObject | undefined) : undefined) ?? null;
     const liveObj = state.live.get(key)?.object ?? null;
-    results.set(key, compareObject(desiredObj, liveObj, state.compareOptions));
-    recomputed.add(key);
+    const drift = compareObject(desiredObj, liveObj, compareContext);
+    results.set(key, drift);
+    observations.set(key, { drift, inDesired: desiredObj !== null, inLive: liveObj !== null });
   }
+  // Open items whose object is now gone from both sides.
+  for (const open of openItems) {
+    if (allKeys.has(open.key) || state.forbiddenKinds.has(groupKindOfKey(open.key))) continue;
+    observations.set(open.key, { drift: { type: "InSync", ignored: {} }, inDesired: false, inLive: false });
+  }
+  const recent = await db.driftItem.findMany({
+    where: { environmentId: envId, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
+    select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
+  });
+  const previousResolutions = new Map<string, number>();
+  const recentEpisodes = new Map<string, DriftEpisode[]>();
+  for (const r of recent) {
+    previousResolutions.set(r.key, (previousResolutions.get(r.key) ?? 0) + 1);
+    const list = recentEpisodes.get(r.key) ?? [];
+    list.push({
+      key: r.key,
+      openedAt: r.openedAt.toISOString(),
+      resolvedAt: r.resolvedAt?.toISOString() ?? null,
+      resolution: r.resolution,
+      managers: [r.attributionManager],
+      paths: (r.changes as unknown as Change[]).map((c) => c.display),
+    });
+    recentEpisodes.set(r.key, list);
+  }
+  const resolvedIds: Array<{ id: string; reason: string; sha: string | null }> = [];
 
   const applied = await resolveApplied(results);
   const events: ObservedEvent[] = [];
@@ -223,85 +261,74 @@ export async function persistRun(
       await appendVersions(tx, envId, state.runId, "desired", desiredVersions, now);
 
       // ── Drift lifecycle ──────────────────────────────────────────────────
-      const seenKeys: string[] = [];
-      for (const [key, result] of results) {
-        const open = openByKey.get(key);
-        if (result.type === "InSync") {
-          if (!open) continue;
-          const how = desiredChanged.has(key) && !liveChanged.has(key) ? "adopted" : Object.keys(result.ignored).length > 0 && !liveChanged.has(key) && !desiredChanged.has(key) ? "ignored" : "reverted";
-          await tx.driftItem.update({ where: { id: open.id }, data: { resolvedAt: now, resolution: how, resolutionSha: how === "adopted" ? state.approvedSha : null, lastSeenAt: now } });
-          events.push({ action: "drift.resolved", targetId: open.id, key, before: { type: open.type }, after: { resolution: how, sha: how === "adopted" ? state.approvedSha : null } });
+      const plan = planDriftLifecycle({
+        now,
+        open: openItems.map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
+        results: observations,
+        desiredChanges: new Map([...desiredChanged].map((k) => [k, state.approvedSha])),
+        approvedSha: state.approvedSha,
+        context: compareContext,
+        previousResolutions,
+      });
+      const stillSeen = openItems.filter((i) => !observations.has(i.key) && !state.forbiddenKinds.has(groupKindOfKey(i.key))).map((i) => i.id);
+      if (stillSeen.length > 0) await tx.driftItem.updateMany({ where: { id: { in: stillSeen } }, data: { lastSeenAt: now } });
+      for (const u of plan.update) {
+        if (!u.contentChanged) {
+          await tx.driftItem.update({ where: { id: u.id }, data: { lastSeenAt: now } });
           continue;
         }
-        const changes = result.type === "Modified" ? result.changes : [];
-        const attribution = mainAttribution(changes);
-        if (open) {
-          if (!recomputed.has(key)) {
-            seenKeys.push(open.id);
-            continue;
-          }
-          const flips = ownerFlips(open.changes as unknown as Change[], changes);
-          const prevConflict = open.conflict as Conflict | null;
-          const conflict: Conflict | null =
-            flips.length > 0
-              ? { path: flips[0]?.path ?? null, managers: [...new Set([...(prevConflict?.managers ?? []), flips[0]?.from ?? "", flips[0]?.to ?? ""])].filter(Boolean), flips: (prevConflict?.flips ?? 0) + flips.length }
-              : prevConflict;
-          await tx.driftItem.update({
-            where: { id: open.id },
-            data: {
-              type: result.type,
-              changes: changes as unknown as Prisma.InputJsonValue,
-              ignored: result.ignored,
-              lastSeenAt: now,
-              attributionManager: attribution?.manager ?? null,
-              attributionClass: attribution?.class ?? null,
-              attributionTime: attribution?.time ? new Date(attribution.time) : null,
-              conflict: (conflict ?? undefined) as Prisma.InputJsonValue | undefined,
-            },
-          });
-          continue;
-        }
-        const parts = parseObjectKey(key);
-        const obj = state.live.get(key)?.object ?? state.desired.get(key)?.object;
-        // Drift that keeps coming back (a person re-applying while the controller reverts) is a fight, not an accident.
-        const recent = await tx.driftItem.findMany({
-          where: { environmentId: envId, key, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
-          select: { attributionManager: true, resolution: true },
+        const previous = openByKey.get(u.key);
+        const conflict = nextConflict(previous?.conflict as StoredConflict | null, u.changes);
+        await tx.driftItem.update({
+          where: { id: u.id },
+          data: {
+            type: u.type,
+            changes: u.changes as unknown as Prisma.InputJsonValue,
+            ignored: u.ignored,
+            lastSeenAt: now,
+            attributionManager: u.attribution?.manager ?? null,
+            attributionClass: u.attribution?.class ?? null,
+            attributionTime: u.attribution?.time ? new Date(u.attribution.time) : null,
+            conflict: conflict as unknown as Prisma.InputJsonValue,
+          },
         });
-        const conflict: Conflict | null =
-          recent.length >= 2
-            ? { path: changes[0]?.display ?? null, managers: [...new Set([attribution?.manager, ...recent.map((r) => r.attributionManager)].filter((m): m is string => Boolean(m)))], flips: recent.length }
-            : null;
+      }
+      for (const r of plan.resolve) {
+        await tx.driftItem.update({ where: { id: r.id }, data: { resolvedAt: now, resolution: r.reason, resolutionSha: r.sha, lastSeenAt: now } });
+        events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: openByKey.get(r.key)?.type }, after: { resolution: r.reason, sha: r.sha, durationMs: r.durationMs } });
+      }
+      resolvedIds.push(...plan.resolve.map((r) => ({ id: r.id, reason: r.reason, sha: r.sha })));
+      for (const n of plan.open) {
+        const parts = parseObjectKey(n.key);
+        const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
+        const episodes = recentEpisodes.get(n.key) ?? [];
+        const reopen = detectReopenConflicts(
+          [...episodes, { key: n.key, openedAt: n.openedAt, resolvedAt: null, resolution: null, managers: [n.attribution?.manager ?? null], paths: n.changes.map((c) => c.display) }],
+          { controllerManager: state.compareOptions.controllerManagers?.[0] ?? "controller" },
+        )[0];
+        const conflict = nextConflict(null, n.changes, reopen ? { path: reopen.path, managers: reopen.managers, flips: reopen.flips } : null);
         const created = await tx.driftItem.create({
           data: {
             environmentId: envId,
-            key,
+            key: n.key,
             apiVersion: obj?.apiVersion ?? "",
             kind: parts.kind,
             namespace: parts.namespace,
             name: parts.name,
-            type: result.type,
-            changes: changes as unknown as Prisma.InputJsonValue,
-            ignored: result.ignored,
+            type: n.type,
+            changes: n.changes as unknown as Prisma.InputJsonValue,
+            ignored: n.ignored,
             openedAt: now,
             lastSeenAt: now,
-            reopenCount: recent.length,
-            conflict: (conflict ?? undefined) as Prisma.InputJsonValue | undefined,
-            attributionManager: attribution?.manager ?? null,
-            attributionClass: attribution?.class ?? null,
-            attributionTime: attribution?.time ? new Date(attribution.time) : null,
+            reopenCount: n.reopenCount,
+            conflict: conflict as unknown as Prisma.InputJsonValue,
+            attributionManager: n.attribution?.manager ?? null,
+            attributionClass: n.attribution?.class ?? null,
+            attributionTime: n.attribution?.time ? new Date(n.attribution.time) : null,
           },
           select: { id: true },
         });
-        events.push({ action: "drift.opened", targetId: created.id, key, after: { type: result.type, fields: changes.map((c) => c.display), manager: attribution?.manager ?? null } });
-      }
-      if (seenKeys.length > 0) await tx.driftItem.updateMany({ where: { id: { in: seenKeys } }, data: { lastSeenAt: now } });
-      // Open items whose object is gone on both sides, or whose kind we can read again and is absent.
-      for (const open of openItems) {
-        if (results.has(open.key) || state.forbiddenKinds.has(groupKindOfKey(open.key))) continue;
-        const how = open.type === "Missing" ? "adopted" : "deleted";
-        await tx.driftItem.update({ where: { id: open.id }, data: { resolvedAt: now, resolution: how, resolutionSha: how === "adopted" ? state.approvedSha : null } });
-        events.push({ action: "drift.resolved", targetId: open.id, key: open.key, before: { type: open.type }, after: { resolution: how } });
+        events.push({ action: "drift.opened", targetId: created.id, key: n.key, after: { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null } });
       }
 
       // ── Lineage ──────────────────────────────────────────────────────────
