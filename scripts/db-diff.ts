@@ -47,14 +47,14 @@ async function main(): Promise<number> {
   let url = process.env.DATABASE_URL;
   let tmp: string | undefined;
   let stop = async () => {};
-  if (!url) {
-    tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-db-diff-"));
-    const db = await startEmbeddedPostgres({ dataDir: tmp });
-    url = db.url;
-    stop = db.stop;
-  }
   let sql: string;
   try {
+    if (!url) {
+      tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-db-diff-"));
+      const db = await startEmbeddedPostgres({ dataDir: tmp });
+      url = db.url;
+      stop = db.stop;
+    }
     const engine = await openSchemaEngine(url, to);
     try {
       sql = await engine.diff(from, to);

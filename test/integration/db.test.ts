@@ -186,15 +186,21 @@ describe("invariants the schema cannot express", () => {
     expect(await db().driftItem.count({ where: { resolvedAt: null } })).toBe(2);
   });
 
-  it("allows one queued-or-running collection per environment", async () => {
+  it("allows one queued and one running collection per environment (a refresh during a run queues one follow-up)", async () => {
     const first = await db().collectionRun.create({ data: { environmentId, trigger: "schedule" } });
     await expect(db().collectionRun.create({ data: { environmentId, trigger: "webhook" } })).rejects.toMatchObject({ code: "P2002" });
     await db().collectionRun.update({ where: { id: first.id }, data: { status: "running" } });
-    await expect(db().collectionRun.create({ data: { environmentId, trigger: "manual", status: "running" } })).rejects.toMatchObject({ code: "P2002" });
+    const followUp = await db().collectionRun.create({ data: { environmentId, trigger: "webhook" } });
+    await expect(db().collectionRun.create({ data: { environmentId, trigger: "manual" } })).rejects.toMatchObject({ code: "P2002" });
+    await expect(db().collectionRun.update({ where: { id: followUp.id }, data: { status: "running" } })).rejects.toMatchObject({ code: "P2002" });
     await db().collectionRun.update({ where: { id: first.id }, data: { status: "succeeded" } });
-    await db().collectionRun.create({ data: { environmentId, trigger: "schedule" } });
+    await db().collectionRun.update({ where: { id: followUp.id }, data: { status: "running" } });
     await db().collectionRun.create({ data: { environmentId, trigger: "old", status: "failed" } });
-    expect(await db().collectionRun.count()).toBe(3);
+    expect(await db().collectionRun.groupBy({ by: ["status"], _count: { _all: true }, orderBy: { status: "asc" } })).toEqual([
+      { status: "running", _count: { _all: 1 } },
+      { status: "succeeded", _count: { _all: 1 } },
+      { status: "failed", _count: { _all: 1 } },
+    ]);
   });
 
   it("allows one open alert per fingerprint", async () => {
@@ -404,7 +410,14 @@ describe("embedded Postgres", () => {
     expect(fs.existsSync(path.join(dir, "pgdata", "postmaster.pid"))).toBe(true); // stale
     expect(fs.existsSync(path.join(dir, "driftwatch.lock"))).toBe(true); // stale
 
-    const restarted = await start({ dataDir: dir });
+    // After a reboot the dead postmaster's pid may belong to another program of the same user,
+    // which makes Postgres itself refuse to start ("lock file already exists").
+    const unrelated = spawn("sleep", ["60"], { stdio: "ignore" });
+    const pidFile = path.join(dir, "pgdata", "postmaster.pid");
+    const lines = fs.readFileSync(pidFile, "utf8").split("\n");
+    fs.writeFileSync(pidFile, [String(unrelated.pid), ...lines.slice(1)].join("\n"));
+
+    const restarted = await start({ dataDir: dir }).finally(() => unrelated.kill());
     expect(await query(restarted.url, "SELECT v FROM kept")).toEqual([{ v: "before the crash" }]);
     await restarted.stop();
     expect(fs.existsSync(path.join(dir, "driftwatch.lock"))).toBe(false);
