@@ -1,7 +1,21 @@
-// What follows every run: detected pauses and alerts are re-evaluated from the
-// state the run stored. Kept apart so the run itself stays about collection.
+// What follows every run, and what a worker sweeps periodically: detected
+// pauses and alerts are re-evaluated from the state the run stored; expired
+// pauses are resumed where the environment asks for it.
+import type { ControllerStatus } from "@/lib/domain/types";
+import { reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses";
+import { refreshAlerts, alertOptionsFrom } from "@/lib/alerts";
 import type { CollectorContext } from "./collect-environment";
 
-export async function afterRunHooks(_ctx: CollectorContext, _environmentId: string): Promise<void> {
-  // Filled in when lib/pauses and lib/alerts land.
+export async function afterRunHooks(ctx: CollectorContext, environmentId: string): Promise<void> {
+  const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: environmentId }, select: { id: true, name: true, controller: true } });
+  const now = ctx.now();
+  await reconcileDetectedPauses(ctx.db, env, env.controller as ControllerStatus | null, now);
+  await refreshAlerts(ctx.db, environmentId, now, alertOptionsFrom(ctx.config));
+}
+
+/** Time-based transitions no run triggers: claims and pauses expiring, unowned drift ageing. */
+export async function periodicSweep(ctx: CollectorContext): Promise<void> {
+  const now = ctx.now();
+  await resumeExpiredPauses(ctx.db, { now });
+  await refreshAlerts(ctx.db, null, now, alertOptionsFrom(ctx.config));
 }

@@ -34,6 +34,7 @@ import {
 } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
+import { closeClaimsForResolvedDrift } from "@/lib/claims";
 
 export interface DesiredEntry {
   key: string;
@@ -229,7 +230,6 @@ export async function persistRun(
     });
     recentEpisodes.set(r.key, list);
   }
-  const resolvedIds: Array<{ id: string; reason: string; sha: string | null }> = [];
 
   const applied = await resolveApplied(results);
   const events: ObservedEvent[] = [];
@@ -297,7 +297,8 @@ export async function persistRun(
         await tx.driftItem.update({ where: { id: r.id }, data: { resolvedAt: now, resolution: r.reason, resolutionSha: r.sha, lastSeenAt: now } });
         events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: openByKey.get(r.key)?.type }, after: { resolution: r.reason, sha: r.sha, durationMs: r.durationMs } });
       }
-      resolvedIds.push(...plan.resolve.map((r) => ({ id: r.id, reason: r.reason, sha: r.sha })));
+      // A claimed divergence ends by itself when its drift does, recording how.
+      for (const r of plan.resolve) await closeClaimsForResolvedDrift(tx, [r.id], { resolution: r.reason, sha: r.sha }, now);
       for (const n of plan.open) {
         const parts = parseObjectKey(n.key);
         const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;

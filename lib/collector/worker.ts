@@ -8,12 +8,14 @@ import type { RunProgress } from "@/lib/domain/types";
 import { collectEnvironment, type CollectorContext, type RunOutcome } from "./collect-environment";
 import { heartbeat, leaseNextRun, reapExpiredLeases, scheduleDueRuns, type LeasedRun } from "./jobs";
 import { recordEvents } from "./events";
-import { afterRunHooks } from "./hooks";
+import { afterRunHooks, periodicSweep } from "./hooks";
 
 export interface WorkerOptions {
   workerId?: string;
   leaseMs?: number;
   pollMs?: number;
+  /** How often expiries and ageing are re-evaluated (claims, pauses, unowned drift). */
+  sweepMs?: number;
 }
 
 export interface Worker {
@@ -109,12 +111,18 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
   let timer: NodeJS.Timeout | undefined;
   let busy: Promise<void> = Promise.resolve();
   let idleWaiters: Array<() => void> = [];
+  const sweepMs = opts.sweepMs ?? 15_000;
+  let lastSweep = 0;
 
   const tick = async () => {
     if (stopped) return;
     try {
       await reapExpiredLeases(ctx.db, ctx.now());
       await scheduleDueRuns(ctx.db, ctx.now());
+      if (Date.now() - lastSweep >= sweepMs) {
+        lastSweep = Date.now();
+        await periodicSweep(ctx).catch((e: unknown) => ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "periodic sweep failed"));
+      }
       for (;;) {
         if (stopped) break;
         const run = await leaseNextRun(ctx.db, id, leaseMs, ctx.now());
