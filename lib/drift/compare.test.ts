@@ -555,6 +555,24 @@ const cases: Case[] = [
     expect: (r) => expect(changesOf(r)).toMatchObject([{ display: "spec.parts[name=b].size", path: ["spec", "parts", 0, "size"], desired: 2, live: 3 }]),
   },
   {
+    name: "long named lists (more than 31 items) still match by name",
+    desired: () => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", namespace: "shop" },
+      data: { x: "1" },
+      items: Array.from({ length: 40 }, (_, i) => ({ name: `n${i}`, v: i })),
+    }),
+    live: () => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", namespace: "shop" },
+      data: { x: "1" },
+      items: Array.from({ length: 40 }, (_, i) => ({ name: `n${39 - i}`, v: 39 - i === 35 ? 99 : 39 - i })),
+    }),
+    expect: (r) => expect(changesOf(r)).toMatchObject([{ display: "items[name=n35].v", path: ["items", 4, "v"], desired: 35, live: 99 }]),
+  },
+  {
     name: "a system finalizer only live is not drift",
     desired: () => ({ apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data", namespace: "shop" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } } }),
     live: () => ({

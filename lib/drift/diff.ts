@@ -54,14 +54,25 @@ function keyValue(item: unknown, key: string, defaults: Readonly<Record<string, 
 }
 
 function allKeyed(list: readonly unknown[], keys: readonly string[], defaults: Readonly<Record<string, Scalar>> | undefined): boolean {
-  for (const item of list) {
-    if (!isObj(item)) return false;
+  const single = keys.length === 1 && defaults === undefined ? (keys[0] as string) : null;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
+    if (single !== null) {
+      const t = typeof (item as Obj)[single];
+      if (t !== "string" && t !== "number") return false;
+      continue;
+    }
     for (const k of keys) {
       const v = keyValue(item, k, defaults);
       if (v === undefined || (typeof v === "object" && v !== null)) return false;
     }
   }
   return true;
+}
+
+function isUsed(mask: number, arr: boolean[] | null, x: number): boolean {
+  return arr === null ? (mask & (1 << x)) !== 0 : arr[x] === true;
 }
 
 function sameKey(a: unknown, b: unknown, keys: readonly string[], defaults: Readonly<Record<string, Scalar>> | undefined): boolean {
@@ -266,15 +277,19 @@ export class ObjectDiffer {
     itemNode: SchemaNode,
     depth: number,
   ): void {
-    const used: boolean[] = new Array(l.length).fill(false);
+    // Which live items found a partner: a bit mask for the usual short lists.
+    const small = l.length <= 31;
+    let mask = 0;
+    const usedArr: boolean[] | null = small ? null : new Array<boolean>(l.length).fill(false);
     for (let i = 0; i < d.length; i++) {
       const di = d[i];
       let j = -1;
       // Same position first: lists usually keep their order.
-      if (i < l.length && !used[i] && sameKey(di, l[i], keys, kdef)) j = i;
-      else for (let x = 0; x < l.length; x++) if (!used[x] && sameKey(di, l[x], keys, kdef)) { j = x; break; }
+      if (i < l.length && !isUsed(mask, usedArr, i) && sameKey(di, l[i], keys, kdef)) j = i;
+      else for (let x = 0; x < l.length; x++) if (!isUsed(mask, usedArr, x) && sameKey(di, l[x], keys, kdef)) { j = x; break; }
       if (j >= 0) {
-        used[j] = true;
+        if (small) mask |= 1 << j;
+        else (usedArr as boolean[])[j] = true;
         this.item(depth, j, l[j], keys, kdef);
         this.cmp(di, l[j], itemNode, depth + 1, null, false);
       } else {
@@ -283,7 +298,7 @@ export class ObjectDiffer {
       }
     }
     for (let j = 0; j < l.length; j++) {
-      if (used[j]) continue;
+      if (isUsed(mask, usedArr, j)) continue;
       this.item(depth, j, l[j], keys, kdef);
       this.liveOnly(l[j], itemNode, depth + 1, null);
     }

@@ -47,61 +47,73 @@ function normaliseEntry(raw: unknown, index: number): OwnerEntry {
     : { manager, operation, subresource, time, index };
 }
 
+type Fields = Record<string, unknown>;
+
+function hasAnyKey(v: Fields): boolean {
+  for (const _ in v) return true;
+  return false;
+}
+
+// Canonical spelling → raw key, per FieldsV1 node, built only when a direct lookup misses.
+const canonicalKeys = new WeakMap<Fields, Map<string, string>>();
+
+/** The FieldsV1 child for a canonical key: the API server writes canonical keys, so a direct hit is the rule. */
+function childOf(node: Fields, key: string): Fields | undefined {
+  const direct = node[key];
+  if (direct !== undefined) return isRecord(direct) ? direct : undefined;
+  if (key.charCodeAt(0) === 102 /* f */) return undefined;
+  let map = canonicalKeys.get(node);
+  if (!map) {
+    map = new Map();
+    for (const raw in node) {
+      if (raw === "." || raw.startsWith("f:")) continue;
+      const c = canonicalFieldsV1Key(raw);
+      if (c !== null && c !== raw) map.set(c, raw);
+    }
+    canonicalKeys.set(node, map);
+  }
+  const raw = map.get(key);
+  const v = raw === undefined ? undefined : node[raw];
+  return isRecord(v) ? v : undefined;
+}
+
+/**
+ * Ownership lookups straight over the raw FieldsV1 of each entry: nothing is
+ * decoded until a path is asked for, and only along that path.
+ */
 export class OwnershipIndex {
   readonly entries: readonly OwnerEntry[];
-  private readonly root: TrieNode = newNode();
+  private readonly fields: readonly (Fields | null)[];
+  private trieRoot: TrieNode | null = null;
 
-  private constructor(entries: OwnerEntry[]) {
+  private constructor(entries: OwnerEntry[], fields: (Fields | null)[]) {
     this.entries = entries;
+    this.fields = fields;
   }
 
   /** Tolerates anything: malformed entries own nothing, unknown keys are skipped. */
   static fromManagedFields(managedFields: unknown): OwnershipIndex {
     const list = Array.isArray(managedFields) ? managedFields : [];
-    const index = new OwnershipIndex(list.map(normaliseEntry));
-    list.forEach((raw, i) => {
-      if (!isRecord(raw)) return;
-      if (raw.fieldsType !== undefined && raw.fieldsType !== "FieldsV1") return;
-      if (isRecord(raw.fieldsV1)) index.add(index.root, raw.fieldsV1, i);
-    });
-    return index;
+    return new OwnershipIndex(
+      list.map(normaliseEntry),
+      list.map((raw) => (isRecord(raw) && (raw.fieldsType === undefined || raw.fieldsType === "FieldsV1") && isRecord(raw.fieldsV1) ? raw.fieldsV1 : null)),
+    );
   }
 
-  private add(node: TrieNode, fields: Record<string, unknown>, entry: number): void {
-    for (const rawKey in fields) {
-      if (rawKey === ".") {
-        (node.owners ??= []).push(entry);
-        continue;
-      }
-      const key = canonicalFieldsV1Key(rawKey);
-      if (key === null) continue;
-      const children = (node.children ??= new Map());
-      let child = children.get(key);
-      if (!child) children.set(key, (child = newNode()));
-      const sub = fields[rawKey];
-      let hasKeys = false;
-      if (isRecord(sub)) for (const _ in sub) { hasKeys = true; break; }
-      if (!hasKeys) {
-        (child.owners ??= []).push(entry);
-        (child.whole ??= []).push(entry);
-      } else {
-        this.add(child, sub as Record<string, unknown>, entry);
-      }
-    }
-  }
-
-  private find(keys: readonly string[]): TrieNode | undefined {
-    let node: TrieNode | undefined = this.root;
-    for (const k of keys) {
-      node = node.children?.get(k);
-      if (!node) return undefined;
-    }
+  private nodeAt(entry: number, keys: readonly string[]): Fields | undefined {
+    let node: Fields | undefined = this.fields[entry] ?? undefined;
+    for (let i = 0; i < keys.length && node !== undefined; i++) node = childOf(node, keys[i] as string);
     return node;
   }
 
-  /** Entries owning exactly this path. */
+  /** Entries owning exactly this path (a leaf `{}` or a `.` node). */
   exact(keys: readonly string[]): readonly number[] {
-    return this.find(keys)?.owners ?? NO_OWNERS;
+    let out: number[] | null = null;
+    for (let e = 0; e < this.fields.length; e++) {
+      const node = this.nodeAt(e, keys);
+      if (node !== undefined && (node["."] !== undefined || !hasAnyKey(node))) (out ??= []).push(e);
+    }
+    return out ?? NO_OWNERS;
   }
 
   /**
@@ -109,14 +121,22 @@ export class OwnershipIndex {
    * (`.`) is not owning every field in it, so such parents do not count.
    */
   wholeAncestor(keys: readonly string[]): readonly number[] {
-    let node: TrieNode | undefined = this.root;
-    let found: readonly number[] = NO_OWNERS;
-    for (let i = 0; i < keys.length - 1; i++) {
-      node = node.children?.get(keys[i] as string);
-      if (!node) break;
-      if (node.whole) found = node.whole;
+    let best = -1;
+    let out: number[] | null = null;
+    for (let e = 0; e < this.fields.length; e++) {
+      let node: Fields | undefined = this.fields[e] ?? undefined;
+      for (let i = 0; i < keys.length - 1 && node !== undefined; i++) {
+        node = childOf(node, keys[i] as string);
+        if (node !== undefined && !hasAnyKey(node)) {
+          if (i > best) {
+            best = i;
+            out = [e];
+          } else if (i === best) out?.push(e);
+          break;
+        }
+      }
     }
-    return found;
+    return out ?? NO_OWNERS;
   }
 
   /** The most specific owners of a path: exact, else an ancestor owned whole. */
@@ -126,19 +146,47 @@ export class OwnershipIndex {
   }
 
   hasDescendants(keys: readonly string[]): boolean {
-    const node = this.find(keys);
-    return node?.children !== null && node?.children !== undefined && node.children.size > 0;
+    for (let e = 0; e < this.fields.length; e++) {
+      const node = this.nodeAt(e, keys);
+      if (node === undefined) continue;
+      for (const k in node) if (k !== ".") return true;
+    }
+    return false;
+  }
+
+  private trie(): TrieNode {
+    if (this.trieRoot) return this.trieRoot;
+    const root = newNode();
+    const add = (node: TrieNode, fields: Fields, entry: number): void => {
+      for (const rawKey in fields) {
+        if (rawKey === ".") {
+          (node.owners ??= []).push(entry);
+          continue;
+        }
+        const key = canonicalFieldsV1Key(rawKey);
+        if (key === null) continue;
+        const children = (node.children ??= new Map());
+        let child = children.get(key);
+        if (!child) children.set(key, (child = newNode()));
+        const sub = fields[rawKey];
+        if (isRecord(sub) && hasAnyKey(sub)) add(child, sub, entry);
+        else {
+          (child.owners ??= []).push(entry);
+          (child.whole ??= []).push(entry);
+        }
+      }
+    };
+    this.fields.forEach((f, i) => {
+      if (f) add(root, f, i);
+    });
+    return (this.trieRoot = root);
   }
 
   /** Every path an entry owns (leaves and `.` nodes), as FieldsV1 keys. */
   ownedPaths(entry: number): string[][] {
-    const out: string[][] = [];
-    const walk = (node: TrieNode, prefix: string[]) => {
-      if (node.owners?.includes(entry) && prefix.length > 0) out.push(prefix);
-      if (node.children) for (const [k, child] of node.children) walk(child, [...prefix, k]);
-    };
-    walk(this.root, []);
-    return out;
+    return this.allOwned()
+      .filter((o) => o.owners.includes(entry))
+      .map((o) => o.keys);
   }
 
   /** Every owned path with its owners. */
@@ -148,7 +196,7 @@ export class OwnershipIndex {
       if (node.owners && prefix.length > 0) out.push({ keys: prefix, owners: node.owners });
       if (node.children) for (const [k, child] of node.children) walk(child, [...prefix, k]);
     };
-    walk(this.root, []);
+    walk(this.trie(), []);
     return out;
   }
 }

@@ -81,11 +81,25 @@ export function compareQuantity(a: Quantity, b: Quantity): -1 | 0 | 1 {
   return l < r ? -1 : l > r ? 1 : 0;
 }
 
+// The same few spellings ("250m", "512Mi", 0.5) recur across thousands of objects.
+const parsed = new Map<string | number, Quantity | null>();
+
+function parseCached(v: unknown): Quantity | null {
+  if (typeof v !== "string" && typeof v !== "number") return null;
+  let q = parsed.get(v);
+  if (q === undefined) {
+    if (parsed.size >= 4096) parsed.clear();
+    q = parseQuantity(v);
+    parsed.set(v, q);
+  }
+  return q;
+}
+
 /** True when both parse and denote the same amount. */
 export function quantityEquals(a: unknown, b: unknown): boolean {
-  const qa = parseQuantity(a);
+  const qa = parseCached(a);
   if (!qa) return false;
-  const qb = parseQuantity(b);
+  const qb = parseCached(b);
   return qb !== null && qa.num === qb.num && qa.den === qb.den;
 }
 
