@@ -11,7 +11,8 @@
 //   driftwatch.lock    {pid, startTime} of the Driftwatch process using the folder
 //   port               last port used, reused when still free
 //   password           the generated superuser password (mode 0600)
-//   initialised        written once initdb finished; without it pgdata is redone
+//   initialising       present while initdb runs: a pgdata left with it is redone
+//   initialised        initdb finished (the same file, renamed)
 //   postgres.log       this run's server log (previous run: postgres.log.1)
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
@@ -108,7 +109,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     await fsp.writeFile(path.join(dataDir, "port"), `${port}\n`);
     await ensureDatabaseExists(port, password);
-    log(`Postgres ${port} ready (data ${pgdata})`);
+    log(`Postgres ready on port ${port} (data ${pgdata})`);
 
     const running = server;
     const onExit = () => {
@@ -138,7 +139,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-export function connectionUrl(port: number, password: string, database: string): string {
+function connectionUrl(port: number, password: string, database: string): string {
   return `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
@@ -536,8 +537,18 @@ async function ensureCluster(args: {
     return password;
   }
 
-  // No finished initdb: anything in pgdata is a half-made cluster without data.
+  // No finished initdb. Only a cluster we began creating ourselves (an interrupted
+  // initdb: no data yet) may be thrown away; a pgdata from anywhere else is kept.
+  const initialising = path.join(dataDir, "initialising");
+  const leftover = await fsp.readdir(pgdata).catch(() => undefined);
+  if (leftover && leftover.length > 0 && !fs.existsSync(initialising)) {
+    throw new EmbeddedPostgresError(
+      "START_FAILED",
+      `${pgdata} holds files Driftwatch did not create (no ${marker}). Move them away, or set DRIFTWATCH_DATA_DIR to another folder.`,
+    );
+  }
   log(`Creating a new Postgres cluster in ${pgdata}`);
+  await fsp.writeFile(initialising, `${new Date().toISOString()}\n`);
   await fsp.rm(pgdata, { recursive: true, force: true });
   await fsp.mkdir(pgdata, { mode: 0o700 });
   const password = crypto.randomBytes(18).toString("hex");
@@ -564,7 +575,7 @@ async function ensureCluster(args: {
   } finally {
     await fsp.rm(pwfile, { force: true });
   }
-  await fsp.writeFile(marker, `${new Date().toISOString()}\n`);
+  await fsp.rename(initialising, marker);
   return password;
 }
 

@@ -379,7 +379,7 @@ describe("embedded Postgres", () => {
     expect(warm.port).toBe(cold.port);
     await warm.stop();
     console.log(`[db.test] embedded Postgres: cold start ${Math.round(coldMs)} ms, warm start ${Math.round(warmMs)} ms`);
-    expect(coldMs).toBeLessThan(10_000);
+    expect(coldMs).toBeLessThan(20_000); // a hang guard: the target (< 2 s) is measured, not asserted, on a shared machine
 
     const port = await freePort();
     const fixed = await start({ dataDir: await tempDir("pg-fixed"), port });
@@ -442,6 +442,26 @@ describe("embedded Postgres", () => {
     await restarted.stop();
   });
 
+  it("redoes an interrupted initdb, but never throws away a pgdata it did not create", async () => {
+    const foreign = await tempDir("pg-foreign");
+    await fsp.chmod(foreign, 0o755);
+    await fsp.mkdir(path.join(foreign, "pgdata"));
+    await fsp.writeFile(path.join(foreign, "pgdata", "PG_VERSION"), "16\n");
+    await expect(startEmbeddedPostgres({ dataDir: foreign })).rejects.toThrow(/holds files Driftwatch did not create/);
+    expect(fs.readFileSync(path.join(foreign, "pgdata", "PG_VERSION"), "utf8")).toBe("16\n");
+    expect(fs.existsSync(path.join(foreign, "driftwatch.lock"))).toBe(false); // released after the refusal
+
+    const interrupted = await tempDir("pg-interrupted");
+    await fsp.mkdir(path.join(interrupted, "pgdata"));
+    await fsp.writeFile(path.join(interrupted, "pgdata", "PG_VERSION"), "18\n");
+    await fsp.writeFile(path.join(interrupted, "initialising"), "crashed during initdb\n");
+    const server = await start({ dataDir: interrupted });
+    expect(await query(server.url, "SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+    expect(fs.existsSync(path.join(interrupted, "initialised"))).toBe(true);
+    expect(fs.existsSync(path.join(interrupted, "initialising"))).toBe(false);
+    await server.stop();
+  });
+
   it.runIf(isRoot)("as root, refuses a data folder the postgres user cannot enter, saying what to do, without creating it", async () => {
     const blocked = await tempDir("pg-blocked");
     await fsp.chmod(blocked, 0o700);
@@ -467,6 +487,18 @@ describe("embedded Postgres", () => {
     } else {
       console.log("[db.test] /root is enterable by others here; checked the same refusal with a 0700 temp folder only");
     }
+  });
+
+  it.runIf(isRoot)("as root, refuses a database another user created instead of failing inside Postgres", async () => {
+    const dir = await tempDir("pg-owner");
+    await fsp.chmod(dir, 0o755);
+    await fsp.mkdir(path.join(dir, "pgdata"), { mode: 0o700 }); // owned by root, not by the postgres user
+    await fsp.writeFile(path.join(dir, "initialised"), "x\n");
+    await fsp.writeFile(path.join(dir, "password"), "x\n");
+    await expect(startEmbeddedPostgres({ dataDir: dir })).rejects.toMatchObject({
+      code: "DATA_DIR_WRONG_OWNER",
+      message: expect.stringContaining(`The database in ${path.join(dir, "pgdata")} belongs to user "root" (uid 0), but Postgres would run as "postgres"`),
+    });
   });
 
   it.runIf(isRoot)("as root, runs a copy of the binaries when the postgres user cannot reach node_modules", async () => {
