@@ -1,7 +1,7 @@
 // From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
 // expansion, default namespaces, duplicates. Pure functions over strings, so
 // plain rendering and kustomize output share them.
-import { Composer, LineCounter, Parser, type Document, type Tags } from "yaml";
+import { parseKubernetesYaml } from "./k8s-yaml";
 import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
 
 export interface RenderedObject {
@@ -19,7 +19,7 @@ export interface RenderProblem {
 
 export interface ParsedDocument {
   value: unknown;
-  /** 0-based position of the document in its file. */
+  /** 0-based position among the file's non-empty documents. */
   index: number;
   /** 1-based line where the document starts. */
   line: number;
@@ -29,20 +29,10 @@ export interface ParsedDocument {
 
 export type ParseResult = { ok: true; docs: ParsedDocument[] } | { ok: false; line?: number; message: string };
 
-// Kubernetes reads YAML with go-yaml v2 (YAML 1.1: `0644` is octal, `yes`/`on`
-// are booleans), so the same must happen here or modes and flags would show
-// as drift. go-yaml does not do base-60 numbers or timestamps; neither do we.
-const yaml11Tags = (tags: Tags): Tags =>
-  tags.filter((t) =>
-    typeof t === "string"
-      ? !["intTime", "floatTime", "timestamp"].includes(t)
-      : !(t.format === "TIME" || t.tag === "tag:yaml.org,2002:timestamp"),
-  );
-
 export function parseManifestText(file: string, text: string): ParseResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/\.json$/i.test(file)) return parseJson(src);
-  return parseYaml(src);
+  return parseKubernetesYaml(src);
 }
 
 function parseJson(src: string): ParseResult {
@@ -154,43 +144,6 @@ export function jsonErrorOffset(src: string): number | null {
     if (e instanceof Stop) return e.at;
     throw e;
   }
-}
-
-function parseYaml(src: string): ParseResult {
-  const lines = new LineCounter();
-  const parser = new Parser(lines.addNewLine);
-  const composer = new Composer({ version: "1.1", schema: "yaml-1.1", customTags: yaml11Tags, merge: true, uniqueKeys: true });
-  const docs: ParsedDocument[] = [];
-  const lineAt = (offset: number) => Math.max(1, lines.linePos(offset).line || 1);
-  // Documents are composed one at a time from the token stream, so a file of
-  // 10,000 documents never holds 10,000 syntax trees at once.
-  const each = (doc: Document.Parsed): ParseResult | null => {
-    const err = doc.errors[0];
-    if (err) return { ok: false, line: lineAt(err.pos[0]), message: `invalid YAML: ${err.message}` };
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
-      return { ok: false, line: lineAt(doc.range[0]), message: `invalid YAML: ${(e as Error).message}` };
-    }
-    // The line of the first content, not of a preceding `---`.
-    const start = doc.contents?.range[0] ?? doc.range[0];
-    docs.push({ value, index: docs.length, line: lineAt(start), range: [doc.range[0], doc.range[2]] });
-    return null;
-  };
-  try {
-    for (const doc of composer.compose(parser.parse(src))) {
-      const failed = each(doc);
-      if (failed) return failed;
-    }
-    for (const doc of composer.end()) {
-      const failed = each(doc);
-      if (failed) return failed;
-    }
-  } catch (e) {
-    return { ok: false, message: `invalid YAML: ${(e as Error).message}` };
-  }
-  return { ok: true, docs };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

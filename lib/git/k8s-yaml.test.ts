@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { parseKubernetesYaml } from "./k8s-yaml";
+
+function values(src: string): unknown[] {
+  const res = parseKubernetesYaml(src);
+  if (!res.ok) throw new Error(res.message);
+  return res.docs.map((d) => d.value);
+}
+
+describe("parseKubernetesYaml", () => {
+  // Each expectation is what `kubectl apply` sends for the same text (go-yaml v2 → JSON).
+  it.each([
+    ["0644", 420],
+    ["0o17", 15],
+    ["0x1F", 31],
+    ["0b101", 5],
+    ["-12", -12],
+    ["1_000", 1000],
+    ["08", 8],
+    ["1e3", 1000],
+    ["1.5", 1.5],
+    [".5", 0.5],
+    ["yes", true],
+    ["y", true],
+    ["On", true],
+    ["off", false],
+    ["NO", false],
+    ["~", null],
+    ["1:30", "1:30"],
+    ["2024-01-01", "2024-01-01"],
+    ["2024-01-01T10:00:00Z", "2024-01-01T10:00:00Z"],
+    ["100m", "100m"],
+    ["'0644'", "0644"],
+  ])("reads %s as %j", (text, expected) => {
+    expect(values(`v: ${text}\n`)).toEqual([{ v: expected }]);
+  });
+
+  it("splits documents at markers, including `...` ends, inline content and directives", () => {
+    const src = ["%YAML 1.1", "---", "a: 1", "...", "b: 2", "--- {c: 3}", "--- |", "  text", "---", "# empty", "---"].join("\n");
+    const res = parseKubernetesYaml(src);
+    expect(res.ok && res.docs.map((d) => [d.value, d.line])).toEqual([
+      [{ a: 1 }, 3],
+      [{ b: 2 }, 5],
+      [{ c: 3 }, 6],
+      ["text\n", 7],
+    ]);
+  });
+
+  it("handles CRLF line endings", () => {
+    expect(values("a: 1\r\n---\r\nb: yes\r\n")).toEqual([{ a: 1 }, { b: true }]);
+  });
+
+  it("gives each document its character range", () => {
+    const src = "a: 1\n---\nb: 2\n";
+    const res = parseKubernetesYaml(src);
+    expect(res.ok && res.docs.map((d) => src.slice(...d.range))).toEqual(["a: 1\n", "---\nb: 2\n"]);
+  });
+
+  it("reports errors with the file's line number, not the document's", () => {
+    const res = parseKubernetesYaml("a: 1\n---\nb: 2\n---\nmetadata:\n  name: x\n  name: y\n");
+    expect(res).toMatchObject({ ok: false, line: 7, message: expect.stringContaining("duplicated mapping key") });
+  });
+});

@@ -1,0 +1,171 @@
+// YAML as Kubernetes reads it. kubectl and the API server decode YAML with
+// go-yaml v2 (through sigs.k8s.io/yaml), which is YAML 1.1-flavoured: `0644`
+// is octal (420), `yes`/`on`/`y` are booleans, `1e3` is a float. Reading
+// manifests any other way would make modes and flags show up as drift.
+// Where go-yaml v2 differs from the YAML 1.1 spec, go-yaml wins: no base-60
+// numbers (`1:30` stays a string), and timestamps stay strings when decoded
+// into untyped maps, which is what Kubernetes does.
+import { NOT_RESOLVED, Schema, YAML11_SCHEMA, defineScalarTag, load } from "js-yaml";
+
+const INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const INF = /^[-+]?\.(?:inf|Inf|INF)$/;
+const NAN = /^\.(?:nan|NaN|NAN)$/;
+const NUMBER_START = [..."0123456789-+."];
+
+/** strconv.ParseInt(s, 0, 64) after go-yaml strips underscores. */
+const goInt = defineScalarTag<number>("tag:yaml.org,2002:int", {
+  implicit: true,
+  implicitFirstChars: NUMBER_START,
+  resolve(source) {
+    const plain = source.replace(/_/g, "");
+    if (!INT.test(plain)) return NOT_RESOLVED;
+    const sign = plain.startsWith("-") ? -1 : 1;
+    const digits = plain.replace(/^[-+]/, "");
+    const radix = /^0[xX]/.test(digits) ? 16 : /^0[oO]/.test(digits) ? 8 : /^0[bB]/.test(digits) ? 2 : /^0[0-7]/.test(digits) ? 8 : 10;
+    const body = radix === 10 ? digits : digits.replace(/^0[xXoObB]?/, "");
+    return sign * Number.parseInt(body || "0", radix);
+  },
+  identify: () => false,
+});
+
+const goFloat = defineScalarTag<number>("tag:yaml.org,2002:float", {
+  implicit: true,
+  implicitFirstChars: NUMBER_START,
+  resolve(source) {
+    const plain = source.replace(/_/g, "");
+    if (INF.test(plain)) return plain.startsWith("-") ? -Infinity : Infinity;
+    if (NAN.test(plain)) return Number.NaN;
+    if (!FLOAT.test(plain) || INT.test(plain)) return NOT_RESOLVED;
+    return Number.parseFloat(plain);
+  },
+  identify: () => false,
+});
+
+export const KUBERNETES_YAML_SCHEMA = new Schema(YAML11_SCHEMA.tags.filter((t) => t.tagName !== "tag:yaml.org,2002:timestamp")).withTags(
+  goInt,
+  goFloat,
+);
+
+export interface YamlDocument {
+  value: unknown;
+  /** 0-based position among the file's non-empty documents. */
+  index: number;
+  /** 1-based line of the document's first content. */
+  line: number;
+  /** Character offsets of the document (including its `---` line) in the text. */
+  range: [number, number];
+}
+
+export type YamlResult = { ok: true; docs: YamlDocument[] } | { ok: false; line?: number; message: string };
+
+const DOC_START = /^---(?:[ \t]|$)/;
+const DOC_END = /^\.\.\.(?:[ \t]|$)/;
+const NO_CONTENT = /^(?:[ \t]*(?:#.*)?|%.*|---[ \t]*(?:#.*)?|\.\.\.[ \t]*(?:#.*)?)$/;
+
+interface Chunk {
+  start: number;
+  end: number;
+  /** 1-based line of `start`. */
+  line: number;
+}
+
+/**
+ * Splits a stream at document markers. A `---` or `...` at the start of a
+ * line is always a marker in YAML (no scalar may contain one there), so this
+ * is exact, and lets each document be parsed — and freed — on its own.
+ */
+function chunks(src: string): Chunk[] {
+  const out: Chunk[] = [];
+  let start = 0;
+  let startLine = 1;
+  let pos = 0;
+  let line = 1;
+  while (pos < src.length) {
+    const nl = src.indexOf("\n", pos);
+    const next = nl < 0 ? src.length : nl + 1;
+    const text = src.slice(pos, nl < 0 ? src.length : nl).replace(/\r$/, "");
+    if (DOC_START.test(text) && pos > start) {
+      out.push({ start, end: pos, line: startLine });
+      start = pos;
+      startLine = line;
+    } else if (DOC_END.test(text)) {
+      out.push({ start, end: next, line: startLine });
+      start = next;
+      startLine = line + 1;
+    }
+    pos = next;
+    line++;
+  }
+  if (start < src.length) out.push({ start, end: src.length, line: startLine });
+  return out;
+}
+
+/** Line (1-based, in the file) of a chunk's first content, or null when it has none. */
+function contentLine(src: string, c: Chunk): number | null {
+  let pos = c.start;
+  let line = c.line;
+  while (pos < c.end) {
+    const nl = src.indexOf("\n", pos);
+    const end = nl < 0 || nl >= c.end ? c.end : nl;
+    const text = src.slice(pos, end).replace(/\r$/, "");
+    if (!NO_CONTENT.test(text)) return line;
+    // `--- value` puts content on the marker line itself.
+    if (DOC_START.test(text) && !/^---[ \t]*(?:#.*)?$/.test(text)) return line;
+    pos = end + 1;
+    line++;
+  }
+  return null;
+}
+
+const MAX_EXPANDED_NODES = 1_000_000;
+
+/**
+ * Aliases make shared references, cheap to build but exponential to walk
+ * (every later JSON.stringify would expand them). Refuse documents that would.
+ */
+function expandedTooLarge(value: unknown): boolean {
+  let count = 0;
+  const walk = (v: unknown): boolean => {
+    if (++count > MAX_EXPANDED_NODES) return true;
+    if (typeof v !== "object" || v === null) return false;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (walk(child)) return true;
+    return false;
+  };
+  return walk(value);
+}
+
+interface YamlErrorShape {
+  reason?: string;
+  mark?: { line?: number };
+}
+
+export function parseKubernetesYaml(src: string): YamlResult {
+  const docs: YamlDocument[] = [];
+  let pendingDirectives: Chunk | null = null;
+  for (const raw of chunks(src)) {
+    const c: Chunk = pendingDirectives ? { start: pendingDirectives.start, end: raw.end, line: pendingDirectives.line } : raw;
+    pendingDirectives = null;
+    const text = src.slice(c.start, c.end);
+    const first = contentLine(src, c);
+    if (first === null) {
+      // `%YAML`/`%TAG` directives belong to the document after them.
+      if (/^%/m.test(text)) pendingDirectives = c;
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = load(text, { schema: KUBERNETES_YAML_SCHEMA, maxDepth: 256 });
+    } catch (e) {
+      const err = e as YamlErrorShape;
+      const at = typeof err.mark?.line === "number" ? c.line + err.mark.line : first;
+      return { ok: false, line: at, message: `invalid YAML: ${err.reason ?? (e as Error).message}` };
+    }
+    if (value === null || value === undefined) continue;
+    if (text.includes("*") && expandedTooLarge(value)) {
+      return { ok: false, line: first, message: `invalid YAML: aliases expand this document beyond ${MAX_EXPANDED_NODES} values` };
+    }
+    docs.push({ value, index: docs.length, line: first, range: [c.start, c.end] });
+  }
+  return { ok: true, docs };
+}
