@@ -401,6 +401,23 @@ const cases: Case[] = [
     },
   },
   {
+    name: "labels and annotations a controller injects at apply time are not drift",
+    desired: () => desiredDeployment(),
+    live: () => {
+      const l = liveDeployment();
+      l.metadata.labels = { ...l.metadata.labels, "app.kubernetes.io/instance": "shop" };
+      l.metadata.annotations = { ...l.metadata.annotations, "argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/api" };
+      l.metadata.managedFields = [
+        entry("argocd-controller", { "f:metadata": { "f:labels": { "f:app.kubernetes.io/instance": {} }, "f:annotations": { "f:argocd.argoproj.io/tracking-id": {} } } }),
+      ];
+      const applied = { ...desiredDeployment(), metadata: { ...desiredDeployment().metadata, labels: { ...desiredDeployment().metadata.labels, "app.kubernetes.io/instance": "shop" } } };
+      (l.metadata.annotations as Obj)["kubectl.kubernetes.io/last-applied-configuration"] = JSON.stringify(applied);
+      return l;
+    },
+    options: { controllerManagers: ["argocd-controller"] },
+    expect: (r) => expect(r.type).toBe("InSync"),
+  },
+  {
     name: "containers in another order are matched by name, not index",
     desired: () => {
       const d = desiredDeployment();

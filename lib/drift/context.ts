@@ -11,7 +11,11 @@ export const DEFAULT_INJECTED_PREFIXES: readonly string[] = [
   "kustomize.toolkit.fluxcd.io/",
   "helm.toolkit.fluxcd.io/",
   "argocd.argoproj.io/",
+  "meta.helm.sh/",
 ];
+
+/** Argo CD's label tracking adds this label to everything it applies (and to its last-applied copy). */
+const ARGO_INSTANCE_LABEL = "app.kubernetes.io/instance";
 
 const BRAND: unique symbol = Symbol("driftwatch.compareContext");
 
@@ -31,6 +35,7 @@ export function createCompareContext(options: CompareOptions = {}): CompareConte
   const tracking = compileTracking(options.extraTracking);
   const injected = [...DEFAULT_INJECTED_PREFIXES, ...(options.controllerInjectedPrefixes ?? [])];
   if (tracking.label) injected.push(tracking.label.key);
+  if ((options.controllerManagers ?? []).some((m) => m.startsWith("argocd"))) injected.push(ARGO_INSTANCE_LABEL);
   return {
     [BRAND]: true,
     controllerManagers: [...(options.controllerManagers ?? [])],

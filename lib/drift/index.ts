@@ -1,4 +1,18 @@
 // Driftwatch's drift engine: objects in, results out, no I/O, time passed in.
+//
+// Decisions worth knowing before using it:
+// - compareObject(desired, live, ctx) → InSync | Modified | Missing | Extra.
+//   A live object Git lacks is Extra only when the environment's controller
+//   tracks it (Flux inventory, an Argo CD tracking id naming that very
+//   object, the configured label); any other live-only object is InSync.
+// - Change kinds: changed / removed (live lost a Git field) / added (only
+//   live has it and a human-facing or unknown manager wrote it) / unpruned
+//   (Git dropped it but the last apply — the controller's Apply entry or
+//   last-applied-configuration — still owns it: "should be removed").
+// - Server defaults, status, server metadata, injected controller labels,
+//   quantity spelling and null/empty/absent never show up as changes.
+// - Secret values never appear in a result: per-key "(changed)" / "(added)"
+//   / "(removed)" with `masked: true`.
 
 export * from "./types";
 export { createCompareContext, isCompareContext, DEFAULT_INJECTED_PREFIXES, type CompareContext } from "./context";
