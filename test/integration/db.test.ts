@@ -151,6 +151,16 @@ describe("migrations", () => {
     expect(await query(scratch, "SELECT to_regclass('\"Half\"') AS t")).toEqual([{ t: null }]);
     expect(await query(scratch, "SELECT 1 FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'")).toEqual([]);
   });
+
+  it("stops at a migration Prisma recorded as failed, with the way out", async () => {
+    await applyMigrations(scratch);
+    const [first] = await readMigrations(migrationsDir);
+    await query(scratch, "UPDATE _prisma_migrations SET finished_at = NULL, logs = 'boom' WHERE migration_name = $1", [first!.name]);
+    await expect(applyMigrations(scratch)).rejects.toThrow(
+      new RegExp(`Migration ${first!.name} \\(.*\\) is recorded as failed in _prisma_migrations:\\nboom\\n.*prisma migrate resolve --rolled-back ${first!.name}`),
+    );
+    expect(await pendingMigrations(scratch)).toContain(first!.name);
+  });
 });
 
 describe("invariants the schema cannot express", () => {
