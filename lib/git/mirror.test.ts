@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +162,48 @@ describe("syncMirror", () => {
         timeoutMs: 20_000,
       }).catch((e: unknown) => e);
       expect(err).toMatchObject({ category: "git-fetch", message: expect.stringContaining("Connection refused") });
+    });
+
+    it("hands git an ssh command with the key file and known hosts (ssh stood in by a local program)", async () => {
+      // No sshd can run here; a program named `ssh` early on PATH records how
+      // git called it and runs the requested git-upload-pack locally, as sshd would.
+      const bin = tempDir("fake-ssh");
+      const argsFile = path.join(bin, "args");
+      writeFileSync(
+        path.join(bin, "ssh"),
+        `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\nfor last; do :; done\nexec sh -c "$last"\n`,
+        { mode: 0o755 },
+      );
+      writeFileSync(path.join(bin, "id_ed25519"), "not a real key\n", { mode: 0o600 });
+      writeFileSync(path.join(bin, "known_hosts"), "git.example.invalid ssh-ed25519 AAAA\n");
+      const savedPath = process.env.PATH;
+      process.env.PATH = `${bin}:${savedPath ?? ""}`;
+      try {
+        const res = await syncMirror(
+          {
+            name: "ssh-standin",
+            url: `git@git.example.invalid:${upstream.dir}`,
+            auth: { type: "ssh", keyFile: path.join(bin, "id_ed25519"), knownHostsFile: path.join(bin, "known_hosts") },
+          },
+          mirrors,
+        );
+        expect(res.heads.main).toBe(upstream.head("main"));
+        const args = readFileSync(argsFile, "utf8").split("\n");
+        expect(args).toEqual(
+          expect.arrayContaining([
+            "-i",
+            path.join(bin, "id_ed25519"),
+            "IdentitiesOnly=yes",
+            "StrictHostKeyChecking=yes",
+            `UserKnownHostsFile=${path.join(bin, "known_hosts")}`,
+            "BatchMode=yes",
+            "git@git.example.invalid",
+          ]),
+        );
+      } finally {
+        process.env.PATH = savedPath;
+        rmSync(bin, { recursive: true, force: true });
+      }
     });
 
     it("builds an ssh command that uses only the given key and checks the host", () => {
