@@ -135,10 +135,12 @@ export function driftPageSql(envId: string, q: DriftQuery): Prisma.Sql {
 
 export async function listDrift(db: PrismaClient, environment: string, q: DriftQuery, now = new Date()): Promise<DriftListDto> {
   const env = await findEnvironment(db, environment);
+  // Totals are a full scan of the filtered set: computed for the first page only, which the client keeps.
+  const first = !q.cursor;
   const [rows, total, counts] = await Promise.all([
     db.$queryRaw<DriftRow[]>(driftPageSql(env.id, q)),
-    db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM "DriftItem" d WHERE ${Prisma.join(filters(env.id, q), " AND ")}`,
-    openDriftCounts(db, [env.id]),
+    first ? db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM "DriftItem" d WHERE ${Prisma.join(filters(env.id, q), " AND ")}` : null,
+    first ? openDriftCounts(db, [env.id]) : null,
   ]);
   const page = rows.slice(0, q.limit);
   const claims = page.length
@@ -149,12 +151,12 @@ export async function listDrift(db: PrismaClient, environment: string, q: DriftQ
     : [];
   const claimByItem = new Map(claims.map((c) => [c.driftItemId, claimRef(c.claim, now)]));
   const last = page[page.length - 1];
-  const c = counts.get(env.id);
+  const c = counts?.get(env.id);
   return {
     environment: env.name,
     items: page.map((r) => driftItemDto(env.name, r, claimByItem.get(r.id) ?? null)),
     nextCursor: rows.length > q.limit && last ? encodeCursor({ sort: q.sort, dir: q.dir, value: sortValue(last, q.sort), id: last.id }) : null,
-    total: total[0]?.n ?? 0,
-    counts: c ?? { total: 0, Modified: 0, Missing: 0, Extra: 0, unowned: 0, human: 0, controller: 0 },
+    total: total ? (total[0]?.n ?? 0) : null,
+    counts: counts ? (c ?? { total: 0, Modified: 0, Missing: 0, Extra: 0, unowned: 0, human: 0, controller: 0 }) : null,
   };
 }

@@ -216,10 +216,10 @@ export interface DriftListDto {
   items: DriftItemDto[];
   /** Opaque; pass as `cursor` for the next page. Null on the last page. */
   nextCursor: string | null;
-  /** Items matching the filters (all pages). */
-  total: number;
-  /** Counts over the environment's open drift, ignoring the filters, for the filter chips. */
-  counts: DriftCountsDto & { human: number; controller: number };
+  /** Items matching the filters (all pages); on the first page only (null when a cursor was given). */
+  total: number | null;
+  /** Counts over the environment's open drift, ignoring the filters, for the filter chips; first page only. */
+  counts: (DriftCountsDto & { human: number; controller: number }) | null;
 }
 
 export interface DiffLineDto {
