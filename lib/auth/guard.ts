@@ -29,6 +29,8 @@ export function mutationProblem(req: Pick<NextRequest, "headers" | "nextUrl">, s
   return null;
 }
 
-export function actorOf(user: SessionUser): Actor {
+export type UserActor = Extract<Actor, { type: "user" }>;
+
+export function actorOf(user: SessionUser): UserActor {
   return { type: "user", id: user.id, name: user.username };
 }

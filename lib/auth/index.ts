@@ -23,7 +23,6 @@ export {
   signInWithPassword,
   toUserDto,
   usernameSchema,
-  UserError,
 } from "./users";
 export type { UserDto, SignInResult } from "./users";
 export { sessionFromRequest, mutationProblem, actorOf } from "./guard";

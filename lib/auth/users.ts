@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { appendAudit, type Actor } from "@/lib/audit";
+import { ApiError } from "@/lib/api/errors";
 import { generatePassword, hashPassword, passwordProblem, verifyPassword } from "./password";
 import { createSession, deleteUserSessions, type SessionUser } from "./session";
 import { signInLimiter, type SignInLimiter } from "./rate-limit";
@@ -16,12 +17,6 @@ export const usernameSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, "letters, digits and . _ @ + - (starting with a letter or digit)");
 
-export class UserError extends Error {
-  constructor(readonly code: "conflict" | "bad_request" | "not_found", message: string) {
-    super(message);
-    this.name = "UserError";
-  }
-}
 
 export interface UserDto {
   id: string;
@@ -58,7 +53,7 @@ export async function createLocalUser(
 ): Promise<UserDto> {
   const username = usernameSchema.parse(input.username);
   const problem = passwordProblem(input.password);
-  if (problem) throw new UserError("bad_request", problem);
+  if (problem) throw new ApiError("bad_request", problem);
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.$transaction(async (tx) => {
@@ -74,7 +69,7 @@ export async function createLocalUser(
     });
   } catch (e) {
     if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002") {
-      throw new UserError("conflict", `a user named "${username}" already exists`);
+      throw new ApiError("conflict", `a user named "${username}" already exists`);
     }
     throw e;
   }
@@ -88,15 +83,15 @@ export async function updateUser(
 ): Promise<UserDto> {
   if (change.password !== undefined) {
     const problem = passwordProblem(change.password);
-    if (problem) throw new UserError("bad_request", problem);
+    if (problem) throw new ApiError("bad_request", problem);
   }
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
   return db.$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { username } });
-    if (!before) throw new UserError("not_found", `no user named "${username}"`);
+    if (!before) throw new ApiError("not_found", `no user named "${username}"`);
     if (before.role === "admin" && ((change.role && change.role !== "admin") || change.disabled)) {
       const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
-      if (admins <= 1) throw new UserError("conflict", "this is the last admin; make another admin first");
+      if (admins <= 1) throw new ApiError("conflict", "this is the last admin; make another admin first");
     }
     const user = await tx.user.update({
       where: { username },
@@ -135,7 +130,7 @@ export async function ensureFirstAdmin(db: Db, log: (message: string) => void): 
   try {
     await createLocalUser(db, { username, role: "admin", password }, { type: "system", name: "first-start" });
   } catch (e) {
-    if (e instanceof UserError && e.code === "conflict") return { created: false }; // another process won the race
+    if (e instanceof ApiError && e.code === "conflict") return { created: false }; // another process won the race
     throw e;
   }
   log(

@@ -1,0 +1,41 @@
+// The audit log: a page of events as JSON, or every matching event as CSV or
+// JSON lines (?format=csv|jsonl), streamed so an export of any size is cheap.
+import { NextResponse } from "next/server";
+import { z } from "zod";
+import { jsonRoute } from "@/lib/api/route";
+import { getPrisma } from "@/lib/db";
+import { auditFilterSchema, csvHeader, csvLine, iterateAuditEvents, jsonLine, listAuditEvents } from "@/lib/audit";
+
+export const dynamic = "force-dynamic";
+
+const query = auditFilterSchema.extend({
+  format: z.enum(["json", "csv", "jsonl"]).default("json"),
+  before: z.string().regex(/^\d{1,19}$/, "expected an event id").optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const GET = jsonRoute({ query }, async ({ query: q }) => {
+  const { format, before, limit, ...filter } = q;
+  const db = getPrisma();
+  if (format === "json") return listAuditEvents(db, filter, { before, limit });
+  const encoder = new TextEncoder();
+  const events = iterateAuditEvents(db, filter);
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      if (format === "csv") controller.enqueue(encoder.encode(csvHeader()));
+    },
+    async pull(controller) {
+      const next = await events.next();
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(format === "csv" ? csvLine(next.value) : jsonLine(next.value)));
+    },
+  });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return new NextResponse(stream, {
+    headers: {
+      "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+      "content-disposition": `attachment; filename="driftwatch-audit-${stamp}.${format === "csv" ? "csv" : "jsonl"}"`,
+      "cache-control": "no-store",
+    },
+  });
+});

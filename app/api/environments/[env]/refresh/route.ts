@@ -1,0 +1,20 @@
+// "Refresh now": queues a collection run (or moves the queued one forward).
+import { z } from "zod";
+import { mutationRoute } from "@/lib/api/route";
+import { ApiError } from "@/lib/api/errors";
+import { appendAudit } from "@/lib/audit";
+import { actorOf } from "@/lib/auth/guard";
+import { enqueueRun } from "@/lib/collector/jobs";
+
+export const dynamic = "force-dynamic";
+
+export const POST = mutationRoute(
+  { role: "operator", params: z.object({ env: z.string().min(1).max(100) }), status: 202 },
+  async ({ db, params, user }) => {
+    const env = await db.environment.findUnique({ where: { name: params.env }, select: { id: true, name: true, removedAt: true } });
+    if (!env || env.removedAt) throw new ApiError("not_found", `environment "${params.env}" not found`);
+    const runId = await enqueueRun(db, env.id, "manual", { requestedBy: user.username });
+    await appendAudit(db, { actor: actorOf(user), action: "run.requested", targetType: "run", targetId: String(runId), environment: env.name });
+    return { runId };
+  },
+);
