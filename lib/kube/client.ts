@@ -9,10 +9,19 @@ import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterConfig } from "@/lib/config";
 import { KubeError, categoryForNetworkError, categoryForStatus } from "./errors";
 
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeoutMs?: number;
+  /** Identifies the caller to the API server; a real server names the field manager after it when none is given. */
+  userAgent?: string;
+}
+
 export interface ClusterClient {
   readonly kc: KubeConfig;
   readonly server: string;
-  requestJson<T>(method: string, path: string, opts?: { query?: Record<string, string | number | boolean | undefined>; body?: unknown; contentType?: string; timeoutMs?: number }): Promise<T>;
+  requestJson<T>(method: string, path: string, opts?: RequestOptions): Promise<T>;
 }
 
 export function kubeConfigFor(cluster: ClusterConfig): KubeConfig {
@@ -66,7 +75,7 @@ export function createClusterClient(cluster: ClusterConfig, defaults: { timeoutM
   async function requestJson<T>(
     method: string,
     path: string,
-    opts: { query?: Record<string, string | number | boolean | undefined>; body?: unknown; contentType?: string; timeoutMs?: number } = {},
+    opts: RequestOptions = {},
   ): Promise<T> {
     await ready;
     const url = new URL(base.pathname.replace(/\/$/, "") + path, base);
@@ -75,7 +84,7 @@ export function createClusterClient(cluster: ClusterConfig, defaults: { timeoutM
     const payload = opts.body === undefined ? undefined : Buffer.from(typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body));
     const headers: Record<string, string> = {
       accept: "application/json",
-      "user-agent": "driftwatch/0.1 (collector)",
+      "user-agent": opts.userAgent ?? "driftwatch/0.1 (collector)",
       ...(agentOptions.headers as Record<string, string> | undefined),
     };
     if (payload) {

@@ -183,7 +183,11 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
     ...base,
     suspended: !automated || skip,
     suspendedBy: !automated || skip ? (skip ? fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"]) : fieldWriter(app, ["f:spec", "f:syncPolicy"])) : null,
-    appliedRevision: shaOfRevision(str(sync.revision)) ?? shaOfRevision(str(rec(op.syncResult).revision)),
+    // sync.revision is the revision Argo CD compared against; while OutOfSync the one actually applied is the last sync's.
+    appliedRevision:
+      syncStatus === "Synced"
+        ? (shaOfRevision(str(sync.revision)) ?? shaOfRevision(str(rec(op.syncResult).revision)))
+        : (shaOfRevision(history[history.length - 1]?.revision) ?? shaOfRevision(str(rec(op.syncResult).revision))),
     attemptedRevision: shaOfRevision(str(rec(op.syncResult).revision)) ?? shaOfRevision(str(rec(op.operation && rec(op.operation).sync).revision)),
     sourceRevision: shaOfRevision(str(sync.revision)),
     ready: syncStatus === "Synced" && (healthStatus === "Healthy" || healthStatus === null) ? "True" : syncStatus ? "False" : "Unknown",
