@@ -1,0 +1,180 @@
+// Every mutating API route, found on disk so a new one cannot be forgotten:
+// 401 without a session, 403 for a viewer, 403 without the CSRF token or from
+// a foreign origin — and nothing changes in the database when refused.
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { disconnectPrisma, getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { createTestSession, type TestSession } from "@/lib/auth/testing";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const apiDir = path.join(root, "app", "api");
+const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
+
+function routeFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return routeFiles(p);
+    return /^route\.(ts|tsx|js)$/.test(e.name) ? [p] : [];
+  });
+}
+
+/** `app/api/claims/[id]/transfer/route.ts` → `/api/claims/<uuid>/transfer` and its params. */
+function urlFor(file: string): { url: string; params: Record<string, string | string[]> } {
+  const rel = path.relative(path.join(root, "app"), path.dirname(file)).split(path.sep);
+  const params: Record<string, string | string[]> = {};
+  const segments = rel.map((seg) => {
+    const catchAll = seg.match(/^\[\[?\.\.\.(\w+)\]\]?$/);
+    if (catchAll) {
+      params[catchAll[1]!] = ["x"];
+      return "x";
+    }
+    const dyn = seg.match(/^\[(\w+)\]$/);
+    if (!dyn) return seg;
+    const name = dyn[1]!;
+    const value = name === "id" ? randomUUID() : name === "env" ? "production" : name === "username" ? "someone" : "x";
+    params[name] = value;
+    return value;
+  });
+  return { url: `http://localhost/${segments.join("/")}`, params };
+}
+
+type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+
+interface Mutation {
+  route: string;
+  method: (typeof MUTATING)[number];
+  url: string;
+  params: Record<string, string | string[]>;
+  handler: Handler;
+}
+
+// Routes that are mutations but not operator/admin actions, each for a stated reason.
+const SIGN_IN = "/api/auth/signin"; // public: there is no session yet (Origin still checked)
+const SIGN_OUT = "/api/auth/signout"; // any signed-in user may end their own session
+const isWebhook = (route: string) => route.startsWith("/api/webhooks/"); // authenticated by the sender's signature
+
+const db = getPrisma();
+const mutations: Mutation[] = [];
+let viewer: TestSession;
+let operator: TestSession;
+let admin: TestSession;
+
+beforeAll(async () => {
+  await resetDatabase(db);
+  for (const file of routeFiles(apiDir)) {
+    const mod = (await import(file)) as Record<string, unknown>;
+    const { url, params } = urlFor(file);
+    for (const method of MUTATING) {
+      if (typeof mod[method] === "function") mutations.push({ route: new URL(url).pathname, method, url, params, handler: mod[method] as Handler });
+    }
+  }
+  viewer = await createTestSession(db, "viewer");
+  operator = await createTestSession(db, "operator");
+  admin = await createTestSession(db, "admin");
+}, 120_000);
+afterAll(disconnectPrisma);
+
+function call(m: Mutation, headers: Record<string, string>, body: unknown = {}): Promise<Response> {
+  const req = new NextRequest(m.url, {
+    method: m.method,
+    headers: { "content-type": "application/json", host: "localhost", ...headers },
+    body: JSON.stringify(body),
+  });
+  return m.handler(req, { params: Promise.resolve(m.params) });
+}
+
+async function rowCounts(): Promise<string> {
+  const [pauses, claims, users, runs, alerts] = await Promise.all([db.pause.count(), db.divergenceClaim.count(), db.user.count(), db.collectionRun.count(), db.alert.count()]);
+  return JSON.stringify({ pauses, claims, users, runs, alerts });
+}
+
+describe("every mutating API route", () => {
+  it("finds the mutating routes on disk", () => {
+    const names = mutations.map((m) => `${m.method} ${m.route}`);
+    // A floor, not a list: new routes join the checks below by themselves.
+    for (const expected of ["POST /api/pauses", "POST /api/claims", "PATCH /api/users/someone", "POST /api/auth/signout"]) {
+      expect(names).toContain(expected);
+    }
+    expect(names.some((n) => /^POST \/api\/environments\/production\/refresh$/.test(n))).toBe(true);
+  });
+
+  it("answers 401 without a session", async () => {
+    const before = await rowCounts();
+    for (const m of mutations) {
+      if (m.route === SIGN_IN || isWebhook(m.route)) continue;
+      const res = await call(m, {});
+      expect(res.status, `${m.method} ${m.route}`).toBe(401);
+    }
+    expect(await rowCounts()).toBe(before);
+  });
+
+  it("answers 403 to a viewer, even with a valid CSRF token", async () => {
+    const before = await rowCounts();
+    for (const m of mutations) {
+      if (m.route === SIGN_IN || m.route === SIGN_OUT || isWebhook(m.route)) continue;
+      const res = await call(m, viewer.headers);
+      expect(res.status, `${m.method} ${m.route}`).toBe(403);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/role/);
+    }
+    expect(await rowCounts()).toBe(before);
+  });
+
+  it("answers 403 to an operator or admin without the CSRF token, with a wrong one, or from another site", async () => {
+    const before = await rowCounts();
+    for (const m of mutations) {
+      if (m.route === SIGN_IN || isWebhook(m.route)) continue;
+      for (const s of [operator, admin]) {
+        const noToken = await call(m, { cookie: s.cookie });
+        expect(noToken.status, `${m.method} ${m.route} without token`).toBe(403);
+        const wrong = await call(m, { cookie: s.cookie, "x-csrf-token": s.csrfToken.slice(0, -2) + "xx" });
+        expect(wrong.status, `${m.method} ${m.route} wrong token`).toBe(403);
+        const foreign = await call(m, { ...s.headers, origin: "https://evil.example" });
+        expect(foreign.status, `${m.method} ${m.route} foreign origin`).toBe(403);
+      }
+    }
+    expect(await rowCounts()).toBe(before);
+  });
+
+  it("lets an admin with the CSRF token through the checks (so the refusals above are about the checks)", async () => {
+    for (const m of mutations) {
+      if (m.route === SIGN_IN || m.route === SIGN_OUT || isWebhook(m.route)) continue;
+      const res = await call(m, admin.headers);
+      expect([401, 403], `${m.method} ${m.route} answered ${res.status}`).not.toContain(res.status);
+      expect(res.status, `${m.method} ${m.route}`).toBeLessThan(500);
+    }
+  });
+
+  it("rejects webhook deliveries that carry no valid signature", async () => {
+    for (const m of mutations.filter((x) => isWebhook(x.route))) {
+      const res = await call(m, {}, { ref: "refs/heads/main" });
+      expect(res.status, `${m.method} ${m.route}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${m.method} ${m.route}`).toBeLessThan(500);
+    }
+  });
+
+  it("refuses a sign-in posted from another site", async () => {
+    const m = mutations.find((x) => x.route === SIGN_IN);
+    expect(m).toBeDefined();
+    const res = await call(m!, { origin: "https://evil.example" }, { username: "admin", password: "whatever-long" });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("server actions", () => {
+  it("has none: every mutation is an API route, so the checks above cover all of them", () => {
+    const withActions: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(ts|tsx)$/.test(e.name) && /^\s*["']use server["']/m.test(fs.readFileSync(p, "utf8"))) withActions.push(path.relative(root, p));
+      }
+    };
+    for (const dir of ["app", "components", "lib"]) walk(path.join(root, dir));
+    expect(withActions, "server actions must check the role; add them to this test").toEqual([]);
+  });
+});
