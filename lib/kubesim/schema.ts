@@ -1,0 +1,102 @@
+// A small structural schema, enough to reproduce how the real server treats
+// each field for server-side apply (structured-merge-diff) and strategic merge
+// patch: which objects are structs (named fields) and which are maps (free
+// keys), which lists are atomic, sets, or maps keyed by some fields.
+import { isObj, type Obj } from "./json";
+
+export type Schema =
+  | { k: "scalar"; quantity?: boolean }
+  | {
+      k: "struct";
+      fields: Record<string, Schema>;
+      /** Keys not in `fields`: "open" = more named fields (typed Go struct we only partly describe); a schema = map values. */
+      rest?: Schema | "open";
+      atomic?: boolean;
+      /** SMP: patchStrategy retainKeys on this struct. */
+      retainKeys?: boolean;
+    }
+  | {
+      k: "list";
+      items: Schema;
+      type: "atomic" | "set" | "map";
+      keys?: string[];
+      /** Defaults for key fields (e.g. protocol TCP), as structured-merge-diff uses when a key is missing. */
+      keyDefaults?: Obj;
+      /** SMP: merge key; absent with smp "merge" = merge of primitives. */
+      smpKey?: string;
+      smp?: "merge" | "replace";
+      smpRetainKeys?: boolean;
+    }
+  | { k: "deduced" };
+
+export const SCALAR: Schema = { k: "scalar" };
+export const QUANTITY: Schema = { k: "scalar", quantity: true };
+export const DEDUCED: Schema = { k: "deduced" };
+export const OPEN: Schema = { k: "struct", fields: {}, rest: "open" };
+export const ATOMIC_OPEN: Schema = { k: "struct", fields: {}, rest: "open", atomic: true };
+export const ATOMIC_LIST: Schema = { k: "list", items: OPEN, type: "atomic" };
+
+export function struct(fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean; closed?: boolean } = {}): Schema {
+  return { k: "struct", fields, rest: opts.closed ? undefined : "open", atomic: opts.atomic, retainKeys: opts.retainKeys };
+}
+
+export function mapOf(values: Schema, atomic = false): Schema {
+  return { k: "struct", fields: {}, rest: values, atomic };
+}
+
+export function atomicList(items: Schema = OPEN): Schema {
+  return { k: "list", items, type: "atomic" };
+}
+
+export function setList(smpMerge = false): Schema {
+  return { k: "list", items: SCALAR, type: "set", smp: smpMerge ? "merge" : undefined };
+}
+
+export function mapList(keys: string[], items: Schema, opts: { smpKey?: string; retainKeys?: boolean; keyDefaults?: Obj; noSmp?: boolean } = {}): Schema {
+  return {
+    k: "list",
+    items,
+    type: "map",
+    keys,
+    keyDefaults: opts.keyDefaults,
+    smpKey: opts.noSmp ? undefined : (opts.smpKey ?? keys[0]),
+    smp: opts.noSmp ? undefined : "merge",
+    smpRetainKeys: opts.retainKeys,
+  };
+}
+
+/** Schema guessed from a value, for fields of a typed object that we do not describe in detail. */
+export function inferOpen(v: unknown): Schema {
+  if (Array.isArray(v)) return ATOMIC_LIST;
+  if (isObj(v)) return OPEN;
+  return SCALAR;
+}
+
+/** The schema of `value` found at `key` of an object described by `s`. */
+export function fieldSchema(s: Schema, key: string, value: unknown): Schema {
+  if (s.k === "struct") {
+    const f = s.fields[key];
+    if (f) return f;
+    if (s.rest === "open") return inferOpen(value);
+    return s.rest ?? DEDUCED;
+  }
+  return DEDUCED;
+}
+
+/** Whether `key` is a named (struct) field — named fields are not set members on their own. */
+export function isNamedField(s: Schema, key: string): boolean {
+  if (s.k !== "struct") return false;
+  return key in s.fields || s.rest === "open";
+}
+
+/** The effective kind of node for a value, tolerating values whose type disagrees with the schema. */
+export function effective(s: Schema, v: unknown): Schema {
+  if (s.k === "deduced") {
+    if (Array.isArray(v)) return { k: "list", items: DEDUCED, type: "atomic" };
+    if (isObj(v)) return { k: "struct", fields: {}, rest: DEDUCED };
+    return SCALAR;
+  }
+  if (s.k === "struct" && Array.isArray(v)) return { k: "list", items: DEDUCED, type: "atomic" };
+  if (s.k === "list" && isObj(v)) return { k: "struct", fields: {}, rest: DEDUCED };
+  return s;
+}
