@@ -24,6 +24,9 @@ export interface DriftBenchResult {
   objectsPerSecond: number;
   baselineObjectsPerSecond: number;
   ratio: number;
+  /** The same rates over this process's CPU time: steadier than wall time when other work shares the cores. */
+  objectsPerCpuSecond: number;
+  baselineObjectsPerCpuSecond: number;
   /** 1-minute load average when the run ended: absolute rates fall when other work shares the cores; the ratio holds. */
   loadAverage1m: number;
   targets: { objectsPerSecond: number; maxRatio: number; met: boolean };
@@ -91,10 +94,14 @@ export function generatePairs(n: number): { desired: KubeObject[]; live: KubeObj
   return { desired, live, drifted };
 }
 
-function timeIt(fn: () => void): number {
+/** Wall time and this process's CPU time, in ms. */
+function timeIt(fn: () => void): { wall: number; cpu: number } {
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   fn();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
 }
 
 function median(xs: number[]): number {
@@ -117,21 +124,23 @@ export function runDriftBench(pairs = 20_000, rounds = 5): DriftBenchResult {
   // Warm both up so the JIT treats them alike.
   engine();
   baseline();
-  const engineMs: number[] = [];
-  const baselineMs: number[] = [];
+  const engineT: { wall: number; cpu: number }[] = [];
+  const baselineT: { wall: number; cpu: number }[] = [];
   for (let r = 0; r < rounds; r++) {
     // Alternate the order so neither always runs on a hotter or more fragmented heap.
     if (r % 2 === 0) {
-      engineMs.push(timeIt(engine));
-      baselineMs.push(timeIt(baseline));
+      engineT.push(timeIt(engine));
+      baselineT.push(timeIt(baseline));
     } else {
-      baselineMs.push(timeIt(baseline));
-      engineMs.push(timeIt(engine));
+      baselineT.push(timeIt(baseline));
+      engineT.push(timeIt(engine));
     }
   }
   if (sink < 0) console.error(sink);
-  const e = median(engineMs);
-  const b = median(baselineMs);
+  const e = median(engineT.map((t) => t.wall));
+  const b = median(baselineT.map((t) => t.wall));
+  const ec = median(engineT.map((t) => t.cpu));
+  const bc = median(baselineT.map((t) => t.cpu));
   const objectsPerSecond = Math.round((pairs / e) * 1000);
   const baselineObjectsPerSecond = Math.round((pairs / b) * 1000);
   const ratio = Math.round((e / b) * 100) / 100;
@@ -143,6 +152,8 @@ export function runDriftBench(pairs = 20_000, rounds = 5): DriftBenchResult {
     objectsPerSecond,
     baselineObjectsPerSecond,
     ratio,
+    objectsPerCpuSecond: Math.round((pairs / ec) * 1000),
+    baselineObjectsPerCpuSecond: Math.round((pairs / bc) * 1000),
     loadAverage1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     targets: { objectsPerSecond: 20_000, maxRatio: 3, met: objectsPerSecond >= 20_000 && ratio <= 3 && modified === drifted },
   };

@@ -182,6 +182,11 @@ export class ObjectDiffer {
 
   private cmp(d: unknown, l: unknown, node: SchemaNode, depth: number, lParent: Obj | null, parentFree: boolean): void {
     if (d === l) return;
+    // Scalars on both sides are most of any object: decide them without the general path.
+    if (typeof d !== "object" && d !== undefined && typeof l !== "object" && l !== undefined) {
+      if (!(node.quantity && quantityEquals(d, l))) this.emit("changed", depth, d, l, null);
+      return;
+    }
     const dAbsent = absent(d);
     const lAbsent = absent(l);
     if (dAbsent) {
