@@ -2,6 +2,7 @@
 // streaming stdout (cat-file --batch), telling exit code 1 from an error
 // (merge-base --is-ancestor), and byte-exact output with NULs.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { GitError, gitStderrSummary, looksLikeMissingRef, type GitErrorCategory } from "./errors";
 
 /**
@@ -28,6 +29,8 @@ export interface RunGitOptions {
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Category of the GitError when git cannot run or times out (default git-fetch). */
+  category?: GitErrorCategory;
   /** Refuse output larger than this (the process is killed). */
   maxBytes?: number;
 }
@@ -41,25 +44,41 @@ export interface RunGitResult {
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 
+/**
+ * Runs git against a repository. Resolves with the exit code (callers decide
+ * what a non-zero code means); rejects with a GitError only when git could not
+ * run, ran too long, or said too much.
+ */
 export function runGit(gitDir: string, args: readonly string[], opts: RunGitOptions = {}): Promise<RunGitResult> {
+  const category = opts.category ?? "git-fetch";
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const cwd = opts.cwd ?? gitDir;
+  if (!existsSync(cwd)) {
+    return Promise.reject(new GitError(category, `repository mirror ${gitDir} does not exist (has the repository been synced?)`));
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["--git-dir", gitDir, ...args], {
-      cwd: opts.cwd ?? gitDir,
-      env: opts.env ?? gitEnv(),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn("git", ["--git-dir", gitDir, ...args], { cwd, env: opts.env ?? gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";
-    let failure: Error | null = null;
+    let failure: GitError | null = null;
+    let settled = false;
+    const finish = (result: RunGitResult | GitError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (result instanceof GitError) reject(result);
+      else resolve(result);
+    };
     const timer = setTimeout(() => {
-      failure = new Error(`git ${args[0] ?? ""} timed out after ${Math.round((opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)}s`);
+      failure = new GitError(category, `git ${args[0] ?? ""} timed out after ${Math.round(timeoutMs / 1000)}s`);
       child.kill("SIGKILL");
-    }, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }, timeoutMs);
     child.stdout.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > (opts.maxBytes ?? DEFAULT_MAX_BYTES)) {
-        failure ??= new Error(`git ${args[0] ?? ""} produced more than ${opts.maxBytes ?? DEFAULT_MAX_BYTES} bytes`);
+      if (size > maxBytes) {
+        failure ??= new GitError(category, `git ${args[0] ?? ""} produced more than ${Math.round(maxBytes / 1024 / 1024)} MB`);
         child.kill("SIGKILL");
         return;
       }
@@ -68,14 +87,8 @@ export function runGit(gitDir: string, args: readonly string[], opts: RunGitOpti
     child.stderr.on("data", (c: Buffer) => {
       if (stderr.length < 64 * 1024) stderr += c.toString("utf8");
     });
-    child.on("error", (e) => {
-      failure ??= e;
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (failure) reject(failure);
-      else resolve({ stdout: Buffer.concat(chunks), stderr, code: code ?? -1 });
-    });
+    child.on("error", (e) => finish(new GitError(category, `git could not be run: ${e.message}`)));
+    child.on("close", (code) => finish(failure ?? { stdout: Buffer.concat(chunks), stderr, code: code ?? -1 }));
     // A git that exits early (bad revision) closes stdin under us; the exit code tells the story.
     child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
@@ -89,12 +102,7 @@ export async function gitText(
   category: GitErrorCategory,
   opts: RunGitOptions = {},
 ): Promise<string> {
-  let res: RunGitResult;
-  try {
-    res = await runGit(gitDir, args, opts);
-  } catch (e) {
-    throw new GitError(category, (e as Error).message);
-  }
+  const res = await runGit(gitDir, args, { category, ...opts });
   if (res.code !== 0) {
     const cat = looksLikeMissingRef(res.stderr) ? "git-missing-ref" : category;
     throw new GitError(cat, `git ${args[0] ?? ""} failed: ${gitStderrSummary(res.stderr) || `exit code ${res.code}`}`);

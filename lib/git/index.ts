@@ -1,5 +1,20 @@
 // The Git side of the collector: mirrors, revisions, rendering. This is what
 // the rest of the app may use from lib/git.
+//
+// What callers can rely on:
+// - Every failure is a GitError with a category (git-auth, git-fetch,
+//   git-missing-ref, render) and a message already cleared of credentials.
+// - A failed sync leaves the mirror as it was: the last good state stays readable.
+// - The approved revision follows the branch's first-parent line (a merge that
+//   brings a change counts as touching the path).
+// - renderManifests throws only when nothing trustworthy rendered (unknown
+//   revision, missing path, kustomize failure or binary missing); a bad file is
+//   a RenderProblem and the rest renders.
+// - Rendered objects are frozen (shared through the render cache): copy before
+//   changing, e.g. before hashing Secret values. Secret values in Git are
+//   returned as they are; hashing them is the collector's job.
+// - The plain-mode cache is keyed by the path's tree hash; kustomize output by
+//   the whole commit tree, since an overlay may read bases outside its path.
 export { GitError, isGitError, redact, type GitErrorCategory } from "./errors";
 export { syncMirror, mirrorPathFor, type SyncResult } from "./mirror";
 export {

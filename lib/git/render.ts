@@ -60,7 +60,7 @@ interface TreeEntry {
 }
 
 async function revParse(mirrorPath: string, spec: string): Promise<string | null> {
-  const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", "--end-of-options", spec]);
+  const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", "--end-of-options", spec], { category: "render" });
   const out = res.stdout.toString("utf8").trim();
   return res.code === 0 && out ? out : null;
 }
@@ -69,7 +69,7 @@ async function revParse(mirrorPath: string, spec: string): Promise<string | null
 async function listTree(mirrorPath: string, commit: string, rel: string): Promise<TreeEntry[]> {
   const args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", commit];
   if (rel) args.push("--", rel);
-  const res = await runGit(mirrorPath, args);
+  const res = await runGit(mirrorPath, args, { category: "render" });
   if (res.code !== 0) throw new GitError("render", `listing ${rel || "/"} at ${commit} failed: ${gitStderrSummary(res.stderr)}`);
   const entries: TreeEntry[] = [];
   for (const rec of res.stdout.toString("utf8").split("\0")) {
@@ -137,14 +137,14 @@ async function renderPlain(
 async function materialise(mirrorPath: string, commit: string, dir: string): Promise<void> {
   const env = gitEnv({ GIT_INDEX_FILE: path.join(dir, ".index") });
   const tree = path.join(dir, "tree");
-  const readTree = await runGit(mirrorPath, ["read-tree", commit], { env });
+  const readTree = await runGit(mirrorPath, ["read-tree", commit], { env, category: "render" });
   if (readTree.code !== 0) throw new GitError("render", `reading ${commit} failed: ${gitStderrSummary(readTree.stderr)}`);
   await mkdir(tree);
   // The mirror is bare; this one command gets a work tree, outside the mirror.
   const checkout = await runGit(
     mirrorPath,
     ["--work-tree", tree, "-c", "core.bare=false", "-c", "core.symlinks=false", "-c", "core.autocrlf=false", "checkout-index", "--all", "--force"],
-    { env, cwd: tree },
+    { env, cwd: tree, category: "render" },
   );
   if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
 }

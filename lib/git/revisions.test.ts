@@ -134,6 +134,12 @@ describe("revisions", () => {
     await expect(treeHash(mirror, "0".repeat(40), "envs/prod")).rejects.toMatchObject({ category: "git-missing-ref" });
   });
 
+  it("says the mirror is missing instead of crashing when it was never synced", async () => {
+    const gone = `${mirrors}/never-synced.git`;
+    await expect(listRevisions(gone, "main")).rejects.toMatchObject({ category: "git-fetch", message: expect.stringContaining("does not exist") });
+    await expect(isAncestor(gone, sha.c1!, sha.c5!)).rejects.toBeInstanceOf(GitError);
+  });
+
   it("refuses paths that climb out of the repository", async () => {
     await expect(treeHash(mirror, sha.c5!, "../etc")).rejects.toMatchObject({ category: "render" });
   });
