@@ -72,7 +72,7 @@ export async function syncAlerts(db: Db, environmentId: string | null, desired: 
             targetId: row.id,
             environment: d.environment,
             reason: d.title,
-            after: { type: d.type, severity: d.severity, fingerprint: d.fingerprint, details: d.details },
+            after: { title: d.title, type: d.type, severity: d.severity, fingerprint: d.fingerprint, details: d.details },
             at: now,
           });
           result.opened.push(row.id);
@@ -95,7 +95,7 @@ export async function syncAlerts(db: Db, environmentId: string | null, desired: 
           targetId: a.id,
           environment: a.environment?.name ?? null,
           reason: a.title,
-          before: { type: a.type, severity: a.severity, openedAt: a.openedAt.toISOString() },
+          before: { title: a.title, type: a.type, severity: a.severity, openedAt: a.openedAt.toISOString() },
           at: now,
         });
         result.resolved.push(a.id);
