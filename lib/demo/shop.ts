@@ -16,8 +16,10 @@ export interface ShopRelease {
   webReplicas: number;
   /** Bumped when the API credentials are rotated (the value itself is demo data). */
   credentialsVersion: number;
-  /** An env var added to the api container in later releases. */
+  /** Env vars of the api container. */
   apiEnv: Record<string, string>;
+  /** Extra env vars of the worker container. */
+  workerEnv: Record<string, string>;
 }
 
 export const FIRST_RELEASE: ShopRelease = {
@@ -31,6 +33,7 @@ export const FIRST_RELEASE: ShopRelease = {
   webReplicas: 2,
   credentialsVersion: 1,
   apiEnv: { LOG_FORMAT: "json" },
+  workerEnv: {},
 };
 
 const NS = "shop";
@@ -39,13 +42,13 @@ function labels(app: string) {
   return { "app.kubernetes.io/name": app, "app.kubernetes.io/part-of": "shop" };
 }
 
-function deployment(name: string, image: string, replicas: number, opts: { port?: number; env?: Record<string, string>; memory?: string; envFrom?: string[] } = {}) {
+function deployment(name: string, image: string, replicas: number | null, opts: { port?: number; env?: Record<string, string>; memory?: string; envFrom?: string[] } = {}) {
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name, namespace: NS, labels: labels(name) },
     spec: {
-      replicas,
+      ...(replicas === null ? {} : { replicas }),
       selector: { matchLabels: { "app.kubernetes.io/name": name } },
       template: {
         metadata: { labels: labels(name) },
@@ -82,13 +85,25 @@ export function shopFiles(release: ShopRelease, envName: string): Record<string,
   return {
     "namespace.yaml": doc({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS, labels: { "app.kubernetes.io/part-of": "shop" } } }),
     "api.yaml": doc(
-      deployment("api", release.api, release.apiReplicas, { port: 8080, env: release.apiEnv, memory: release.apiMemory, envFrom: ["api-config", "api-credentials"] }),
+      deployment("api", release.api, null, { port: 8080, env: release.apiEnv, memory: release.apiMemory, envFrom: ["api-config", "api-credentials"] }),
       service("api", 80, "http"),
       {
         apiVersion: "v1",
         kind: "ConfigMap",
         metadata: { name: "api-config", namespace: NS, labels: labels("api") },
         data: { ...release.settings, ENVIRONMENT: envName },
+      },
+      // The api's replica count belongs to its HPA, so Git leaves spec.replicas out.
+      {
+        apiVersion: "autoscaling/v2",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "api", namespace: NS },
+        spec: {
+          scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "api" },
+          minReplicas: release.apiReplicas,
+          maxReplicas: 12,
+          metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+        },
       },
       {
         apiVersion: "v1",
@@ -110,18 +125,7 @@ export function shopFiles(release: ShopRelease, envName: string): Record<string,
       },
     ),
     "worker.yaml": doc(
-      deployment("worker", release.worker, release.workerReplicas, { env: { QUEUE: "orders", CONCURRENCY: "4" }, envFrom: ["api-config"] }),
-      {
-        apiVersion: "autoscaling/v2",
-        kind: "HorizontalPodAutoscaler",
-        metadata: { name: "worker", namespace: NS },
-        spec: {
-          scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "worker" },
-          minReplicas: release.workerReplicas,
-          maxReplicas: 10,
-          metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
-        },
-      },
+      deployment("worker", release.worker, release.workerReplicas, { env: { QUEUE: "orders", CONCURRENCY: "4", ...release.workerEnv }, envFrom: ["api-config"] }),
     ),
     "redis.yaml": doc(
       {

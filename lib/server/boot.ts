@@ -8,6 +8,7 @@ import { disconnectPrisma } from "@/lib/db";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
+import { ensureFirstAdmin } from "@/lib/auth";
 
 export interface BootOptions {
   dev?: boolean;
@@ -15,6 +16,8 @@ export interface BootOptions {
   afterDatabase?: (prepared: Prepared) => Promise<(() => Promise<void>) | void>;
   /** Run a collector worker in this process (default: DRIFTWATCH_IN_PROCESS_COLLECTOR). */
   inProcessCollector?: boolean;
+  /** A build already under way (the demo starts it early); otherwise built here when needed. */
+  build?: Promise<void>;
   log?: (msg: string) => void;
 }
 
@@ -29,6 +32,7 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
 
   const prepared = await prepare(log);
   log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
+  await ensureFirstAdmin(prepared.db, log);
   const stoppers: Array<() => Promise<void>> = [disconnectPrisma, prepared.stop];
   try {
     if (opts.afterDatabase) {
@@ -40,7 +44,10 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       stoppers.unshift(() => worker.stop());
       log(`Collector ${worker.id} running in this process`);
     }
-    if (!opts.dev) ensureProductionBuild(root, log);
+    if (!opts.dev) {
+      if (opts.build) await opts.build;
+      else ensureProductionBuild(root, log);
+    }
     const { PORT, HOST } = env();
     const app = next({ dev: Boolean(opts.dev), dir: root, hostname: HOST, port: PORT });
     await app.prepare();

@@ -1,6 +1,6 @@
 // `npm start` serves the production build; it builds first when there is no
 // build or the sources are newer than it, so a fresh clone needs one command.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -30,4 +30,18 @@ export function ensureProductionBuild(root: string, log: (msg: string) => void):
   log("Building the dashboard (first start or sources changed; about 30 s)…");
   const result = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
   if (result.status !== 0) throw new Error("next build failed; see the output above");
+}
+
+/** The same, without blocking: the demo builds while it plays its history. */
+export function ensureProductionBuildAsync(root: string, log: (msg: string) => void): Promise<void> {
+  if (buildIsCurrent(root)) return Promise.resolve();
+  log("Building the dashboard in the background (first start or sources changed)…");
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["next", "build"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed:\n${output.slice(-4000)}`))));
+  });
 }
