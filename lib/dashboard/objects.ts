@@ -64,7 +64,7 @@ export async function getObjectDetail(db: PrismaClient, environment: string, key
   const changes = open ? open.changes : [];
   const desiredBody = desired ? normalised(body.get(desired.blobHash) ?? null, false) : null;
   const liveBody = live ? normalised(body.get(live.blobHash) ?? null, true) : null;
-  const diff = objectDiff(desiredBody, liveBody, changes);
+  const diff = objectDiff(desiredBody, liveBody, changes, desired ? body.get(desired.blobHash) : undefined);
   return {
     environment: env.name,
     key,

@@ -365,6 +365,14 @@ export function openApiDocument(): Record<string, unknown> {
           "201",
         ),
       },
+      "/api/pauses/policy": readOp(
+        "What a pause needs in an environment",
+        "Whether typing the name to confirm is required, the longest expiry, and whether Driftwatch performs it on the controller.",
+        [{ ...queryParam("environment", "Environment name"), required: true }],
+        obj({ environment: str, confirmPause: bool, maxPauseMs: int, autoResume: bool, controllerRef: nullable(str), executes: bool }),
+        { ...E400, ...E404("environment") },
+        ["pauses"],
+      ),
       "/api/pauses/{id}": readOp("One pause", "", [idParam("Pause")], obj({ pause: loose("The pause") }), { ...E400, ...E404("pause") }, ["pauses"]),
       "/api/pauses/{id}/resume": mutation("Resume reconciliation", "Ends a pause and restores the controller's previous policy (role operator).", obj({ reason: str }, []), obj({ pause: loose("The ended pause") }), ["pauses"], [idParam("Pause")], E404("pause")),
       "/api/pauses/{id}/ownership": mutation(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import type { ChangeDto } from "./dto";
-import { objectDiff, yamlLines } from "./yaml-diff";
+import { objectDiff, preferGitSpelling, yamlLines } from "./yaml-diff";
 
 const human = { manager: "kubectl", operation: "Update", subresource: "scale", time: "2025-03-10T11:58:00Z", class: "human" as const };
 
@@ -92,5 +92,14 @@ describe("objectDiff", () => {
     const m = objectDiff(desired, null, []);
     expect(m.liveYaml).toBeNull();
     expect(m.rows.every((r) => r.kind === "removed" && r.right === null)).toBe(true);
+  });
+});
+
+describe("preferGitSpelling", () => {
+  it("shows a quantity as written in Git where both sides agree after normalising, and keeps real differences", () => {
+    const raw = { spec: { cpu: "500m", memory: "128Mi", limit: "1Gi" } };
+    const r = preferGitSpelling(raw, { spec: { cpu: "0.5", memory: "134217728", limit: "1073741824" } }, { spec: { cpu: "0.5", memory: "134217728", limit: "2147483648" } });
+    expect(r.desired).toEqual({ spec: { cpu: "500m", memory: "128Mi", limit: "1073741824" } });
+    expect(r.live).toEqual({ spec: { cpu: "500m", memory: "128Mi", limit: "2147483648" } });
   });
 });

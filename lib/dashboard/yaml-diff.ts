@@ -109,6 +109,39 @@ export function normaliseLive(live: Json, desired: Json | null, changes: readonl
   return pruned;
 }
 
+/**
+ * Normalising spells quantities one way ("128Mi" becomes "134217728"): right
+ * for comparing, hard to read. Where Git and live agree after normalising,
+ * both sides show the value as written in Git again.
+ */
+export function preferGitSpelling(rawDesired: unknown, desired: Json, live: Json | null): { desired: Json; live: Json | null } {
+  const walk = (raw: unknown, d: Json, l: Json | undefined): { d: Json; l: Json | undefined } => {
+    if (isObj(d)) {
+      const od: Record<string, Json> = {};
+      const ol: Record<string, Json> | undefined = isObj(l) ? { ...l } : undefined;
+      for (const [k, v] of Object.entries(d)) {
+        const r = walk(isObj(raw) ? raw[k] : undefined, v, ol ? ol[k] : undefined);
+        od[k] = r.d;
+        if (ol && r.l !== undefined) ol[k] = r.l;
+      }
+      return { d: od, l: ol ?? l };
+    }
+    if (Array.isArray(d)) {
+      const ll = Array.isArray(l) ? [...l] : undefined;
+      const od = d.map((v, i) => {
+        const r = walk(Array.isArray(raw) ? raw[i] : undefined, v, ll ? ll[i] : undefined);
+        if (ll && r.l !== undefined && i < ll.length) ll[i] = r.l;
+        return r.d;
+      });
+      return { d: od, l: ll ?? l };
+    }
+    if ((typeof raw === "string" || typeof raw === "number") && raw !== d && JSON.stringify(d) === JSON.stringify(l)) return { d: raw, l: raw };
+    return { d, l };
+  };
+  const r = walk(rawDesired, desired, live ?? undefined);
+  return { desired: r.d, live: live === null ? null : (r.l ?? live) };
+}
+
 export interface YamlLine {
   text: string;
   path: Path;
@@ -258,10 +291,12 @@ export function objectDiff(
   desiredBody: unknown,
   liveBody: unknown,
   changes: readonly ChangeDto[],
+  rawDesired?: unknown,
 ): { desiredYaml: string | null; liveYaml: string | null; rows: DiffRowDto[] } {
-  const desired = desiredBody === null || desiredBody === undefined ? null : maskSecret(stripNoise(desiredBody));
+  let desired = desiredBody === null || desiredBody === undefined ? null : maskSecret(stripNoise(desiredBody));
   const liveRaw = liveBody === null || liveBody === undefined ? null : maskSecret(stripNoise(liveBody));
-  const live = liveRaw === null ? null : normaliseLive(liveRaw, desired, changes);
+  let live = liveRaw === null ? null : normaliseLive(liveRaw, desired, changes);
+  if (desired !== null && rawDesired !== undefined && rawDesired !== null) ({ desired, live } = preferGitSpelling(rawDesired, desired, live));
   const dl = desired === null ? null : yamlLines(desired);
   const ll = live === null ? null : yamlLines(live);
   return {

@@ -1,0 +1,230 @@
+"use client";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { ClaimActionSlot } from "@/components/action-slots";
+import { StaleDataNotice } from "@/components/query-state";
+import { RevisionLine, ShaLink } from "@/components/revision";
+import { DriftTypeBadge, Pill } from "@/components/status-badge";
+import { Ago, Time, useNow } from "@/components/time";
+import { useSession } from "@/components/use-session";
+import { YamlDiffView } from "@/components/yaml-diff-view";
+import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import type { ObjectDetailDto } from "@/lib/dashboard/dto";
+import { formatDuration, valueText } from "@/lib/dashboard/format";
+import { objectApiPath } from "@/lib/dashboard/object-key";
+
+export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
+  const q = useQuery({
+    queryKey: queryKeys.object(initial.environment, initial.key),
+    queryFn: () => fetchJson<ObjectDetailDto>(objectApiPath(initial.environment, initial.key)),
+    initialData: initial,
+    refetchInterval: POLL_MS,
+  });
+  const o = q.data;
+  const now = useNow(o.now);
+  const session = useSession().data ?? null;
+  const d = o.drift;
+  const title = `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
+
+  return (
+    <div className="space-y-5">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link href="/" className="hover:underline">
+          Environments
+        </Link>{" "}
+        /{" "}
+        <Link href={`/environments/${o.environment}`} className="hover:underline">
+          {o.environment}
+        </Link>{" "}
+        / <span aria-current="page">{title}</span>
+      </nav>
+      <header className="space-y-1">
+        <div className="flex flex-wrap items-center gap-2">
+          <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+          {d ? <DriftTypeBadge type={d.type} /> : <Pill tone="green">in sync</Pill>}
+          {o.secret && <Pill tone="violet">values hidden</Pill>}
+        </div>
+        <p className="text-sm text-slate-600">
+          <code>{o.apiVersion}</code> in {o.environment}
+          {d && (
+            <>
+              {" "}
+              · drifted since <Time iso={d.openedAt} /> (<Ago iso={d.openedAt} now={now} />) · last seen <Ago iso={d.lastSeenAt} now={now} />
+            </>
+          )}
+        </p>
+      </header>
+      <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
+
+      <div className="grid gap-4 lg:grid-cols-3">
+        <section aria-labelledby="git-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
+          <h2 id="git-heading" className="mb-2 font-semibold">
+            From Git
+          </h2>
+          {o.desired ? (
+            <dl className="space-y-1">
+              <dt className="text-slate-500">File</dt>
+              <dd className="font-mono text-xs [overflow-wrap:anywhere]">
+                {o.desired.repositoryUrl && o.desired.revision ? (
+                  <a href={`${o.desired.repositoryUrl}/blob/${o.desired.revision.sha}/${o.desired.sourcePath}`} className="text-blue-700 hover:underline" target="_blank" rel="noreferrer">
+                    {o.desired.sourcePath}
+                  </a>
+                ) : (
+                  o.desired.sourcePath
+                )}
+              </dd>
+              <dt className="text-slate-500">Commit</dt>
+              <dd>
+                <RevisionLine rev={o.desired.revision} />
+              </dd>
+            </dl>
+          ) : (
+            <p className="text-slate-600">Not in Git: this object exists only in the cluster{d?.type === "Extra" ? ", where the environment's controller or label claims it" : ""}.</p>
+          )}
+        </section>
+
+        <section aria-labelledby="owner-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm lg:col-span-2">
+          <h2 id="owner-heading" className="mb-2 font-semibold">
+            Owner
+          </h2>
+          {!d ? (
+            <p className="text-slate-600">Nothing to own: the object matches Git.</p>
+          ) : d.claim ? (
+            <p>
+              Claimed by <strong>{d.claim.owner.displayName ?? d.claim.owner.username}</strong>: “{d.claim.reason}”. Return path: <strong>{d.claim.returnPath}</strong>
+              {d.claim.returnPath === "adopt" ? " (change Git to match live)" : " (let Git win)"}. {d.claim.expired ? "Expired" : "Until"} <Time iso={d.claim.expiresAt} />.
+              {d.claim.incidentUrl && (
+                <>
+                  {" "}
+                  <a href={d.claim.incidentUrl} className="text-blue-700 underline" target="_blank" rel="noreferrer">
+                    Incident
+                  </a>
+                </>
+              )}
+            </p>
+          ) : (
+            <p className="text-red-800">Unowned: nobody has claimed this divergence. Revert it, adopt it into Git, or claim it with a reason and an expiry.</p>
+          )}
+          {d && !d.claim && <ClaimActionSlot environment={o.environment} driftItemIds={[d.id]} session={session} />}
+          {d?.conflict && (
+            <p className="mt-2 rounded bg-red-50 px-2 py-1 text-red-900">
+              A fight: {d.conflict.managers.join(" and ")} keep overwriting {d.conflict.path ?? "this object"} ({d.conflict.flips} times).
+            </p>
+          )}
+        </section>
+      </div>
+
+      {o.changes.length > 0 && (
+        <section aria-labelledby="changes-heading" className="space-y-2">
+          <h2 id="changes-heading" className="text-lg font-semibold">
+            What changed, and who changed it
+          </h2>
+          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+            <table className="min-w-full text-left text-sm">
+              <thead className="bg-slate-50 text-xs text-slate-600">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">Field</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Git</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Live</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Manager</th>
+                  <th scope="col" className="px-3 py-2 font-medium">When</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {o.changes.map((c, i) => (
+                  <tr key={i} className="align-top">
+                    <td className="px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">
+                      {c.display}
+                      {c.kind !== "changed" && <span className="ml-1 font-sans text-slate-500">({c.kind === "unpruned" ? "removed from Git, still live" : c.kind})</span>}
+                    </td>
+                    <td className="px-3 py-2 font-mono text-xs">{valueText(c.desired)}</td>
+                    <td className="px-3 py-2 font-mono text-xs">{valueText(c.live)}</td>
+                    <td className="px-3 py-2">
+                      {c.attribution.manager ? <code className="text-xs">{c.attribution.manager}</code> : <span className="text-xs text-slate-500">not recorded</span>}
+                      <span className="block text-xs text-slate-500">
+                        {[c.attribution.operation, c.attribution.subresource && `/${c.attribution.subresource}`, c.attribution.class].filter(Boolean).join(" · ")}
+                      </span>
+                    </td>
+                    <td className="whitespace-nowrap px-3 py-2">{c.attribution.time ? <Time iso={c.attribution.time} /> : "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+
+      <section aria-labelledby="diff-heading" className="space-y-2">
+        <h2 id="diff-heading" className="text-lg font-semibold">
+          Desired vs live
+        </h2>
+        <p className="text-sm text-slate-600">
+          Normalised: server defaults, status and server-managed metadata are left out; quantities are spelled one way.
+          {o.secret && " Secret values are never shown, only whether they changed."}
+        </p>
+        {o.rows.length === 0 ? (
+          <p className="text-sm text-slate-600">No stored body for this object yet.</p>
+        ) : (
+          <YamlDiffView rows={o.rows} changes={o.changes} now={now} leftTitle={o.desired ? `Git (${o.desired.sourcePath})` : "Git (absent)"} rightTitle={o.live ? "Live" : "Live (absent)"} />
+        )}
+      </section>
+
+      <section aria-labelledby="history-heading" className="space-y-2">
+        <h2 id="history-heading" className="text-lg font-semibold">
+          Drift history
+        </h2>
+        {o.history.length === 0 ? (
+          <p className="text-sm text-slate-600">This object has never drifted.</p>
+        ) : (
+          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+            <table className="min-w-full text-left text-sm">
+              <thead className="bg-slate-50 text-xs text-slate-600">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">Opened</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Type</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Fields</th>
+                  <th scope="col" className="px-3 py-2 font-medium">By</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Resolved</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Lifetime</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {o.history.map((h) => (
+                  <tr key={h.id} className="align-top">
+                    <td className="whitespace-nowrap px-3 py-2">
+                      <Time iso={h.openedAt} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <DriftTypeBadge type={h.type} />
+                    </td>
+                    <td className="px-3 py-2 font-mono text-xs">{h.changes.map((c) => c.display).join(", ") || "—"}</td>
+                    <td className="px-3 py-2">{h.attribution.manager ? <code className="text-xs">{h.attribution.manager}</code> : "—"}</td>
+                    <td className="px-3 py-2">
+                      {h.resolvedAt ? (
+                        <>
+                          {h.resolution}
+                          {h.resolutionSha && (
+                            <>
+                              {" "}
+                              in <ShaLink sha={h.resolutionSha} />
+                            </>
+                          )}{" "}
+                          <span className="text-xs text-slate-500">
+                            <Time iso={h.resolvedAt} />
+                          </span>
+                        </>
+                      ) : (
+                        <Pill tone="amber">open</Pill>
+                      )}
+                    </td>
+                    <td className="whitespace-nowrap px-3 py-2 tabular-nums">{formatDuration((h.resolvedAt ? Date.parse(h.resolvedAt) : now) - Date.parse(h.openedAt))}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

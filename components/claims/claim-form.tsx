@@ -1,0 +1,119 @@
+"use client";
+// Claim drift items as a temporary divergence: owner (you or a named user),
+// reason, expiry, incident link, and how it returns to Git.
+import { useId, useState, type FormEvent } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+
+export function ClaimForm({
+  environment,
+  driftItemIds,
+  session,
+  onDone,
+}: {
+  environment: string;
+  driftItemIds: string[];
+  session: SessionLike | null;
+  onDone?: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [owner, setOwner] = useState("");
+  const [reason, setReason] = useState("");
+  const [duration, setDuration] = useState("4h");
+  const [incidentUrl, setIncidentUrl] = useState("");
+  const [returnPath, setReturnPath] = useState<"revert" | "adopt">("revert");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const qc = useQueryClient();
+  const id = useId();
+  const users = useQuery({
+    queryKey: ["users"],
+    queryFn: async () => {
+      const res = await fetch("/api/users", { cache: "no-store" });
+      if (!res.ok) return [];
+      return ((await res.json()) as { users: Array<{ username: string; displayName: string | null }> }).users;
+    },
+    enabled: open,
+    staleTime: 60_000,
+  });
+
+  if (!canOperate(session)) return null;
+  if (driftItemIds.length === 0) return <p className="text-xs text-slate-500">Select drift items to claim them.</p>;
+  if (!open) {
+    return (
+      <button type="button" className={secondaryButtonClass} onClick={() => setOpen(true)}>
+        Claim {driftItemIds.length === 1 ? "this drift" : `${driftItemIds.length} drift items`}…
+      </button>
+    );
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      await sendJson(
+        "POST",
+        "/api/claims",
+        { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath },
+        session?.csrfToken ?? undefined,
+      );
+      await qc.invalidateQueries();
+      setOpen(false);
+      setReason("");
+      onDone?.();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} aria-labelledby={`${id}-title`} className="space-y-3 rounded-lg border border-sky-300 bg-sky-50 p-4">
+      <h3 id={`${id}-title`} className="font-semibold text-slate-900">
+        Claim {driftItemIds.length === 1 ? "this drift" : `${driftItemIds.length} drift items`} in {environment}
+      </h3>
+      <Field label="Owner">
+        <select className={inputClass} value={owner} onChange={(e) => setOwner(e.target.value)}>
+          <option value="">Me ({session?.user?.username})</option>
+          {(users.data ?? [])
+            .filter((u) => u.username !== session?.user?.username)
+            .map((u) => (
+              <option key={u.username} value={u.username}>
+                {u.displayName ? `${u.displayName} (${u.username})` : u.username}
+              </option>
+            ))}
+        </select>
+      </Field>
+      <Field label="Reason (required)">
+        <textarea className={inputClass} required minLength={3} maxLength={2000} rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </Field>
+      <Field label="Until">
+        <DurationSelect value={duration} onChange={setDuration} />
+      </Field>
+      <Field label="Incident link (optional)">
+        <input className={inputClass} type="url" placeholder="https://…" value={incidentUrl} onChange={(e) => setIncidentUrl(e.target.value)} />
+      </Field>
+      <fieldset className="text-sm">
+        <legend className="font-medium text-slate-800">Return path</legend>
+        <label className="mr-4 inline-flex items-center gap-1">
+          <input type="radio" name={`${id}-rp`} checked={returnPath === "revert"} onChange={() => setReturnPath("revert")} /> Revert to Git
+        </label>
+        <label className="inline-flex items-center gap-1">
+          <input type="radio" name={`${id}-rp`} checked={returnPath === "adopt"} onChange={() => setReturnPath("adopt")} /> Adopt into Git (Driftwatch prepares the patch)
+        </label>
+      </fieldset>
+      <FormError message={error} />
+      <div className="flex gap-2">
+        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
+          {busy ? "Claiming…" : "Claim"}
+        </button>
+        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

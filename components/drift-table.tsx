@@ -1,0 +1,173 @@
+"use client";
+// The drift table of one environment: one row per drifted object, sortable
+// column headers (buttons, so the keyboard reaches them), a checkbox per row
+// for claiming. Presentational: filters, paging and data live in the page.
+import Link from "next/link";
+import type { DriftItemDto, DriftSort } from "@/lib/dashboard/dto";
+import { objectPagePath } from "@/lib/dashboard/object-key";
+import { DriftTypeBadge, Pill } from "./status-badge";
+import { Ago } from "./time";
+
+const COLUMNS: Array<{ label: string; sort: DriftSort | null; className?: string }> = [
+  { label: "Type", sort: "type" },
+  { label: "Object", sort: "key" },
+  { label: "Changed fields", sort: null, className: "hidden lg:table-cell" },
+  { label: "Attribution", sort: "manager" },
+  { label: "First seen", sort: "openedAt" },
+  { label: "Owner", sort: null },
+];
+
+export function DriftTable({
+  items,
+  now,
+  sort,
+  dir,
+  onSort,
+  selected,
+  onSelect,
+  selectable,
+}: {
+  items: DriftItemDto[];
+  now: number;
+  sort: DriftSort;
+  dir: "asc" | "desc";
+  onSort: (sort: DriftSort) => void;
+  selected: ReadonlySet<string>;
+  onSelect: (id: string, on: boolean) => void;
+  selectable: boolean;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full text-left text-sm">
+        <caption className="sr-only">Drift items; column headers with a button sort the table</caption>
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+          <tr>
+            {selectable && (
+              <th scope="col" className="w-8 px-3 py-2">
+                <span className="sr-only">Select</span>
+              </th>
+            )}
+            {COLUMNS.map((c) => (
+              <th
+                key={c.label}
+                scope="col"
+                className={`px-3 py-2 font-medium ${c.className ?? ""}`}
+                aria-sort={c.sort && c.sort === sort ? (dir === "asc" ? "ascending" : "descending") : undefined}
+              >
+                {c.sort ? (
+                  <button type="button" onClick={() => onSort(c.sort!)} className="inline-flex items-center gap-1 uppercase hover:text-slate-900">
+                    {c.label}
+                    <span aria-hidden="true" className={c.sort === sort ? "text-slate-900" : "text-slate-300"}>
+                      {c.sort === sort && dir === "desc" ? "▼" : "▲"}
+                    </span>
+                  </button>
+                ) : (
+                  c.label
+                )}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {items.map((d) => {
+            const fields = d.changes.map((c) => c.display);
+            return (
+              <tr key={d.id} className={selected.has(d.id) ? "bg-blue-50" : "hover:bg-slate-50"}>
+                {selectable && (
+                  <td className="px-3 py-2 align-top">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${d.kind} ${d.namespace}/${d.name}`}
+                      checked={selected.has(d.id)}
+                      onChange={(e) => onSelect(d.id, e.target.checked)}
+                      disabled={d.resolvedAt !== null}
+                    />
+                  </td>
+                )}
+                <td className="px-3 py-2 align-top">
+                  <DriftTypeBadge type={d.type} />
+                  {d.conflict && (
+                    <span className="ml-1" title={`Fight between ${d.conflict.managers.join(" and ")} (${d.conflict.flips} flips)`}>
+                      <Pill tone="red">fight</Pill>
+                    </span>
+                  )}
+                </td>
+                <td className="max-w-xs px-3 py-2 align-top">
+                  <Link href={objectPagePath(d.environment, d.key)} className="font-medium text-blue-700 hover:underline">
+                    {d.kind} {d.namespace ? `${d.namespace}/` : ""}
+                    {d.name}
+                  </Link>
+                  {d.group && <span className="block text-xs text-slate-500">{d.group}</span>}
+                  {d.resolvedAt && (
+                    <span className="block text-xs text-slate-500">
+                      resolved ({d.resolution}) <Ago iso={d.resolvedAt} now={now} />
+                    </span>
+                  )}
+                </td>
+                <td className="hidden max-w-md px-3 py-2 align-top font-mono text-xs text-slate-700 lg:table-cell">
+                  {fields.length === 0 ? (
+                    <span className="font-sans text-slate-500">{d.type === "Missing" ? "whole object missing from the cluster" : d.type === "Extra" ? "whole object not in Git" : "—"}</span>
+                  ) : (
+                    <>
+                      {fields.slice(0, 3).map((f) => (
+                        <span key={f} className="block truncate" title={f}>
+                          {f}
+                        </span>
+                      ))}
+                      {fields.length > 3 && <span className="font-sans text-slate-500">and {fields.length - 3} more</span>}
+                    </>
+                  )}
+                  {Object.values(d.ignored).some((n) => n > 0) && (
+                    <span className="mt-1 block font-sans text-slate-500">
+                      ignored:{" "}
+                      {Object.entries(d.ignored)
+                        .filter(([, n]) => n > 0)
+                        .map(([rule, n]) => `${rule} (${n})`)
+                        .join(", ")}
+                    </span>
+                  )}
+                </td>
+                <td className="px-3 py-2 align-top">
+                  {d.attribution.manager ? (
+                    <>
+                      <code className="text-xs">{d.attribution.manager}</code>{" "}
+                      {d.attribution.class && <Pill tone={d.attribution.class === "human" ? "amber" : "slate"}>{d.attribution.class}</Pill>}
+                      {d.attribution.time && (
+                        <span className="block text-xs text-slate-500">
+                          <Ago iso={d.attribution.time} now={now} />
+                        </span>
+                      )}
+                    </>
+                  ) : (
+                    <span className="text-xs text-slate-500" title="The cluster recorded no manager for these fields">
+                      not recorded
+                    </span>
+                  )}
+                </td>
+                <td className="whitespace-nowrap px-3 py-2 align-top">
+                  <Ago iso={d.openedAt} now={now} />
+                  {d.reopenCount > 0 && <span className="block text-xs text-slate-500">reopened {d.reopenCount}×</span>}
+                </td>
+                <td className="px-3 py-2 align-top">
+                  {d.claim ? (
+                    <span title={d.claim.reason}>
+                      {d.claim.owner.displayName ?? d.claim.owner.username}
+                      <span className="block text-xs text-slate-500">
+                        {d.claim.returnPath} · {d.claim.expired ? "expired " : "until "}
+                        <Ago iso={d.claim.expiresAt} now={now} />
+                      </span>
+                    </span>
+                  ) : d.resolvedAt ? (
+                    <span className="text-slate-500">—</span>
+                  ) : (
+                    <Pill tone="red">unowned</Pill>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+"use client";
+// Actions on one pause: resume it, or take ownership of an unattributed one
+// (reason and expiry), which stops its alert.
+import { useState, type FormEvent } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+
+export interface PauseLike {
+  id: string;
+  unattributed: boolean;
+}
+
+export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionLike | null }) {
+  const [mode, setMode] = useState<"idle" | "own">("idle");
+  const [reason, setReason] = useState("");
+  const [duration, setDuration] = useState("1h");
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const qc = useQueryClient();
+  if (!canOperate(session)) return null;
+  const token = session?.csrfToken ?? undefined;
+
+  async function run(action: () => Promise<unknown>) {
+    setError(null);
+    setBusy(true);
+    try {
+      await action();
+      await qc.invalidateQueries();
+      setMode("idle");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const resume = () =>
+    run(async () => {
+      const r = await sendJson<{ pause: { resumedOnController: boolean } }>("POST", `/api/pauses/${pause.id}/resume`, {}, token);
+      setNotice(r.pause.resumedOnController ? "Resumed on the controller." : "Pause ended. Driftwatch has no write access here: resume the controller yourself.");
+    });
+
+  const own = (e: FormEvent) => {
+    e.preventDefault();
+    void run(() => sendJson("POST", `/api/pauses/${pause.id}/ownership`, { reason, duration }, token));
+  };
+
+  return (
+    <div className="space-y-2">
+      {mode === "own" ? (
+        <form onSubmit={own} className="space-y-2 rounded border border-slate-200 bg-white p-3" aria-label="Take ownership of this pause">
+          <Field label="Why is it paused? (required)">
+            <textarea className={inputClass} rows={2} required minLength={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+          </Field>
+          <Field label="Until">
+            <DurationSelect value={duration} onChange={setDuration} />
+          </Field>
+          <div className="flex gap-2">
+            <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
+              Take ownership
+            </button>
+            <button type="button" className={secondaryButtonClass} onClick={() => setMode("idle")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div className="flex flex-wrap gap-2">
+          {pause.unattributed && (
+            <button type="button" className={buttonClass} onClick={() => setMode("own")} disabled={busy}>
+              Take ownership…
+            </button>
+          )}
+          <button type="button" className={secondaryButtonClass} onClick={resume} disabled={busy}>
+            {busy ? "Resuming…" : "Resume reconciliation"}
+          </button>
+        </div>
+      )}
+      <FormError message={error} />
+      {notice && (
+        <p role="status" className="text-xs text-slate-600">
+          {notice}
+        </p>
+      )}
+    </div>
+  );
+}

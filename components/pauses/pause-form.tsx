@@ -1,0 +1,114 @@
+"use client";
+// Pause reconciliation of an environment: reason, expiry (bounded by the
+// environment's maximum), optional incident link, and, for protected
+// environments, the environment's name typed again.
+import { useId, useState, type FormEvent } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+
+interface PausePolicy {
+  environment: string;
+  confirmPause: boolean;
+  maxPauseMs: number;
+  autoResume: boolean;
+  controllerRef: string | null;
+  executes: boolean;
+}
+
+export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionLike | null; onDone?: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState("");
+  const [duration, setDuration] = useState("1h");
+  const [incidentUrl, setIncidentUrl] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const qc = useQueryClient();
+  const id = useId();
+  const policy = useQuery({
+    queryKey: ["pause-policy", environment],
+    queryFn: async () => {
+      const res = await fetch(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`, { cache: "no-store" });
+      if (!res.ok) throw new Error(`cannot read the pause policy (${res.status})`);
+      return (await res.json()) as PausePolicy;
+    },
+    enabled: open,
+    staleTime: 60_000,
+  });
+
+  if (!canOperate(session)) return null;
+  if (!open) {
+    return (
+      <button type="button" className={secondaryButtonClass} onClick={() => setOpen(true)}>
+        Pause reconciliation…
+      </button>
+    );
+  }
+
+  const p = policy.data;
+  const needsConfirm = p?.confirmPause ?? false;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      await sendJson("POST", "/api/pauses", {
+        environment,
+        reason,
+        duration,
+        incidentUrl: incidentUrl.trim() || undefined,
+        confirm: needsConfirm ? confirm : undefined,
+      }, session?.csrfToken ?? undefined);
+      await qc.invalidateQueries();
+      setOpen(false);
+      setReason("");
+      setConfirm("");
+      onDone?.();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} aria-labelledby={`${id}-title`} className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-4">
+      <h3 id={`${id}-title`} className="font-semibold text-slate-900">
+        Pause reconciliation of {environment}
+      </h3>
+      {p && (
+        <p className="text-xs text-slate-600">
+          {p.executes
+            ? `Driftwatch will suspend ${p.controllerRef} on the cluster and annotate it with your name, reason and expiry.`
+            : "No write credential is configured: Driftwatch records the pause; suspend the controller yourself. The page shows whether the cluster agrees."}
+          {p.autoResume ? " Reconciliation resumes by itself at expiry." : " At expiry an alert is raised."}
+        </p>
+      )}
+      <Field label="Reason (required)">
+        <textarea className={inputClass} required minLength={3} maxLength={2000} rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </Field>
+      <Field label="Until" hint={p ? `At most ${Math.round(p.maxPauseMs / 3_600_000)} h in this environment.` : undefined}>
+        <DurationSelect value={duration} onChange={setDuration} maxMs={p?.maxPauseMs} />
+      </Field>
+      <Field label="Incident link (optional)">
+        <input className={inputClass} type="url" placeholder="https://…" value={incidentUrl} onChange={(e) => setIncidentUrl(e.target.value)} />
+      </Field>
+      {needsConfirm && (
+        <Field label={`Type “${environment}” to confirm`}>
+          <input className={inputClass} autoComplete="off" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+        </Field>
+      )}
+      <FormError message={error ?? (policy.error instanceof Error ? policy.error.message : null)} />
+      <div className="flex gap-2">
+        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3 || (needsConfirm && confirm !== environment)}>
+          {busy ? "Pausing…" : "Pause"}
+        </button>
+        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

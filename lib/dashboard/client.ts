@@ -1,0 +1,64 @@
+// Browser side of the dashboard API: one fetch helper whose errors carry the
+// HTTP status (the query client never retries a 4xx), and the query keys every
+// page shares, so a refresh in one place updates the others.
+export class ApiFetchError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiFetchError";
+  }
+}
+
+export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, headers: { accept: "application/json", ...init?.headers }, cache: "no-store" });
+  } catch {
+    throw new ApiFetchError(0, "The dashboard server cannot be reached. Check that Driftwatch is running.");
+  }
+  if (!res.ok) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = (await res.json()) as { error?: { message?: string } };
+      if (body.error?.message) message = body.error.message;
+    } catch {
+      // not JSON: keep the status line
+    }
+    if (res.status === 401) message = "Your session has ended: sign in again.";
+    throw new ApiFetchError(res.status, message);
+  }
+  return (await res.json()) as T;
+}
+
+/** How often pages look for a new collection. */
+export const POLL_MS = 4_000;
+
+export const queryKeys = {
+  environments: ["environments"] as const,
+  environment: (name: string) => ["environment", name] as const,
+  drift: (name: string, params: string) => ["drift", name, params] as const,
+  object: (name: string, key: string) => ["object", name, key] as const,
+  commit: (sha: string) => ["commit", sha] as const,
+  lineage: ["lineage"] as const,
+  timeline: (params: string) => ["timeline", params] as const,
+  compare: (params: string) => ["compare", params] as const,
+  metrics: (days: number) => ["metrics", days] as const,
+  run: (id: number) => ["run", id] as const,
+  session: ["session"] as const,
+};
+
+export interface SessionInfo {
+  user: { username: string; displayName: string | null; role: "viewer" | "operator" | "admin" } | null;
+  csrfToken: string | null;
+}
+
+/** A mutation through the auth layer's routes: JSON body, the session's CSRF token. */
+export async function postJson<T>(url: string, csrfToken: string | null, body?: unknown): Promise<T> {
+  return fetchJson<T>(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(csrfToken ? { "x-csrf-token": csrfToken } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
