@@ -100,6 +100,33 @@ function grKey(rt: ResourceType): string {
   return `${rt.group}/${rt.resource}`;
 }
 
+const TIME_KEYS = new Set(["creationTimestamp", "deletionTimestamp", "lastTransitionTime", "lastUpdateTime", "lastProbeTime", "lastHeartbeatTime", "lastScheduleTime", "lastSuccessfulTime", "startedAt", "finishedAt", "startTime", "completionTime"]);
+const FREE_MAPS = new Set(["data", "binaryData", "stringData", "labels", "annotations", "selector", "matchLabels", "nodeSelector"]);
+
+/** metav1.Time fields round-trip through Go at second precision. */
+function secondPrecision(v: unknown): unknown {
+  if (typeof v !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/.test(v)) return v;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? v : nowRfc3339(new Date(Math.floor(t / 1000) * 1000));
+}
+
+function normaliseTimes(v: unknown, typed: boolean): void {
+  if (Array.isArray(v)) {
+    for (const x of v) normaliseTimes(x, typed);
+    return;
+  }
+  if (!isObj(v)) return;
+  for (const [k, x] of Object.entries(v)) {
+    if (FREE_MAPS.has(k)) continue;
+    if (k === "managedFields" && Array.isArray(x)) {
+      for (const e of x) if (isObj(e)) e.time = secondPrecision(e.time);
+      continue;
+    }
+    if (typed && TIME_KEYS.has(k)) v[k] = secondPrecision(x);
+    else if (typed || k === "metadata") normaliseTimes(x, typed || k === "metadata");
+  }
+}
+
 function md(o: Obj): Obj {
   if (!isObj(o.metadata)) o.metadata = {};
   return o.metadata as Obj;
@@ -312,6 +339,7 @@ export class ApiCore {
     }
     obj.apiVersion = av;
     obj.kind = rt.kind;
+    normaliseTimes(obj, rt.builtin);
     const m = md(obj);
     if (rt.namespaced) {
       if (m.namespace !== undefined && m.namespace !== "" && m.namespace !== namespace) {
@@ -383,10 +411,7 @@ export class ApiCore {
     const errs: FieldError[] = [];
     validateObjectMeta(obj, rt, errs);
     if (rt.builtin) errs.push(...validateBuiltin(rt, obj, old));
-    else {
-      const { metadata: _m, apiVersion: _a, kind: _k, ...rest } = obj;
-      validateAgainstSchema(rest, rt.openAPISchema, "", errs, true);
-    }
+    else validateAgainstSchema(obj, rt.openAPISchema, "", errs, true);
     if (errs.length > 0) throw invalid(rt.group, rt.kind, asStr(md(obj).name) ?? "", errs);
   }
 
@@ -542,6 +567,9 @@ export class ApiCore {
     const m = md(obj);
     const name = asStr(m.name) ?? "";
     this.resetStatusOnCreate(rt, obj);
+    // Custom resources are also defaulted when read back from storage, so defaults of a
+    // just-dropped status show up at once.
+    if (!rt.builtin) applyDefaults(obj, rt.openAPISchema);
     if (rt.kind === "Namespace") {
       const spec = asObj(obj.spec) ?? {};
       spec.finalizers = ["kubernetes"];

@@ -68,7 +68,21 @@ export function metaOf(o: Obj): Obj {
   return asObj(o.metadata) ?? {};
 }
 
-export function nowRfc3339(d: Date = new Date()): string {
+let clock: () => Date = () => new Date();
+
+/**
+ * Replaces the clock behind every timestamp the imitation writes (creationTimestamp,
+ * managedFields times, conditions), process-wide; null restores the system clock.
+ */
+export function setKubeSimClock(fn: (() => Date) | null): void {
+  clock = fn ?? (() => new Date());
+}
+
+export function now(): Date {
+  return clock();
+}
+
+export function nowRfc3339(d: Date = clock()): string {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 

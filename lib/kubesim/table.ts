@@ -1,5 +1,5 @@
 // meta.k8s.io/v1 Table output (server-side printing) for `kubectl get`.
-import { asNum, asObj, asStr, getIn, isObj, type Obj } from "./json";
+import { asNum, asObj, asStr, getIn, isObj, now as clockNow, type Obj } from "./json";
 import type { ResourceType } from "./registry";
 
 const NAME_DESC =
@@ -199,7 +199,7 @@ export interface TableOptions {
 }
 
 export function toTable(rt: ResourceType, objs: Obj[], listMeta: Obj, opts: TableOptions): Obj {
-  const now = Date.now();
+  const now = clockNow().getTime();
   const cols = rt.builtin ? builtinColumns(rt.kind) : customColumns(rt);
   const table: Obj = { kind: "Table", apiVersion: `meta.k8s.io/${opts.tableVersion ?? "v1"}`, metadata: listMeta };
   if (!opts.noHeaders) {
