@@ -471,15 +471,18 @@ async function resolveBinaries(runAs: RunAs | undefined, log: (m: string) => voi
     log(`Copying the Postgres binaries to ${cached} (${runAs ? `the ${runAs.name} user cannot reach ${nativeDir}` : "package folder is read-only"})`);
     await fsp.mkdir(cacheRoot, { recursive: true, mode: 0o755 });
     const staging = `${cached}.${process.pid}.tmp`;
-    await fsp.rm(staging, { recursive: true, force: true });
-    await fsp.cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
-    await linkSharedLibraries(staging);
-    await fsp.rm(cached, { recursive: true, force: true });
-    await fsp.rename(staging, cached).catch(async (e: unknown) => {
-      // A concurrent start may have put an identical copy in place first.
+    try {
       await fsp.rm(staging, { recursive: true, force: true });
-      if (!fs.existsSync(cached)) throw e;
-    });
+      await fsp.cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+      await linkSharedLibraries(staging);
+      await fsp.rm(cached, { recursive: true, force: true });
+      await fsp.rename(staging, cached).catch((e: unknown) => {
+        // A concurrent start may have put an identical copy in place first.
+        if (!fs.existsSync(cached)) throw e;
+      });
+    } finally {
+      await fsp.rm(staging, { recursive: true, force: true });
+    }
   }
   if (!canRun(inPlace(cached).postgres, runAs)) {
     throw new EmbeddedPostgresError(
