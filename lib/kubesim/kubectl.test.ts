@@ -170,6 +170,22 @@ describe.skipIf(!kubectlPath)("real kubectl", () => {
     expect(out).toMatch(/^late\s+0\s+\d+s$/m);
   });
 
+  it("create generators (protobuf request bodies) record kubectl-create", async () => {
+    await kubectl(["create", "namespace", "gen"]);
+    await kubectl(["-n", "gen", "create", "configmap", "settings", "--from-literal=mode=fast"]);
+    await kubectl(["-n", "gen", "create", "deployment", "api", "--image=nginx:1.25", "--replicas=2", "--port=8080"]);
+    await kubectl(["-n", "gen", "create", "service", "clusterip", "api", "--tcp=80:8080"]);
+    const cm = JSON.parse(await kubectl(["-n", "gen", "get", "configmap", "settings", "-o", "json", "--show-managed-fields"]));
+    expect(cm.data).toEqual({ mode: "fast" });
+    expect(cm.metadata.managedFields).toEqual([expect.objectContaining({ manager: "kubectl-create", operation: "Update", fieldsV1: { "f:data": { ".": {}, "f:mode": {} } } })]);
+    const dep = JSON.parse(await kubectl(["-n", "gen", "get", "deployment", "api", "-o", "json", "--show-managed-fields"]));
+    expect(dep.spec.replicas).toBe(2);
+    expect(dep.spec.template.spec.containers[0]).toMatchObject({ name: "nginx", image: "nginx:1.25", ports: [{ containerPort: 8080, protocol: "TCP" }], resources: {} });
+    expect(entry(dep.metadata.managedFields, "kubectl-create")).toMatchObject({ operation: "Update" });
+    const svc = JSON.parse(await kubectl(["-n", "gen", "get", "service", "api", "-o", "json"]));
+    expect(svc.spec.ports).toEqual([{ name: "80-8080", port: 80, protocol: "TCP", targetPort: 8080 }]);
+  });
+
   it("delete removes the object", async () => {
     expect(await kubectl(["delete", "deployment", "web"])).toContain('deployment.apps "web" deleted');
     expect((await raw(sim, "GET", "/apis/apps/v1/namespaces/default/deployments/web")).status).toBe(404);

@@ -29,6 +29,7 @@ import { asObj, asStr, clone, isObj, type Obj } from "./json";
 import { canonicalize, served } from "./objects";
 import { docHash, openAPIv3Document, openAPIv3Root } from "./openapi";
 import { apiVersionOf, Registry, typesFromCRD, type ResourceType } from "./registry";
+import { decodeProtobufObject, PROTOBUF_CT } from "./protobuf";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
 import { Store, objectKey } from "./store";
 import { toTable, type TableOptions } from "./table";
@@ -133,14 +134,16 @@ function managerFromUserAgent(ua: string | undefined): string {
   return out;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
-function parseObjectBody(body: string, contentType: string): unknown {
+function parseObjectBody(bodyBuf: Buffer, contentType: string, expectedKind: string): unknown {
   const ct = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (ct === PROTOBUF_CT) return decodeProtobufObject(bodyBuf, expectedKind);
+  const body = bodyBuf.toString("utf8");
   if (ct === "application/yaml" || ct === "application/x-yaml") {
     try {
       return YAML.parse(body);
@@ -374,7 +377,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     }
     try {
       if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
-      const body = req.method === "GET" || req.method === "HEAD" ? "" : await readBody(req);
+      const body = req.method === "GET" || req.method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
       const u = new URL(req.url ?? "/", "https://kubesim.invalid");
       const p = u.pathname.replace(/\/+$/, "") || "/";
       const user = auth.authenticate(req.headers.authorization);
@@ -411,7 +414,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     }
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, u: URL, p: string, body: string, user: User): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, u: URL, p: string, bodyBuf: Buffer, user: User): Promise<void> {
+    const body = bodyBuf.toString("utf8");
     const method = req.method ?? "GET";
     const segs = p.split("/").filter(Boolean);
     const nonResource = (verb: string) => {
@@ -564,12 +568,12 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     }
     if (method === "POST") {
       if (r.name) throw methodNotSupported(grOf(rt), "create");
-      const obj = core.create(rt, ns, parseObjectBody(body, ct), wo);
+      const obj = core.create(rt, ns, parseObjectBody(bodyBuf, ct, rt.kind), wo);
       return sendObject(res, 201, obj, { kind: "json" }, rt, warnings);
     }
     if (method === "PUT") {
       if (!r.name) throw methodNotSupported(grOf(rt), "update");
-      const parsed = parseObjectBody(body, ct);
+      const parsed = parseObjectBody(bodyBuf, ct, sub === "scale" ? "Scale" : rt.kind);
       if (sub === "scale") return sendObject(res, 200, core.updateScale(rt, ns, r.name, parsed, wo), { kind: "json" }, undefined, warnings);
       if (sub === "finalize") return sendObject(res, 200, finalizeNamespace(rt, r.name, parsed, wo), { kind: "json" }, rt, warnings);
       const obj = core.update(rt, ns, r.name, parsed, wo, sub === "status" ? "status" : undefined);
@@ -585,7 +589,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     // DELETE
     let dopts: Obj = {};
     if (body.trim()) {
-      const parsed = parseObjectBody(body, ct || JSON_CT);
+      const parsed = parseObjectBody(bodyBuf, ct || JSON_CT, "DeleteOptions");
       if (isObj(parsed)) dopts = parsed;
     }
     const pre = asObj(dopts.preconditions);
@@ -741,7 +745,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
           res.end(JSON.stringify(body));
         };
         try {
-          const body = req.method === "POST" ? await readBody(req) : "";
+          const body = req.method === "POST" ? (await readBody(req)).toString("utf8") : "";
           const p = u.pathname.replace(/\/+$/, "");
           if (req.method === "GET" && p === "/faults") return reply(200, { ...faults, openWatches: watches.size });
           if (req.method === "GET" && p === "/objects") return reply(200, api.objects());
