@@ -27,7 +27,7 @@ export const createClaimSchema = z
     returnPath: z.enum(["revert", "adopt"]),
   })
   .strict();
-export type CreateClaimInput = z.infer<typeof createClaimSchema>;
+export type CreateClaimInput = Omit<z.infer<typeof createClaimSchema>, "incidentUrl"> & { incidentUrl?: string | null };
 
 export const transferClaimSchema = z.object({ owner: usernameSchema, reason: z.string().trim().max(2000).optional() }).strict();
 export const releaseClaimSchema = z.object({ reason: z.string().trim().max(2000).optional() }).strict().optional();

@@ -37,10 +37,11 @@ export const createPauseSchema = z
     controllerRef: z.string().max(400).optional(),
   })
   .strict();
-export type CreatePauseInput = z.infer<typeof createPauseSchema>;
+/** What the schema yields; callers in code may leave the incident link out. */
+export type CreatePauseInput = Omit<z.infer<typeof createPauseSchema>, "incidentUrl"> & { incidentUrl?: string | null };
 
 export const takeOwnershipSchema = z.object({ reason: reasonSchema, ...expiryFields, incidentUrl: incidentUrlSchema }).strict();
-export type TakeOwnershipInput = z.infer<typeof takeOwnershipSchema>;
+export type TakeOwnershipInput = Omit<z.infer<typeof takeOwnershipSchema>, "incidentUrl"> & { incidentUrl?: string | null };
 
 export const resumePauseSchema = z.object({ reason: z.string().trim().max(2000).optional() }).strict().optional();
 
