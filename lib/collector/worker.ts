@@ -32,10 +32,16 @@ export function newWorkerId(): string {
 }
 
 /** Records a finished run on its row and, for failures, on the environment (keeping its last good state). */
-export async function finishRun(ctx: CollectorContext, run: LeasedRun | { id: number; environmentId: string; environmentName: string }, outcome: RunOutcome): Promise<void> {
+export async function finishRun(
+  ctx: CollectorContext,
+  run: LeasedRun | { id: number; environmentId: string; environmentName: string },
+  outcome: RunOutcome,
+  /** The environment's error before this run (a successful run clears it in its own transaction). */
+  previousError: unknown,
+): Promise<void> {
   const now = ctx.now();
   const { db } = ctx;
-  const env = await db.environment.findUniqueOrThrow({ where: { id: run.environmentId }, select: { lastError: true } });
+  const env = { lastError: previousError };
   await db.$transaction(async (tx) => {
     const existing = await tx.collectionRun.findUniqueOrThrow({ where: { id: run.id }, select: { stats: true } });
     await tx.collectionRun.update({
@@ -87,6 +93,7 @@ export async function executeRun(ctx: CollectorContext, run: LeasedRun, workerId
   }, Math.max(250, Math.floor(leaseMs / 4)));
   try {
     log.info({ trigger: run.trigger }, "collection started");
+    const before = await ctx.db.environment.findUniqueOrThrow({ where: { id: run.environmentId }, select: { lastError: true } });
     const outcome = await collectEnvironment({ ...ctx, log }, run, (p) => {
       const nowMs = Date.now();
       if (nowMs - lastProgressWrite > 400) {
@@ -94,7 +101,7 @@ export async function executeRun(ctx: CollectorContext, run: LeasedRun, workerId
         void writeProgress(p);
       } else pending = p;
     });
-    await finishRun(ctx, run, outcome);
+    await finishRun(ctx, run, outcome, before.lastError);
     await afterRunHooks(ctx, run.environmentId).catch((e: unknown) => log.error({ err: e instanceof Error ? e.message : String(e) }, "after-run hooks failed"));
     log.info({ status: outcome.status, errors: outcome.errors.length, stats: outcome.stats }, "collection finished");
     return outcome;

@@ -1,6 +1,10 @@
 // Shared start-up of every entry point that talks to the database: config
 // validated (all errors at once), database ready, config mirrored into it.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { getConfig, ConfigError, type DriftwatchConfig } from "@/lib/config";
+import { checkDataDirAccess } from "@/lib/db/embedded";
 import { dataDir, resetEnvCache } from "@/lib/env";
 import { ensureDatabase } from "@/lib/db/ensure-database";
 import { getPrisma } from "@/lib/db";
@@ -26,9 +30,25 @@ export function loadConfigOrExit(): DriftwatchConfig {
   }
 }
 
+/**
+ * As root, embedded Postgres runs as the `postgres` user, which cannot enter a
+ * folder under /root (mode 0700). Rather than fail, the cluster then lives
+ * under /var/lib/driftwatch, one folder per checkout, and we say so.
+ */
+async function postgresParentDir(log: (m: string) => void): Promise<string> {
+  const preferred = dataDir();
+  if (process.env.DATABASE_URL || process.getuid?.() !== 0) return preferred;
+  const problem = await checkDataDirAccess(path.join(preferred, "postgres"));
+  if (!problem) return preferred;
+  const fallback = path.join("/var/lib/driftwatch", `${path.basename(preferred)}-${crypto.createHash("sha256").update(preferred).digest("hex").slice(0, 10)}`);
+  log(`Running as root: the postgres user cannot use ${preferred} (${problem.split("\n")[0]}). Keeping the embedded database in ${fallback} instead; set DRIFTWATCH_DATA_DIR to choose another folder.`);
+  fs.mkdirSync(fallback, { recursive: true, mode: 0o755 });
+  return fallback;
+}
+
 export async function prepare(log: (m: string) => void = (m) => console.log(m)): Promise<Prepared> {
   const config = loadConfigOrExit();
-  const database = await ensureDatabase({ dataDir: dataDir(), log });
+  const database = await ensureDatabase({ dataDir: await postgresParentDir(log), log });
   resetEnvCache();
   const db = getPrisma();
   await syncConfigToDatabase(db, config);

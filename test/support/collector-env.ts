@@ -1,0 +1,103 @@
+// A real environment for collector tests: a Kubernetes API imitation, a real
+// Git repository, a driftwatch config naming both, and the database synced.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { stringify } from "yaml";
+import { startKubeSim, type KubeSim } from "@/lib/kubesim";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import type { PrismaClient } from "@/lib/db/generated/client";
+import { resetDatabase } from "@/lib/db/testing";
+import { syncConfigToDatabase, collectorContext, enqueueRun, leaseRunById, executeRun, type RunOutcome } from "@/lib/collector";
+import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+import { discover } from "@/lib/kube/discovery";
+import { serverSideApply, type DemoKube } from "@/lib/demo/kube-writer";
+import { logger } from "@/lib/log";
+
+export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";
+
+export interface CollectorFixture {
+  sim: KubeSim;
+  repo: TestRepo;
+  db: PrismaClient;
+  config: DriftwatchConfig;
+  admin: DemoKube;
+  dir: string;
+  /** Applies objects as a GitOps controller would (server-side apply, manager kustomize-controller). */
+  applyAsController(objs: Array<Record<string, unknown>>): Promise<void>;
+  run(envName?: string): Promise<RunOutcome & { runId: number }>;
+  cleanup(): Promise<void>;
+}
+
+export function deploymentYaml(name: string, image: string, replicas: number, env: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: "shop", labels: { app: name } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name, image, env: Object.entries(env).map(([k, v]) => ({ name: k, value: v })), resources: { requests: { cpu: "0.5", memory: "1024Mi" } } }] },
+      },
+    },
+  };
+}
+
+export async function createCollectorFixture(files: Record<string, unknown[]>, opts: { envYaml?: Record<string, unknown>; repoUrl?: string } = {}): Promise<CollectorFixture> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-collector-"));
+  const sim = await startKubeSim({ kubeconfigPath: path.join(dir, "kubeconfig"), clusterName: "t", adminPort: false });
+  const repo = TestRepo.create("collector-repo");
+  for (const [file, objs] of Object.entries(files)) repo.write(file, objs.map((o) => stringify(o)).join("---\n"));
+  repo.commit("initial manifests");
+  const config = parseConfig(
+    stringify({
+      repositories: [{ name: "shop", url: opts.repoUrl ?? repo.dir }],
+      environments: [
+        {
+          name: "test",
+          cluster: { kubeconfig: sim.kubeconfigPath, context: "t-readonly" },
+          namespaces: ["shop"],
+          defaultNamespace: "shop",
+          source: { repository: "shop", branch: "main", path: "envs/test" },
+          ...(opts.envYaml ?? {}),
+        },
+      ],
+    }),
+  );
+  const db = getPrisma();
+  await resetDatabase(db);
+  await syncConfigToDatabase(db, config);
+  const client: ClusterClient = createClusterClient({ kubeconfig: sim.kubeconfigPath, context: "t" });
+  const admin: DemoKube = { client, discovery: await discover(client) };
+  await serverSideApply(admin, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } }, "kubectl");
+  const mirrorsDir = path.join(dir, "mirrors");
+  const ctx = () => collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
+  return {
+    sim,
+    repo,
+    db,
+    config,
+    admin,
+    dir,
+    async applyAsController(objs) {
+      for (const o of objs) await serverSideApply(admin, o, "kustomize-controller");
+    },
+    async run(envName = "test") {
+      const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
+      const runId = await enqueueRun(db, env.id, "test");
+      const run = await leaseRunById(db, runId, "test-worker", 60_000);
+      if (!run) throw new Error("could not lease the run");
+      const outcome = await executeRun(ctx(), run, "test-worker", 60_000);
+      return { ...outcome, runId };
+    },
+    async cleanup() {
+      await sim.stop();
+      repo.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
