@@ -36,6 +36,7 @@ import { canonicalize, listItemJson, served } from "./objects";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "./patch";
 import { apiVersionOf, type Registry, type ResourceType } from "./registry";
 import { exactName, fieldsMatch, labelsMatch, parseFieldSelector, parseLabelSelector } from "./selectors";
+import { pruneUnknownTyped } from "./schema";
 import { lowerBound, objectKey, type Store, type StoredObject } from "./store";
 import { validateBuiltin, validateObjectMeta } from "./validation";
 
@@ -353,19 +354,20 @@ export class ApiCore {
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${urlName})`);
     }
     if (urlName !== undefined && m.name === undefined) m.name = urlName;
-    if (rt.builtin) {
-      if (rt.kind === "Secret") this.decodeSecret(obj);
-      defaultBuiltin(rt.kind, obj);
-    } else {
-      const unknown: string[] = [];
-      pruneUnknown(obj, rt.openAPISchema, "", unknown, true);
-      if (unknown.length > 0) {
+    const unknown: string[] = [];
+    if (rt.builtin) pruneUnknownTyped(obj, rt.schema, "", unknown);
+    else pruneUnknown(obj, rt.openAPISchema, "", unknown, true);
+    if (unknown.length > 0) {
         if (o.fieldValidation === "Strict") {
           const detail = `strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(", ")}`;
           throw new StrictDecodingError(detail, badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${detail}`));
         }
         if (o.fieldValidation === "Warn") for (const u of unknown) o.warnings.push(`unknown field ${JSON.stringify(u)}`);
-      }
+    }
+    if (rt.builtin) {
+      if (rt.kind === "Secret") this.decodeSecret(obj);
+      defaultBuiltin(rt.kind, obj);
+    } else {
       applyDefaults(obj, rt.openAPISchema);
       this.dropCRMetaNulls(obj);
     }
@@ -774,16 +776,14 @@ export class ApiCore {
     }
     const cfg = clone(config);
     if (rt.namespaced && namespace) md(cfg).namespace = namespace;
-    if (!rt.builtin) {
-      const unknown: string[] = [];
-      pruneUnknown(cfg, rt.openAPISchema, "", unknown, true);
-      if (unknown.length > 0 && o.fieldValidation === "Strict") {
-        throw badRequest(`failed to create typed patch object (${av}, Kind=${rt.kind}): .${unknown[0]}: field not declared in schema`);
-      }
-      if (unknown.length > 0 && o.fieldValidation === "Warn") for (const u of unknown) o.warnings.push(`unknown field ${JSON.stringify(u)}`);
-    } else if (rt.kind === "Secret") {
-      this.decodeSecret(cfg);
+    // The applied configuration is converted to a typed value: undeclared fields fail, whatever fieldValidation says.
+    const unknown: string[] = [];
+    if (rt.builtin) pruneUnknownTyped(cfg, rt.schema, "", unknown);
+    else pruneUnknown(cfg, rt.openAPISchema, "", unknown, true);
+    if (unknown.length > 0) {
+      throw badRequest(`failed to create typed patch object (${av}, Kind=${rt.kind}): .${unknown[0] as string}: field not declared in schema`);
     }
+    if (rt.kind === "Secret") this.decodeSecret(cfg);
     const live = existing ? served(rt, existing.obj) : this.emptyTyped(rt, namespace, name);
     const managers = existing ? decodeManagers(live) : new Map<string, ManagerEntry>();
     const result = trackApply(live, cfg, managers, o.force === true, this.trackingOptions(rt, o.fieldManager, subresource));

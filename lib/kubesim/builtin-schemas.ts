@@ -15,12 +15,17 @@ import {
   type Schema,
 } from "./schema";
 
+/** A struct whose fields are all listed: anything else is an unknown field the server drops (or rejects when strict). */
+function closed(fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean } = {}): Schema {
+  return struct(fields, { ...opts, closed: true });
+}
+
 const STRING_MAP = mapOf(SCALAR);
 const ATOMIC_STRING_MAP = mapOf(SCALAR, true);
 const LABEL_SELECTOR = struct({ matchLabels: STRING_MAP, matchExpressions: ATOMIC_LIST }, { atomic: true });
 const RESOURCE_LIST = mapOf(QUANTITY);
 
-export const OBJECT_META: Schema = struct({
+export const OBJECT_META: Schema = closed({
   name: SCALAR,
   generateName: SCALAR,
   namespace: SCALAR,
@@ -53,13 +58,13 @@ const PROBE = struct({
 });
 const LIFECYCLE_HANDLER = struct({ exec: struct({ command: atomicList(SCALAR) }), httpGet: HTTP_GET, tcpSocket: OPEN, sleep: OPEN });
 
-export const RESOURCE_REQUIREMENTS: Schema = struct({
+export const RESOURCE_REQUIREMENTS: Schema = closed({
   limits: RESOURCE_LIST,
   requests: RESOURCE_LIST,
   claims: mapList(["name"], OPEN, { noSmp: true }),
 });
 
-const CONTAINER: Schema = struct({
+const CONTAINER: Schema = closed({
   name: SCALAR,
   image: SCALAR,
   command: atomicList(SCALAR),
@@ -67,22 +72,25 @@ const CONTAINER: Schema = struct({
   workingDir: SCALAR,
   ports: mapList(
     ["containerPort", "protocol"],
-    struct({ name: SCALAR, hostPort: SCALAR, containerPort: SCALAR, protocol: SCALAR, hostIP: SCALAR }),
+    closed({ name: SCALAR, hostPort: SCALAR, containerPort: SCALAR, protocol: SCALAR, hostIP: SCALAR }),
     { smpKey: "containerPort", keyDefaults: { protocol: "TCP" } },
   ),
   envFrom: ATOMIC_LIST,
   env: mapList(
     ["name"],
-    struct({
+    closed({
       name: SCALAR,
       value: SCALAR,
-      valueFrom: struct({ fieldRef: OPEN, resourceFieldRef: OPEN, configMapKeyRef: OPEN, secretKeyRef: OPEN }),
+      valueFrom: closed({ fieldRef: OPEN, resourceFieldRef: OPEN, configMapKeyRef: OPEN, secretKeyRef: OPEN }),
     }),
   ),
   resources: RESOURCE_REQUIREMENTS,
   resizePolicy: ATOMIC_LIST,
   restartPolicy: SCALAR,
-  volumeMounts: mapList(["mountPath"], struct({ name: SCALAR, readOnly: SCALAR, mountPath: SCALAR, subPath: SCALAR, mountPropagation: SCALAR, subPathExpr: SCALAR })),
+  volumeMounts: mapList(
+    ["mountPath"],
+    closed({ name: SCALAR, readOnly: SCALAR, recursiveReadOnly: SCALAR, mountPath: SCALAR, subPath: SCALAR, mountPropagation: SCALAR, subPathExpr: SCALAR }),
+  ),
   volumeDevices: mapList(["devicePath"], OPEN),
   livenessProbe: PROBE,
   readinessProbe: PROBE,
@@ -110,7 +118,7 @@ const VOLUME: Schema = struct({
   downwardAPI: struct({ items: ATOMIC_LIST, defaultMode: SCALAR }),
 });
 
-export const POD_SPEC: Schema = struct({
+export const POD_SPEC: Schema = closed({
   volumes: mapList(["name"], VOLUME, { retainKeys: true }),
   initContainers: mapList(["name"], CONTAINER),
   containers: mapList(["name"], CONTAINER),
@@ -153,20 +161,20 @@ export const POD_SPEC: Schema = struct({
   resources: RESOURCE_REQUIREMENTS,
 });
 
-export const POD_TEMPLATE_SPEC: Schema = struct({ metadata: OBJECT_META, spec: POD_SPEC });
+export const POD_TEMPLATE_SPEC: Schema = closed({ metadata: OBJECT_META, spec: POD_SPEC });
 
 const CONDITIONS = mapList(["type"], OPEN);
 
 function topLevel(fields: Record<string, Schema>): Schema {
-  return struct({ apiVersion: SCALAR, kind: SCALAR, metadata: OBJECT_META, ...fields });
+  return closed({ apiVersion: SCALAR, kind: SCALAR, metadata: OBJECT_META, ...fields });
 }
 
 export const DEPLOYMENT: Schema = topLevel({
-  spec: struct({
+  spec: closed({
     replicas: SCALAR,
     selector: LABEL_SELECTOR,
     template: POD_TEMPLATE_SPEC,
-    strategy: struct({ type: SCALAR, rollingUpdate: struct({ maxUnavailable: SCALAR, maxSurge: SCALAR }) }, { retainKeys: true }),
+    strategy: closed({ type: SCALAR, rollingUpdate: closed({ maxUnavailable: SCALAR, maxSurge: SCALAR }) }, { retainKeys: true }),
     minReadySeconds: SCALAR,
     revisionHistoryLimit: SCALAR,
     paused: SCALAR,
@@ -190,36 +198,48 @@ const PVC: Schema = struct({
 });
 
 export const STATEFUL_SET: Schema = topLevel({
-  spec: struct({
+  spec: closed({
     replicas: SCALAR,
     selector: LABEL_SELECTOR,
     template: POD_TEMPLATE_SPEC,
     volumeClaimTemplates: atomicList(PVC),
     serviceName: SCALAR,
     podManagementPolicy: SCALAR,
-    updateStrategy: struct({ type: SCALAR, rollingUpdate: struct({ partition: SCALAR, maxUnavailable: SCALAR }) }),
+    updateStrategy: closed({ type: SCALAR, rollingUpdate: closed({ partition: SCALAR, maxUnavailable: SCALAR }) }),
     revisionHistoryLimit: SCALAR,
     minReadySeconds: SCALAR,
-    persistentVolumeClaimRetentionPolicy: struct({ whenDeleted: SCALAR, whenScaled: SCALAR }),
+    persistentVolumeClaimRetentionPolicy: closed({ whenDeleted: SCALAR, whenScaled: SCALAR }),
     ordinals: OPEN,
   }),
   status: struct({ conditions: CONDITIONS }),
 });
 
 export const SERVICE: Schema = topLevel({
-  spec: struct({
+  spec: closed({
     ports: mapList(
       ["port", "protocol"],
-      struct({ name: SCALAR, protocol: SCALAR, appProtocol: SCALAR, port: SCALAR, targetPort: SCALAR, nodePort: SCALAR }),
+      closed({ name: SCALAR, protocol: SCALAR, appProtocol: SCALAR, port: SCALAR, targetPort: SCALAR, nodePort: SCALAR }),
       { smpKey: "port", keyDefaults: { protocol: "TCP" } },
     ),
     selector: ATOMIC_STRING_MAP,
     clusterIP: SCALAR,
     clusterIPs: atomicList(SCALAR),
+    type: SCALAR,
     externalIPs: atomicList(SCALAR),
+    sessionAffinity: SCALAR,
+    loadBalancerIP: SCALAR,
     loadBalancerSourceRanges: atomicList(SCALAR),
-    ipFamilies: atomicList(SCALAR),
+    externalName: SCALAR,
+    externalTrafficPolicy: SCALAR,
+    healthCheckNodePort: SCALAR,
+    publishNotReadyAddresses: SCALAR,
     sessionAffinityConfig: OPEN,
+    ipFamilies: atomicList(SCALAR),
+    ipFamilyPolicy: SCALAR,
+    allocateLoadBalancerNodePorts: SCALAR,
+    loadBalancerClass: SCALAR,
+    internalTrafficPolicy: SCALAR,
+    trafficDistribution: SCALAR,
   }),
   status: struct({ loadBalancer: struct({ ingress: ATOMIC_LIST }), conditions: CONDITIONS }),
 });
@@ -232,17 +252,17 @@ export const SERVICE_ACCOUNT: Schema = topLevel({
   automountServiceAccountToken: SCALAR,
 });
 export const NAMESPACE: Schema = topLevel({
-  spec: struct({ finalizers: atomicList(SCALAR) }),
-  status: struct({ phase: SCALAR, conditions: CONDITIONS }),
+  spec: closed({ finalizers: atomicList(SCALAR) }),
+  status: closed({ phase: SCALAR, conditions: CONDITIONS }),
 });
 export const INGRESS: Schema = topLevel({
-  spec: struct({ ingressClassName: SCALAR, defaultBackend: OPEN, tls: ATOMIC_LIST, rules: ATOMIC_LIST }),
+  spec: closed({ ingressClassName: SCALAR, defaultBackend: OPEN, tls: ATOMIC_LIST, rules: ATOMIC_LIST }),
   status: struct({ loadBalancer: struct({ ingress: ATOMIC_LIST }) }),
 });
 export const CRD: Schema = topLevel({
-  spec: struct({
+  spec: closed({
     group: SCALAR,
-    names: struct({ plural: SCALAR, singular: SCALAR, shortNames: atomicList(SCALAR), kind: SCALAR, listKind: SCALAR, categories: atomicList(SCALAR) }),
+    names: closed({ plural: SCALAR, singular: SCALAR, shortNames: atomicList(SCALAR), kind: SCALAR, listKind: SCALAR, categories: atomicList(SCALAR) }),
     scope: SCALAR,
     versions: atomicList(OPEN),
     conversion: OPEN,

@@ -411,6 +411,43 @@ describe("patches", () => {
     expect(mgrs).toEqual(expect.arrayContaining(["smp-test", "kubernetes-client-javascript"]));
   });
 
+  it("orders lists by $setElementOrder, as kubectl apply's three-way patches expect", async () => {
+    await apps.createNamespacedDeployment({
+      namespace: "default",
+      body: {
+        ...deployment("order"),
+        spec: {
+          selector: { matchLabels: { app: "order" } },
+          template: { metadata: { labels: { app: "order" } }, spec: { containers: [{ name: "a", image: "a:1" }, { name: "b", image: "b:1" }] } },
+        },
+      },
+    });
+    const r = await raw(sim, "PATCH", "/apis/apps/v1/namespaces/default/deployments/order", {
+      contentType: "application/strategic-merge-patch+json",
+      body: { spec: { template: { spec: { "$setElementOrder/containers": [{ name: "b" }, { name: "a" }], containers: [{ name: "a", image: "a:2" }] } } } },
+    });
+    expect((r.json as V1Deployment).spec?.template.spec?.containers.map((c) => `${c.name}=${c.image}`)).toEqual(["b=b:1", "a=a:2"]);
+  });
+
+  it("drops unknown fields of built-in kinds, warns, or refuses them under fieldValidation=Strict", async () => {
+    const body = { ...deployment("typo"), spec: { ...deployment("typo").spec, template: { metadata: { labels: { app: "typo" } }, spec: { containers: [{ name: "app", image: "x:1", imagee: "y" }] } } } };
+    const strict = await raw(sim, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict", { body });
+    expect(strict.json).toMatchObject({
+      code: 400,
+      reason: "BadRequest",
+      message: 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].imagee"',
+    });
+    const warned = await raw(sim, "POST", "/apis/apps/v1/namespaces/default/deployments", { body });
+    expect(warned.status).toBe(201);
+    expect(warned.headers.warning).toBe('299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""');
+    expect((warned.json as V1Deployment).spec?.template.spec?.containers[0]).not.toHaveProperty("imagee");
+    const applied = await raw(sim, "PATCH", "/api/v1/namespaces/default/configmaps/ssa-typo?fieldManager=x", {
+      contentType: "application/apply-patch+yaml",
+      body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa-typo" }, dta: { a: "b" } },
+    });
+    expect(applied.json).toMatchObject({ code: 400, message: "failed to create typed patch object (v1, Kind=ConfigMap): .dta: field not declared in schema" });
+  });
+
   it("does not persist dryRun=All writes", async () => {
     const created = await raw(sim, "POST", "/api/v1/namespaces/default/configmaps?dryRun=All", { body: { metadata: { name: "dry" }, data: { a: "b" } } });
     expect(created.status).toBe(201);

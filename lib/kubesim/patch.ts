@@ -216,7 +216,7 @@ function smpMap(original: Obj | undefined, patch: Obj, schema: Schema): Obj | un
   for (const [field, order] of orders) {
     if (field in patch) continue;
     const cur = out[field];
-    if (Array.isArray(cur)) out[field] = reorder(cur, order, listMergeKey(fieldSchema(schema, field, cur)));
+    if (Array.isArray(cur)) out[field] = applyElementOrder(cur, order, cur, listMergeKey(fieldSchema(schema, field, cur)));
   }
   if (retain) {
     for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
@@ -242,6 +242,19 @@ function stripDirectives(v: unknown): unknown {
 }
 
 function smpList(original: unknown[], patch: unknown[], schema: Schema, order: unknown[] | undefined): unknown[] {
+  const merged = smpListMerge(original, patch, schema);
+  if (!order) return merged;
+  // mergePatchIntoOriginal: $setElementOrder outranks the patch's own order, which outranks the server's.
+  return applyElementOrder(merged, order, original, listMergeKey(schema));
+}
+
+function applyElementOrder(merged: unknown[], order: unknown[], original: unknown[], key: string | undefined): unknown[] {
+  const inOrder = merged.filter((x) => indexIn(order, x, key) >= 0);
+  const rest = merged.filter((x) => indexIn(order, x, key) < 0);
+  return normalizeOrder(inOrder, rest, order, original, key);
+}
+
+function smpListMerge(original: unknown[], patch: unknown[], schema: Schema): unknown[] {
   const s = schema.k === "list" ? schema : undefined;
   if (patch.some((x) => isObj(x) && x[DIRECTIVE] === "replace" && Object.keys(x).length === 1)) {
     return patch.filter((x) => !(isObj(x) && x[DIRECTIVE] === "replace")).map(stripDirectives);
@@ -254,7 +267,7 @@ function smpList(original: unknown[], patch: unknown[], schema: Schema, order: u
     for (const p of patch) if (!merged.some((x) => deepEqual(x, p))) merged.push(p);
     const patchItems = merged.filter((x) => patch.some((p) => deepEqual(p, x)));
     const serverOnly = merged.filter((x) => !patch.some((p) => deepEqual(p, x)));
-    return normalizeOrder(patchItems, serverOnly, order ?? patch, original, undefined);
+    return normalizeOrder(patchItems, serverOnly, patch, original, undefined);
   }
   let merged = original.map((x) => x);
   const itemSchema = s.items;
@@ -288,7 +301,7 @@ function smpList(original: unknown[], patch: unknown[], schema: Schema, order: u
   const inPatch = (x: unknown) => isObj(x) && patchReal.some((p) => isObj(p) && deepEqual(p[key], x[key]));
   const patchItems = merged.filter(inPatch);
   const serverOnly = merged.filter((x) => !inPatch(x));
-  return normalizeOrder(patchItems, serverOnly, order ?? patchReal, original, key);
+  return normalizeOrder(patchItems, serverOnly, patchReal, original, key);
 }
 
 function indexIn(list: unknown[], item: unknown, key: string | undefined): number {
@@ -326,8 +339,4 @@ function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder
     }
   }
   return out;
-}
-
-function reorder(list: unknown[], order: unknown[], key: string | undefined): unknown[] {
-  return sortByOrder(list, order, key);
 }

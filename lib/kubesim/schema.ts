@@ -100,3 +100,24 @@ export function effective(s: Schema, v: unknown): Schema {
   if (s.k === "list" && isObj(v)) return { k: "struct", fields: {}, rest: DEDUCED };
   return s;
 }
+
+/**
+ * Drops fields a typed decode would not know (closed structs), recording their paths as the
+ * strict decoder prints them ("spec.template.spec.containers[0].imagee").
+ */
+export function pruneUnknownTyped(value: unknown, s: Schema, path: string, unknown: string[]): void {
+  if (Array.isArray(value)) {
+    if (s.k === "list") value.forEach((v, i) => pruneUnknownTyped(v, s.items, `${path}[${i}]`, unknown));
+    return;
+  }
+  if (!isObj(value) || s.k !== "struct") return;
+  for (const key of Object.keys(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    const f = s.fields[key];
+    if (f) pruneUnknownTyped(value[key], f, childPath, unknown);
+    else if (s.rest === undefined) {
+      unknown.push(childPath);
+      delete value[key];
+    } else if (s.rest !== "open") pruneUnknownTyped(value[key], s.rest, childPath, unknown);
+  }
+}
