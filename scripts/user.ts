@@ -4,6 +4,7 @@
 // npm run user -- disable NAME | enable NAME
 // npm run user -- list
 // Without --password-stdin a random password is generated and printed once.
+import os from "node:os";
 import { parseArgs } from "node:util";
 import { ensureDatabase } from "@/lib/db/ensure-database";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
@@ -32,7 +33,15 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const actor: Actor = { type: "system", name: `cli:${process.env.USER ?? "unknown"}` };
+function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}
+
+const actor: Actor = { type: "system", name: `cli:${osUser()}` };
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -74,6 +74,8 @@ export function isPublicPath(pathname: string): boolean {
     pathname.startsWith("/signin/") ||
     pathname === "/api/health" ||
     pathname === "/api/metrics" ||
+    // The API's own description: no data, and prerendered at build time.
+    pathname === "/api/openapi.json" ||
     pathname.startsWith("/api/auth/") ||
     pathname.startsWith("/api/webhooks/") ||
     pathname.startsWith("/_next/") ||
