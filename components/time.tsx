@@ -5,7 +5,7 @@
 import { useEffect, useState } from "react";
 import { formatAge } from "@/lib/dashboard/format";
 
-function useMounted(): boolean {
+export function useMounted(): boolean {
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
   return mounted;

@@ -267,3 +267,9 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
     now: now.toISOString(),
   };
 }
+
+/** Names in promotion order, for pickers. */
+export async function environmentNames(db: Db): Promise<string[]> {
+  const rows = await db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true } });
+  return rows.map((r) => r.name);
+}

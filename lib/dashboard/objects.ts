@@ -63,7 +63,8 @@ export async function getObjectDetail(db: PrismaClient, environment: string, key
   const secret = parts.kind === "Secret" && parts.group === "";
   const changes = open ? open.changes : [];
   const desiredBody = desired ? normalised(body.get(desired.blobHash) ?? null, false) : null;
-  const liveBody = live ? normalised(body.get(live.blobHash) ?? null, true) : null;
+  // Server defaults are dropped only when there is no Git side to prune against (Extra objects); otherwise pruning to Git's fields does it without losing what Git sets.
+  const liveBody = live ? normalised(body.get(live.blobHash) ?? null, !desired) : null;
   const diff = objectDiff(desiredBody, liveBody, changes, desired ? body.get(desired.blobHash) : undefined);
   return {
     environment: env.name,

@@ -293,10 +293,13 @@ export function objectDiff(
   changes: readonly ChangeDto[],
   rawDesired?: unknown,
 ): { desiredYaml: string | null; liveYaml: string | null; rows: DiffRowDto[] } {
-  let desired = desiredBody === null || desiredBody === undefined ? null : maskSecret(stripNoise(desiredBody));
-  const liveRaw = liveBody === null || liveBody === undefined ? null : maskSecret(stripNoise(liveBody));
+  let desired = desiredBody === null || desiredBody === undefined ? null : stripNoise(desiredBody);
+  const liveRaw = liveBody === null || liveBody === undefined ? null : stripNoise(liveBody);
   let live = liveRaw === null ? null : normaliseLive(liveRaw, desired, changes);
   if (desired !== null && rawDesired !== undefined && rawDesired !== null) ({ desired, live } = preferGitSpelling(rawDesired, desired, live));
+  // Masking comes last, so nothing above can bring a Secret value (even hashed) back.
+  if (desired !== null) desired = maskSecret(desired);
+  if (live !== null) live = maskSecret(live);
   const dl = desired === null ? null : yamlLines(desired);
   const ll = live === null ? null : yamlLines(live);
   return {

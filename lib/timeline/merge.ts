@@ -78,6 +78,8 @@ function str(o: Obj, ...names: string[]): string | null {
   return null;
 }
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : "?");
+/** Times inside a sentence: readable, and explicit about the zone. */
+const stamp = (iso: string) => (Number.isNaN(Date.parse(iso)) ? iso : new Date(iso).toISOString().slice(0, 16).replace("T", " ") + " UTC");
 const firstLine = (s: string) => s.split("\n", 1)[0] ?? "";
 
 export function typeOfAction(action: string): TimelineType {
@@ -173,7 +175,7 @@ function describe(e: AuditEventInput): { title: string; detail: string | null; s
       };
       return {
         title: `${titles[e.action]}${scope ? `: ${scope}` : env ? `: ${env}` : ""}`,
-        detail: join(until && e.action !== "pause.ended" && `until ${until}`, manager && `manager ${manager}`, str(after, "endReason")),
+        detail: join(until && e.action !== "pause.ended" && `until ${stamp(until)}`, manager && `manager ${manager}`, str(after, "endReason")),
         sha: null,
         link: envLink,
       };
@@ -201,7 +203,7 @@ function describe(e: AuditEventInput): { title: string; detail: string | null; s
         const path = str(after, "returnPath");
         return {
           title: `Divergence ${verb === "created" ? "claimed" : verb}${key ? `: ${what}` : ""}`,
-          detail: join(owner && `owner ${owner}`, path && `return path ${path}`, str(after, "expiresAt") && `until ${str(after, "expiresAt")}`),
+          detail: join(owner && `owner ${owner}`, path && `return path ${path}`, str(after, "expiresAt") && `until ${stamp(str(after, "expiresAt")!)}`),
           sha: str(after, "resolutionSha"),
           link: objectLink ?? envLink,
         };

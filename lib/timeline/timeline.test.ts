@@ -100,7 +100,7 @@ describe("exports", () => {
     expect(text).toContain("- 2 commits");
     expect(text).toContain("- 1 drift items opened");
     expect(text).toContain("### 2025-03-10");
-    expect(text).toContain("- **14:30:00** `production` Reconciliation paused: production — carol. until 2025-03-10T16:30:00.000Z. Reason: “Investigating, see INC-42”");
+    expect(text).toContain("- **14:30:00** `production` Reconciliation paused: production — carol. until 2025-03-10 16:30 UTC. Reason: “Investigating, see INC-42”");
     expect(text).toMatch(/## Still open at the end of the window\n\n- Drift opened: Deployment shop/);
   });
 

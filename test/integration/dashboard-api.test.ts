@@ -136,7 +136,7 @@ describe("GET /api/environments/{env}/drift", () => {
     expect(api.attribution.manager).toBe("kubectl");
     expect(api.claim?.owner.username).toBe("alice");
     expect(api.changes[0]?.display).toBe("spec.replicas");
-    expect(r.text).not.toContain("sha256:");
+    expect(r.text).not.toContain("sha256-hmac:");
     const secret = list.items.find((i) => i.kind === "Secret")!;
     expect(secret.changes[0]).toMatchObject({ desired: "(hidden)", live: "(hidden)" });
   });
@@ -224,7 +224,7 @@ describe("GET /api/environments/{env}/objects/{group}/{kind}/{namespace}/{name}"
   it("a Secret's values are hidden on both sides", async () => {
     const r = await call(getObject, "/api/environments/production/objects/_/Secret/shop/db-credentials", { env: "production", group: "_", kind: "Secret", namespace: "shop", name: "db-credentials" });
     expect(r.status).toBe(200);
-    expect(r.text).not.toContain("sha256:");
+    expect(r.text).not.toContain("sha256-hmac:");
     const o = r.body as ObjectDetailDto;
     expect(o.secret).toBe(true);
     expect(o.rows.find((x) => x.right?.text.includes("password"))).toMatchObject({ kind: "changed", right: { text: "  password: (hidden)" } });
@@ -329,19 +329,26 @@ describe("GET /api/timeline", () => {
 });
 
 describe("GET /api/compare", () => {
-  it("compares desired vs desired field by field", async () => {
-    const staging = shop.env.staging;
-    await db.desiredObject.createMany({
-      data: [
-        { environmentId: staging, key: "/ConfigMap/shop/settings", apiVersion: "v1", kind: "ConfigMap", namespace: "shop", name: "settings", blobHash: (await db.desiredObject.findFirstOrThrow({ where: { environmentId: shop.env.production, name: "settings" } })).blobHash, revisionSha: shop.commits.apiStaging14, sourcePath: "x" },
-      ],
-    });
+  it("compares Git vs Git field by field, Secret values hidden", async () => {
     const r = await call(getCompare, "/api/compare?from=staging&to=production&mode=desired");
     expect(r.status).toBe(200);
     const c = r.body as CompareDto;
-    expect(c.same).toBe(1);
-    expect(c.onlyTo).toBe(4);
-    expect(c.objects.every((o) => o.state === "only-to")).toBe(true);
+    expect(r.text).not.toContain("sha256-hmac:");
+    expect(c).toMatchObject({ same: 2, differs: 2, onlyFrom: 0, onlyTo: 1 });
+    const api = c.objects.find((o) => o.name === "api")!;
+    expect(api.fields).toEqual([{ path: "spec.template.spec.containers[name=api].image", from: "shop/api:1.4", to: "shop/api:1.3", kind: "changed" }]);
+    expect(c.objects.find((o) => o.kind === "Secret")!.fields).toEqual([{ path: "data.password", from: "(hidden)", to: "(hidden)", kind: "changed" }]);
+    expect(c.objects.find((o) => o.state === "only-to")?.name).toBe("metrics");
+  });
+  it("compares live vs live, ignoring server-set fields", async () => {
+    const r = await call(getCompare, "/api/compare?from=staging&to=production");
+    const c = r.body as CompareDto;
+    expect(c.mode).toBe("live");
+    const worker = c.objects.find((o) => o.name === "worker")!;
+    expect(worker.fields.map((f) => f.path)).toEqual(["spec.template.spec.containers[name=worker].env[name=LOG_LEVEL].value"]);
+    const api = c.objects.find((o) => o.name === "api")!;
+    expect(api.fields.map((f) => f.path).sort()).toEqual(["spec.replicas", "spec.template.spec.containers[name=api].image"]);
+    expect(c.objects.filter((o) => o.state === "only-to").map((o) => o.name)).toEqual(["debug-flags"]);
   });
   it("400 without both environments or with the same one twice, 404 for an unknown one", async () => {
     expect((await call(getCompare, "/api/compare?from=staging")).status).toBe(400);

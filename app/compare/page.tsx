@@ -1,0 +1,38 @@
+import type { Metadata } from "next";
+import { requireUser } from "@/lib/auth/server";
+import { getPrisma } from "@/lib/db";
+import { compareEnvironments, compareQuerySchema, environmentNames } from "@/lib/dashboard";
+import { ApiError } from "@/lib/api/errors";
+import { CompareClient } from "./compare-client";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare environments" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function ComparePage({ searchParams }: Props) {
+  await requireUser();
+  const sp = await searchParams;
+  const params = new URLSearchParams();
+  for (const k of ["from", "to", "mode", "kind"]) {
+    const v = sp[k];
+    if (typeof v === "string" && v) params.set(k, v);
+  }
+  const db = getPrisma();
+  const names = await environmentNames(db);
+  let initial = null;
+  let problem: string | null = null;
+  if (params.get("from") && params.get("to")) {
+    const parsed = compareQuerySchema.safeParse(Object.fromEntries(params));
+    if (!parsed.success) problem = parsed.error.issues.map((i) => i.message).join("; ");
+    else {
+      try {
+        initial = await compareEnvironments(db, parsed.data);
+      } catch (e) {
+        if (e instanceof ApiError && e.status < 500) problem = e.message;
+        else throw e;
+      }
+    }
+  }
+  return <CompareClient environments={names} initial={initial} initialParams={params.toString()} problem={problem} />;
+}
