@@ -36,7 +36,7 @@ import { canonicalize, listItemJson, served } from "./objects";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "./patch";
 import { apiVersionOf, type Registry, type ResourceType } from "./registry";
 import { exactName, fieldsMatch, labelsMatch, parseFieldSelector, parseLabelSelector } from "./selectors";
-import { pruneUnknownTyped } from "./schema";
+import { decodeTypeError, pruneUnknownTyped } from "./schema";
 import { lowerBound, objectKey, type Store, type StoredObject } from "./store";
 import { validateBuiltin, validateObjectMeta } from "./validation";
 
@@ -365,6 +365,8 @@ export class ApiCore {
         if (o.fieldValidation === "Warn") for (const u of unknown) o.warnings.push(`unknown field ${JSON.stringify(u)}`);
     }
     if (rt.builtin) {
+      const typeErr = decodeTypeError(obj, rt.schema);
+      if (typeErr) throw new StrictDecodingError(typeErr, badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${typeErr}`));
       if (rt.kind === "Secret") this.decodeSecret(obj);
       defaultBuiltin(rt.kind, obj);
     } else {

@@ -5,6 +5,10 @@
 import {
   ATOMIC_LIST,
   atomicList,
+  BOOL,
+  I32,
+  I64,
+  STR,
   mapList,
   mapOf,
   OPEN,
@@ -16,26 +20,26 @@ import {
 } from "./schema";
 
 /** A struct whose fields are all listed: anything else is an unknown field the server drops (or rejects when strict). */
-function closed(fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean } = {}): Schema {
-  return struct(fields, { ...opts, closed: true });
+function closed(go: string, fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean } = {}): Schema {
+  return struct(fields, { ...opts, closed: true, go });
 }
 
-const STRING_MAP = mapOf(SCALAR);
-const ATOMIC_STRING_MAP = mapOf(SCALAR, true);
+const STRING_MAP = mapOf(STR);
+const ATOMIC_STRING_MAP = mapOf(STR, true);
 const LABEL_SELECTOR = struct({ matchLabels: STRING_MAP, matchExpressions: ATOMIC_LIST }, { atomic: true });
 const RESOURCE_LIST = mapOf(QUANTITY);
 
-export const OBJECT_META: Schema = closed({
-  name: SCALAR,
-  generateName: SCALAR,
-  namespace: SCALAR,
-  selfLink: SCALAR,
-  uid: SCALAR,
-  resourceVersion: SCALAR,
-  generation: SCALAR,
+export const OBJECT_META: Schema = closed("v1.ObjectMeta", {
+  name: STR,
+  generateName: STR,
+  namespace: STR,
+  selfLink: STR,
+  uid: STR,
+  resourceVersion: STR,
+  generation: I64,
   creationTimestamp: SCALAR,
   deletionTimestamp: SCALAR,
-  deletionGracePeriodSeconds: SCALAR,
+  deletionGracePeriodSeconds: I64,
   labels: STRING_MAP,
   annotations: STRING_MAP,
   ownerReferences: mapList(["uid"], struct({}, { atomic: true })),
@@ -58,30 +62,30 @@ const PROBE = struct({
 });
 const LIFECYCLE_HANDLER = struct({ exec: struct({ command: atomicList(SCALAR) }), httpGet: HTTP_GET, tcpSocket: OPEN, sleep: OPEN });
 
-export const RESOURCE_REQUIREMENTS: Schema = closed({
+export const RESOURCE_REQUIREMENTS: Schema = closed("v1.ResourceRequirements", {
   limits: RESOURCE_LIST,
   requests: RESOURCE_LIST,
   claims: mapList(["name"], OPEN, { noSmp: true }),
 });
 
-const CONTAINER: Schema = closed({
-  name: SCALAR,
-  image: SCALAR,
-  command: atomicList(SCALAR),
-  args: atomicList(SCALAR),
-  workingDir: SCALAR,
+const CONTAINER: Schema = closed("v1.Container", {
+  name: STR,
+  image: STR,
+  command: atomicList(STR),
+  args: atomicList(STR),
+  workingDir: STR,
   ports: mapList(
     ["containerPort", "protocol"],
-    closed({ name: SCALAR, hostPort: SCALAR, containerPort: SCALAR, protocol: SCALAR, hostIP: SCALAR }),
+    closed("v1.ContainerPort", { name: STR, hostPort: I32, containerPort: I32, protocol: STR, hostIP: STR }),
     { smpKey: "containerPort", keyDefaults: { protocol: "TCP" } },
   ),
   envFrom: ATOMIC_LIST,
   env: mapList(
     ["name"],
-    closed({
-      name: SCALAR,
-      value: SCALAR,
-      valueFrom: closed({ fieldRef: OPEN, resourceFieldRef: OPEN, configMapKeyRef: OPEN, secretKeyRef: OPEN }),
+    closed("v1.EnvVar", {
+      name: STR,
+      value: STR,
+      valueFrom: closed("v1.EnvVarSource", { fieldRef: OPEN, resourceFieldRef: OPEN, configMapKeyRef: OPEN, secretKeyRef: OPEN }),
     }),
   ),
   resources: RESOURCE_REQUIREMENTS,
@@ -89,20 +93,20 @@ const CONTAINER: Schema = closed({
   restartPolicy: SCALAR,
   volumeMounts: mapList(
     ["mountPath"],
-    closed({ name: SCALAR, readOnly: SCALAR, recursiveReadOnly: SCALAR, mountPath: SCALAR, subPath: SCALAR, mountPropagation: SCALAR, subPathExpr: SCALAR }),
+    closed("v1.VolumeMount", { name: STR, readOnly: BOOL, recursiveReadOnly: STR, mountPath: STR, subPath: STR, mountPropagation: STR, subPathExpr: STR }),
   ),
   volumeDevices: mapList(["devicePath"], OPEN),
   livenessProbe: PROBE,
   readinessProbe: PROBE,
   startupProbe: PROBE,
   lifecycle: struct({ postStart: LIFECYCLE_HANDLER, preStop: LIFECYCLE_HANDLER }),
-  terminationMessagePath: SCALAR,
-  terminationMessagePolicy: SCALAR,
-  imagePullPolicy: SCALAR,
+  terminationMessagePath: STR,
+  terminationMessagePolicy: STR,
+  imagePullPolicy: STR,
   securityContext: OPEN,
-  stdin: SCALAR,
-  stdinOnce: SCALAR,
-  tty: SCALAR,
+  stdin: BOOL,
+  stdinOnce: BOOL,
+  tty: BOOL,
 });
 
 const KEY_TO_PATH_LIST = atomicList(struct({ key: SCALAR, path: SCALAR, mode: SCALAR }));
@@ -118,67 +122,67 @@ const VOLUME: Schema = struct({
   downwardAPI: struct({ items: ATOMIC_LIST, defaultMode: SCALAR }),
 });
 
-export const POD_SPEC: Schema = closed({
+export const POD_SPEC: Schema = closed("v1.PodSpec", {
   volumes: mapList(["name"], VOLUME, { retainKeys: true }),
   initContainers: mapList(["name"], CONTAINER),
   containers: mapList(["name"], CONTAINER),
   ephemeralContainers: mapList(["name"], CONTAINER),
-  restartPolicy: SCALAR,
-  terminationGracePeriodSeconds: SCALAR,
-  activeDeadlineSeconds: SCALAR,
-  dnsPolicy: SCALAR,
+  restartPolicy: STR,
+  terminationGracePeriodSeconds: I64,
+  activeDeadlineSeconds: I64,
+  dnsPolicy: STR,
   nodeSelector: ATOMIC_STRING_MAP,
-  serviceAccountName: SCALAR,
-  serviceAccount: SCALAR,
-  automountServiceAccountToken: SCALAR,
-  nodeName: SCALAR,
-  hostNetwork: SCALAR,
-  hostPID: SCALAR,
-  hostIPC: SCALAR,
-  shareProcessNamespace: SCALAR,
+  serviceAccountName: STR,
+  serviceAccount: STR,
+  automountServiceAccountToken: BOOL,
+  nodeName: STR,
+  hostNetwork: BOOL,
+  hostPID: BOOL,
+  hostIPC: BOOL,
+  shareProcessNamespace: BOOL,
   securityContext: OPEN,
   imagePullSecrets: mapList(["name"], struct({ name: SCALAR })),
-  hostname: SCALAR,
-  subdomain: SCALAR,
+  hostname: STR,
+  subdomain: STR,
   affinity: OPEN,
-  schedulerName: SCALAR,
+  schedulerName: STR,
   tolerations: ATOMIC_LIST,
   hostAliases: mapList(["ip"], OPEN),
-  priorityClassName: SCALAR,
-  priority: SCALAR,
+  priorityClassName: STR,
+  priority: I32,
   dnsConfig: OPEN,
   readinessGates: ATOMIC_LIST,
   runtimeClassName: SCALAR,
-  enableServiceLinks: SCALAR,
+  enableServiceLinks: BOOL,
   preemptionPolicy: SCALAR,
   overhead: RESOURCE_LIST,
   topologySpreadConstraints: mapList(["topologyKey", "whenUnsatisfiable"], OPEN, { smpKey: "topologyKey" }),
-  setHostnameAsFQDN: SCALAR,
+  setHostnameAsFQDN: BOOL,
   os: OPEN,
-  hostUsers: SCALAR,
+  hostUsers: BOOL,
   schedulingGates: mapList(["name"], OPEN),
   resourceClaims: mapList(["name"], OPEN, { retainKeys: true }),
   resources: RESOURCE_REQUIREMENTS,
 });
 
-export const POD_TEMPLATE_SPEC: Schema = closed({ metadata: OBJECT_META, spec: POD_SPEC });
+export const POD_TEMPLATE_SPEC: Schema = closed("v1.PodTemplateSpec", { metadata: OBJECT_META, spec: POD_SPEC });
 
 const CONDITIONS = mapList(["type"], OPEN);
 
-function topLevel(fields: Record<string, Schema>): Schema {
-  return closed({ apiVersion: SCALAR, kind: SCALAR, metadata: OBJECT_META, ...fields });
+function topLevel(go: string, fields: Record<string, Schema>): Schema {
+  return closed(go, { apiVersion: STR, kind: STR, metadata: OBJECT_META, ...fields });
 }
 
-export const DEPLOYMENT: Schema = topLevel({
-  spec: closed({
-    replicas: SCALAR,
+export const DEPLOYMENT: Schema = topLevel("v1.Deployment", {
+  spec: closed("v1.DeploymentSpec", {
+    replicas: I32,
     selector: LABEL_SELECTOR,
     template: POD_TEMPLATE_SPEC,
-    strategy: closed({ type: SCALAR, rollingUpdate: closed({ maxUnavailable: SCALAR, maxSurge: SCALAR }) }, { retainKeys: true }),
-    minReadySeconds: SCALAR,
-    revisionHistoryLimit: SCALAR,
-    paused: SCALAR,
-    progressDeadlineSeconds: SCALAR,
+    strategy: closed("v1.DeploymentStrategy", { type: STR, rollingUpdate: closed("v1.RollingUpdateDeployment", { maxUnavailable: SCALAR, maxSurge: SCALAR }) }, { retainKeys: true }),
+    minReadySeconds: I32,
+    revisionHistoryLimit: I32,
+    paused: BOOL,
+    progressDeadlineSeconds: I32,
   }),
   status: struct({ conditions: CONDITIONS }),
 });
@@ -197,34 +201,34 @@ const PVC: Schema = struct({
   status: struct({ accessModes: atomicList(SCALAR), capacity: RESOURCE_LIST, allocatedResources: RESOURCE_LIST, conditions: CONDITIONS }),
 });
 
-export const STATEFUL_SET: Schema = topLevel({
-  spec: closed({
-    replicas: SCALAR,
+export const STATEFUL_SET: Schema = topLevel("v1.StatefulSet", {
+  spec: closed("v1.StatefulSetSpec", {
+    replicas: I32,
     selector: LABEL_SELECTOR,
     template: POD_TEMPLATE_SPEC,
     volumeClaimTemplates: atomicList(PVC),
-    serviceName: SCALAR,
-    podManagementPolicy: SCALAR,
-    updateStrategy: closed({ type: SCALAR, rollingUpdate: closed({ partition: SCALAR, maxUnavailable: SCALAR }) }),
+    serviceName: STR,
+    podManagementPolicy: STR,
+    updateStrategy: closed("v1.StatefulSetUpdateStrategy", { type: STR, rollingUpdate: closed("v1.RollingUpdateStatefulSetStrategy", { partition: I32, maxUnavailable: SCALAR }) }),
     revisionHistoryLimit: SCALAR,
     minReadySeconds: SCALAR,
-    persistentVolumeClaimRetentionPolicy: closed({ whenDeleted: SCALAR, whenScaled: SCALAR }),
+    persistentVolumeClaimRetentionPolicy: closed("v1.StatefulSetPersistentVolumeClaimRetentionPolicy", { whenDeleted: STR, whenScaled: STR }),
     ordinals: OPEN,
   }),
   status: struct({ conditions: CONDITIONS }),
 });
 
-export const SERVICE: Schema = topLevel({
-  spec: closed({
+export const SERVICE: Schema = topLevel("v1.Service", {
+  spec: closed("v1.ServiceSpec", {
     ports: mapList(
       ["port", "protocol"],
-      closed({ name: SCALAR, protocol: SCALAR, appProtocol: SCALAR, port: SCALAR, targetPort: SCALAR, nodePort: SCALAR }),
+      closed("v1.ServicePort", { name: STR, protocol: STR, appProtocol: STR, port: I32, targetPort: SCALAR, nodePort: I32 }),
       { smpKey: "port", keyDefaults: { protocol: "TCP" } },
     ),
     selector: ATOMIC_STRING_MAP,
-    clusterIP: SCALAR,
-    clusterIPs: atomicList(SCALAR),
-    type: SCALAR,
+    clusterIP: STR,
+    clusterIPs: atomicList(STR),
+    type: STR,
     externalIPs: atomicList(SCALAR),
     sessionAffinity: SCALAR,
     loadBalancerIP: SCALAR,
@@ -244,25 +248,25 @@ export const SERVICE: Schema = topLevel({
   status: struct({ loadBalancer: struct({ ingress: ATOMIC_LIST }), conditions: CONDITIONS }),
 });
 
-export const CONFIG_MAP: Schema = topLevel({ data: STRING_MAP, binaryData: STRING_MAP, immutable: SCALAR });
-export const SECRET: Schema = topLevel({ data: STRING_MAP, stringData: STRING_MAP, type: SCALAR, immutable: SCALAR });
-export const SERVICE_ACCOUNT: Schema = topLevel({
+export const CONFIG_MAP: Schema = topLevel("v1.ConfigMap", { data: STRING_MAP, binaryData: STRING_MAP, immutable: BOOL });
+export const SECRET: Schema = topLevel("v1.Secret", { data: STRING_MAP, stringData: STRING_MAP, type: STR, immutable: BOOL });
+export const SERVICE_ACCOUNT: Schema = topLevel("v1.ServiceAccount", {
   secrets: mapList(["name"], OPEN),
   imagePullSecrets: atomicList(struct({ name: SCALAR })),
   automountServiceAccountToken: SCALAR,
 });
-export const NAMESPACE: Schema = topLevel({
-  spec: closed({ finalizers: atomicList(SCALAR) }),
-  status: closed({ phase: SCALAR, conditions: CONDITIONS }),
+export const NAMESPACE: Schema = topLevel("v1.Namespace", {
+  spec: closed("v1.NamespaceSpec", { finalizers: atomicList(STR) }),
+  status: closed("v1.NamespaceStatus", { phase: STR, conditions: CONDITIONS }),
 });
-export const INGRESS: Schema = topLevel({
-  spec: closed({ ingressClassName: SCALAR, defaultBackend: OPEN, tls: ATOMIC_LIST, rules: ATOMIC_LIST }),
+export const INGRESS: Schema = topLevel("v1.Ingress", {
+  spec: closed("v1.IngressSpec", { ingressClassName: SCALAR, defaultBackend: OPEN, tls: ATOMIC_LIST, rules: ATOMIC_LIST }),
   status: struct({ loadBalancer: struct({ ingress: ATOMIC_LIST }) }),
 });
-export const CRD: Schema = topLevel({
-  spec: closed({
-    group: SCALAR,
-    names: closed({ plural: SCALAR, singular: SCALAR, shortNames: atomicList(SCALAR), kind: SCALAR, listKind: SCALAR, categories: atomicList(SCALAR) }),
+export const CRD: Schema = topLevel("v1.CustomResourceDefinition", {
+  spec: closed("v1.CustomResourceDefinitionSpec", {
+    group: STR,
+    names: closed("v1.CustomResourceDefinitionNames", { plural: SCALAR, singular: SCALAR, shortNames: atomicList(SCALAR), kind: SCALAR, listKind: SCALAR, categories: atomicList(SCALAR) }),
     scope: SCALAR,
     versions: atomicList(OPEN),
     conversion: OPEN,
@@ -270,4 +274,10 @@ export const CRD: Schema = topLevel({
   }),
   status: struct({ conditions: CONDITIONS, acceptedNames: OPEN, storedVersions: atomicList(SCALAR) }),
 });
-export const SCALE: Schema = topLevel({ spec: struct({ replicas: SCALAR }), status: struct({ replicas: SCALAR, selector: SCALAR }) });
+export const SCALE: Schema = topLevel("v1.Scale", { spec: struct({ replicas: I32 }), status: struct({ replicas: I32, selector: STR }) });
+
+// autoscaling/v2 HorizontalPodAutoscaler: the demo's api replicas belong to one.
+export const HORIZONTAL_POD_AUTOSCALER: Schema = topLevel("v2.HorizontalPodAutoscaler", {
+  spec: closed("v2.HorizontalPodAutoscalerSpec", { scaleTargetRef: OPEN, minReplicas: I32, maxReplicas: I32, metrics: ATOMIC_LIST, behavior: OPEN }),
+  status: OPEN,
+});

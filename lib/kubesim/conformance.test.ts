@@ -448,6 +448,21 @@ describe("patches", () => {
     expect(applied.json).toMatchObject({ code: 400, message: "failed to create typed patch object (v1, Kind=ConfigMap): .dta: field not declared in schema" });
   });
 
+  it("refuses values of the wrong type with the decoder's message", async () => {
+    const r = await raw(sim, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "typed", labels: { version: 2 } }, data: { a: "1" } } });
+    expect(r.json).toMatchObject({
+      code: 400,
+      reason: "BadRequest",
+      message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+    });
+    const q = await raw(sim, "POST", "/apis/apps/v1/namespaces/default/deployments", {
+      body: { ...deployment("qty"), spec: { ...deployment("qty").spec, replicas: "3" } },
+    });
+    expect((q.json as { message: string }).message).toBe(
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    );
+  });
+
   it("does not persist dryRun=All writes", async () => {
     const created = await raw(sim, "POST", "/api/v1/namespaces/default/configmaps?dryRun=All", { body: { metadata: { name: "dry" }, data: { a: "b" } } });
     expect(created.status).toBe(201);

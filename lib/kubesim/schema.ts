@@ -4,8 +4,10 @@
 // keys), which lists are atomic, sets, or maps keyed by some fields.
 import { isObj, type Obj } from "./json";
 
+export type ScalarType = "string" | "int32" | "int64" | "bool";
+
 export type Schema =
-  | { k: "scalar"; quantity?: boolean }
+  | { k: "scalar"; quantity?: boolean; t?: ScalarType }
   | {
       k: "struct";
       fields: Record<string, Schema>;
@@ -14,6 +16,8 @@ export type Schema =
       atomic?: boolean;
       /** SMP: patchStrategy retainKeys on this struct. */
       retainKeys?: boolean;
+      /** Go type name (e.g. "v1.DeploymentSpec"), for decode error messages. */
+      go?: string;
     }
   | {
       k: "list";
@@ -36,9 +40,14 @@ export const OPEN: Schema = { k: "struct", fields: {}, rest: "open" };
 export const ATOMIC_OPEN: Schema = { k: "struct", fields: {}, rest: "open", atomic: true };
 export const ATOMIC_LIST: Schema = { k: "list", items: OPEN, type: "atomic" };
 
-export function struct(fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean; closed?: boolean } = {}): Schema {
-  return { k: "struct", fields, rest: opts.closed ? undefined : "open", atomic: opts.atomic, retainKeys: opts.retainKeys };
+export function struct(fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean; closed?: boolean; go?: string } = {}): Schema {
+  return { k: "struct", fields, rest: opts.closed ? undefined : "open", atomic: opts.atomic, retainKeys: opts.retainKeys, go: opts.go };
 }
+
+export const STR: Schema = { k: "scalar", t: "string" };
+export const I32: Schema = { k: "scalar", t: "int32" };
+export const I64: Schema = { k: "scalar", t: "int64" };
+export const BOOL: Schema = { k: "scalar", t: "bool" };
 
 export function mapOf(values: Schema, atomic = false): Schema {
   return { k: "struct", fields: {}, rest: values, atomic };
@@ -120,4 +129,77 @@ export function pruneUnknownTyped(value: unknown, s: Schema, path: string, unkno
       delete value[key];
     } else if (s.rest !== "open") pruneUnknownTyped(value[key], s.rest, childPath, unknown);
   }
+}
+
+const QUANTITY_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_RE = /^[+-]?(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return "array";
+  if (isObj(v)) return "object";
+  if (typeof v === "number") return "number";
+  if (typeof v === "boolean") return "bool";
+  return "string";
+}
+
+function goTypeOf(s: Schema): string {
+  if (s.k === "scalar") return s.t ?? "string";
+  if (s.k === "list") return `[]${s.items.k === "struct" ? (s.items.go ?? "interface {}") : s.items.k === "scalar" ? (s.items.t ?? "string") : "interface {}"}`;
+  if (s.k === "struct") {
+    if (s.go) return s.go;
+    if (s.rest && s.rest !== "open" && s.rest.k === "scalar") return `map[string]${s.rest.t ?? "string"}`;
+  }
+  return "interface {}";
+}
+
+/**
+ * The error Go's JSON decoding of a typed object reports for a value of the wrong type
+ * ("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
+ * or undefined when the object decodes.
+ */
+export function decodeTypeError(value: unknown, s: Schema, path: string[] = [], parent = ""): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const fail = (kind: string, type: string) => `json: cannot unmarshal ${kind} into Go struct field ${parent}.${path.join(".")} of type ${type}`;
+  if (s.k === "scalar") {
+    if (s.quantity) {
+      if (typeof value === "number") return undefined;
+      if (typeof value !== "string" || !QUANTITY_RE.test(value.trim())) return QUANTITY_MESSAGE;
+      return undefined;
+    }
+    switch (s.t) {
+      case "string":
+        return typeof value === "string" ? undefined : fail(jsonKind(value), "string");
+      case "bool":
+        return typeof value === "boolean" ? undefined : fail(jsonKind(value), "bool");
+      case "int32":
+      case "int64":
+        if (typeof value !== "number") return fail(jsonKind(value), s.t);
+        return Number.isInteger(value) ? undefined : fail(`number ${value}`, s.t);
+      default:
+        return undefined;
+    }
+  }
+  if (s.k === "list") {
+    if (!Array.isArray(value)) return parent ? fail(jsonKind(value), goTypeOf(s)) : undefined;
+    for (const item of value) {
+      const e = decodeTypeError(item, s.items, path, parent);
+      if (e) return e;
+    }
+    return undefined;
+  }
+  if (s.k === "struct") {
+    if (!isObj(value)) return parent || s.go ? fail(jsonKind(value), goTypeOf(s)) : undefined;
+    const here = s.go ? s.go.replace(/^[\w.]*\./, "") : parent;
+    for (const [k, v] of Object.entries(value)) {
+      const f = s.fields[k];
+      if (f) {
+        const e = decodeTypeError(v, f, [...path, k], here || parent);
+        if (e) return e;
+      } else if (s.rest && s.rest !== "open") {
+        const e = decodeTypeError(v, s.rest, path, parent);
+        if (e) return e;
+      }
+    }
+  }
+  return undefined;
 }
