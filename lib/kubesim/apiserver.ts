@@ -978,9 +978,9 @@ export class ApiCore {
   }
 
   private collectDependents(ownerUid: string, propagation: string): void {
-    for (const { gr: g, key, stored } of this.store.all()) {
+    for (const { gr: g, key, stored } of this.store.dependentsOf(ownerUid)) {
       const refs = asObj(stored.obj.metadata)?.ownerReferences;
-      if (!Array.isArray(refs) || !refs.some((r) => asObj(r)?.uid === ownerUid)) continue;
+      if (!Array.isArray(refs)) continue;
       const [group, resource] = splitGR(g);
       const rt = this.registry.storageType(group, resource);
       if (!rt) continue;

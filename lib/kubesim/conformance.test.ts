@@ -609,6 +609,47 @@ describe("lists", () => {
   });
 });
 
+describe("deletion", () => {
+  it("garbage-collects dependents in the background and orphans them on request", async () => {
+    const owner = await core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "owner" } } });
+    const ref = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata?.uid ?? "" };
+    await core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "dependent", ownerReferences: [ref] } } });
+    await core.deleteNamespacedConfigMap({ name: "owner", namespace: "default" });
+    await eventually(async () => (await raw(sim, "GET", "/api/v1/namespaces/default/configmaps/dependent")).status === 404);
+
+    const owner2 = await core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "owner2" } } });
+    await core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "kept", ownerReferences: [{ ...ref, name: "owner2", uid: owner2.metadata?.uid ?? "" }] } } });
+    await core.deleteNamespacedConfigMap({ name: "owner2", namespace: "default", propagationPolicy: "Orphan" });
+    const kept = await core.readNamespacedConfigMap({ name: "kept", namespace: "default" });
+    expect(kept.metadata?.ownerReferences).toBeUndefined();
+  });
+
+  it("terminates a namespace: Terminating phase, no new content, finalizers honoured, then gone with its objects", async () => {
+    await core.createNamespace({ body: { metadata: { name: "doomed" } } });
+    await core.createNamespacedConfigMap({ namespace: "doomed", body: { metadata: { name: "plain" } } });
+    await core.createNamespacedConfigMap({ namespace: "doomed", body: { metadata: { name: "held", finalizers: ["example.com/hold"] } } });
+    const ns = await raw(sim, "DELETE", "/api/v1/namespaces/doomed");
+    expect(ns.status).toBe(200);
+    expect(ns.json).toMatchObject({ kind: "Namespace", status: { phase: "Terminating" }, metadata: { deletionTimestamp: expect.any(String) }, spec: { finalizers: ["kubernetes"] } });
+    const refused = await raw(sim, "POST", "/api/v1/namespaces/doomed/configmaps", { body: { metadata: { name: "late" } } });
+    expect(refused.json).toMatchObject({
+      code: 403,
+      reason: "Forbidden",
+      message: 'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+    });
+    // The held object waits for its finalizer; the namespace waits for it.
+    const held = await eventually(async () => {
+      const h = await core.readNamespacedConfigMap({ name: "held", namespace: "doomed" });
+      return h.metadata?.deletionTimestamp ? h : undefined;
+    });
+    expect((await raw(sim, "GET", "/api/v1/namespaces/doomed/configmaps/plain")).status).toBe(404);
+    expect((await raw(sim, "GET", "/api/v1/namespaces/doomed")).status).toBe(200);
+    await core.replaceNamespacedConfigMap({ name: "held", namespace: "doomed", body: { ...held, metadata: { ...held.metadata, finalizers: [] } } });
+    await eventually(async () => (await raw(sim, "GET", "/api/v1/namespaces/doomed")).status === 404);
+    expect(sim.objects().some((o) => (o.metadata as { namespace?: string }).namespace === "doomed")).toBe(false);
+  });
+});
+
 describe("custom resources", () => {
   it("serves Flux and Argo CD kinds once their CRDs are applied, with status subresource semantics", async () => {
     // Posted raw: client-node's serializer would drop the schemas' `default:` keys (it expects `_default`).

@@ -310,10 +310,8 @@ export class Controllers {
     }
     const fin = Array.isArray(m.finalizers) ? m.finalizers : [];
     if (fin.includes("foregroundDeletion")) {
-      const uid = asStr(m.uid);
-      for (const { gr, stored: s } of this.core.store.all()) {
-        const refs = asObj(s.obj.metadata)?.ownerReferences;
-        if (!Array.isArray(refs) || !refs.some((r) => asObj(r)?.uid === uid)) continue;
+      const uid = asStr(m.uid) ?? "";
+      for (const { gr, stored: s } of this.core.store.dependentsOf(uid)) {
         const [group, resource] = splitGR(gr);
         const t = this.registry.storageType(group, resource);
         const dm = asObj(s.obj.metadata) ?? {};

@@ -45,6 +45,8 @@ export class Store {
   onChange: (() => void) | undefined;
   private data = new Map<string, ResourceData>();
   private sinks = new Set<WatchSink>();
+  /** ownerReferences[].uid → "gr\nkey" of the dependents, for garbage collection. */
+  private dependents = new Map<string, Set<string>>();
 
   constructor(
     private readonly historyLimit: number,
@@ -110,6 +112,8 @@ export class Store {
     const stored: StoredObject = { obj, rv };
     if (!prev) d.sorted = null;
     d.items.set(key, stored);
+    if (prev) this.index(gr, key, prev.obj, false);
+    this.index(gr, key, obj, true);
     this.record(d, { rv, type: prev ? "MODIFIED" : "ADDED", gr, key, obj, prev: prev?.obj });
     return stored;
   }
@@ -122,6 +126,7 @@ export class Store {
     const rv = this.nextRV();
     d.items.delete(key);
     d.sorted = null;
+    this.index(gr, key, prev.obj, false);
     const md = isObj(prev.obj.metadata) ? { ...prev.obj.metadata } : {};
     md.resourceVersion = String(rv);
     const deleted: Obj = { ...prev.obj, metadata: md };
@@ -135,6 +140,38 @@ export class Store {
     d.items.set(key, { obj, rv });
     d.sorted = null;
     d.lastRV = Math.max(d.lastRV, rv);
+    this.index(gr, key, obj, true);
+  }
+
+  private index(gr: string, key: string, obj: Obj, add: boolean): void {
+    const refs = isObj(obj.metadata) ? obj.metadata.ownerReferences : undefined;
+    if (!Array.isArray(refs)) return;
+    const id = `${gr}\n${key}`;
+    for (const r of refs) {
+      const uid = isObj(r) && typeof r.uid === "string" ? r.uid : undefined;
+      if (!uid) continue;
+      let set = this.dependents.get(uid);
+      if (add) {
+        if (!set) this.dependents.set(uid, (set = new Set()));
+        set.add(id);
+      } else if (set) {
+        set.delete(id);
+        if (set.size === 0) this.dependents.delete(uid);
+      }
+    }
+  }
+
+  /** Objects whose ownerReferences name `uid`. */
+  dependentsOf(uid: string): Array<{ gr: string; key: string; stored: StoredObject }> {
+    const out: Array<{ gr: string; key: string; stored: StoredObject }> = [];
+    for (const id of this.dependents.get(uid) ?? []) {
+      const i = id.indexOf("\n");
+      const gr = id.slice(0, i);
+      const key = id.slice(i + 1);
+      const stored = this.get(gr, key);
+      if (stored) out.push({ gr, key, stored });
+    }
+    return out;
   }
 
   private record(d: ResourceData, e: StoreEvent): void {
