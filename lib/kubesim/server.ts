@@ -56,6 +56,8 @@ export interface KubeSimOptions {
   bookmarkIntervalMs?: number;
   /** Delay before controllers reconcile; default 0. */
   controllerDelayMs?: number;
+  /** Fixed bearer tokens instead of generated (or persisted) ones. */
+  tokens?: { admin?: string; readonly?: string };
 }
 
 export interface KubeSim {
@@ -258,6 +260,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
+  if (opts.tokens?.admin) tokens.admin = opts.tokens.admin;
+  if (opts.tokens?.readonly) tokens.readonly = opts.tokens.readonly;
   auth.add(tokens.admin, { verbs: "write", user: "kubesim-admin" });
   auth.add(tokens.readonly, { verbs: "read", user: "kubesim-readonly" });
 
