@@ -324,6 +324,17 @@ describe("objects and metadata", () => {
     });
     expect(after.metadata?.annotations?.["deployment.kubernetes.io/revision"]).toBe("2");
     expect(after.metadata?.generation).toBe(3);
+
+    const scale = await apps.readNamespacedDeploymentScale({ name: "ctl", namespace: "default" });
+    expect(scale).toMatchObject({ kind: "Scale", apiVersion: "autoscaling/v1", spec: { replicas: 2 }, status: { replicas: 2, selector: "app=ctl" } });
+    const scaled = await apps.replaceNamespacedDeploymentScale({ name: "ctl", namespace: "default", body: { ...scale, spec: { replicas: 4 } } });
+    expect(scaled.spec?.replicas).toBe(4);
+    const d4 = await apps.readNamespacedDeployment({ name: "ctl", namespace: "default" });
+    expect(d4.spec?.replicas).toBe(4);
+    expect(d4.metadata?.generation).toBe(4);
+    expect(managers(d4).find((m) => m.subresource === "scale")).toMatchObject({ manager: "kubernetes-client-javascript", operation: "Update", fieldsV1: { "f:spec": { "f:replicas": {} } } });
+    const stale = await expectStatus(apps.replaceNamespacedDeploymentScale({ name: "ctl", namespace: "default", body: { ...scale, spec: { replicas: 5 } } }), 409);
+    expect(stale.message).toBe('Operation cannot be fulfilled on deployments.apps "ctl": the object has been modified; please apply your changes to the latest version and try again');
   });
 });
 

@@ -98,6 +98,14 @@ describe("fault controls", () => {
     expect((await raw(sim, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
     const state = (await (await fetch(`${sim.adminUrl}/faults`)).json()) as { latencyMs: number; forbidden: unknown[] };
     expect(state).toMatchObject({ latencyMs: 0, forbidden: [] });
+
+    const seeded = await fetch(`${sim.adminUrl}/seed?manager=demo-seed`, {
+      method: "POST",
+      body: JSON.stringify([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "from-admin", namespace: "default" }, data: { a: "1" } }]),
+    });
+    expect(seeded.status).toBe(200);
+    const cm = (await raw(sim, "GET", "/api/v1/namespaces/default/configmaps/from-admin")).json as { metadata: { managedFields: Array<{ manager: string; operation: string }> } };
+    expect(cm.metadata.managedFields).toEqual([expect.objectContaining({ manager: "demo-seed", operation: "Apply" })]);
   });
 
   it("reports client-node errors as ApiException with the Status body", async () => {
