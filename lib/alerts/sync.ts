@@ -75,6 +75,19 @@ export async function syncAlerts(db: Db, environmentId: string | null, desired: 
             after: { title: d.title, type: d.type, severity: d.severity, fingerprint: d.fingerprint, details: d.details },
             at: now,
           });
+          if (d.type === "claim_expired" && typeof d.details.claimId === "string") {
+            // The claim's own history says when it ran out, not only the alert's.
+            await appendAudit(tx, {
+              actor: SYSTEM,
+              action: "claim.expired",
+              targetType: "claim",
+              targetId: d.details.claimId,
+              environment: d.environment,
+              reason: d.title,
+              after: { owner: d.details.owner ?? null, expiresAt: d.details.expiresAt ?? null },
+              at: now,
+            });
+          }
           result.opened.push(row.id);
         } else if (!sameContent(existing, d)) {
           await tx.alert.update({

@@ -175,6 +175,7 @@ describe("claiming drift", () => {
     expect(alerts.map((a) => a.type)).toEqual(["claim_expired"]);
     expect(alerts[0]!.title).toContain("olivia");
     expect(synced.opened).toHaveLength(1);
+    expect(await db.auditEvent.count({ where: { action: "claim.expired", targetId: claim.id } })).toBe(1);
 
     await releaseClaim(db, claim.id, { reason: "done debugging" }, olivia());
     const after = await refreshAlerts(db, envId);
