@@ -1,8 +1,9 @@
 "use client";
 // Who is signed in, with their role, and a sign-out button. For the nav bar's
-// `right` slot: <NavBar right={<UserMenu />} />.
-import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
+// `right` slot: <NavBar right={<UserMenu />} />. Plain fetch rather than React
+// Query, so it works outside the query provider (the layout renders the nav bar
+// before <Providers>).
+import { useEffect, useState } from "react";
 import { sendJson } from "./api";
 
 interface SessionAnswer {
@@ -11,19 +12,22 @@ interface SessionAnswer {
 }
 
 export function UserMenu() {
+  const [session, setSession] = useState<SessionAnswer | null>(null);
   const [busy, setBusy] = useState(false);
-  const session = useQuery({
-    queryKey: ["session"],
-    queryFn: async () => {
-      const res = await fetch("/api/auth/session", { cache: "no-store" });
-      if (!res.ok) throw new Error(`session check failed (${res.status})`);
-      return (await res.json()) as SessionAnswer;
-    },
-    staleTime: 60_000,
-  });
-  const user = session.data?.user;
+  useEffect(() => {
+    let live = true;
+    fetch("/api/auth/session", { cache: "no-store" })
+      .then((r) => (r.ok ? (r.json() as Promise<SessionAnswer>) : null))
+      .then((s) => live && setSession(s ?? { user: null, csrfToken: null }))
+      .catch(() => live && setSession({ user: null, csrfToken: null }));
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!session) return null;
+  const user = session.user;
   if (!user) {
-    return session.isLoading ? null : (
+    return (
       <a href="/signin" className="rounded px-2 py-1 text-slate-700 hover:underline">
         Sign in
       </a>
@@ -33,7 +37,7 @@ export function UserMenu() {
   async function signOut() {
     setBusy(true);
     try {
-      await sendJson("POST", "/api/auth/signout", {}, session.data?.csrfToken ?? undefined);
+      await sendJson("POST", "/api/auth/signout", {}, session?.csrfToken ?? undefined);
     } finally {
       window.location.assign("/signin");
     }
