@@ -458,9 +458,13 @@ export class ApiCore {
       case "Ingress":
         obj.status = { loadBalancer: {} };
         break;
-      case "CustomResourceDefinition":
-        obj.status = { acceptedNames: { plural: "", kind: "" }, storedVersions: [] };
+      case "CustomResourceDefinition": {
+        // PrepareForCreate records the storage version right away; the names are accepted later.
+        const versions = asObj(obj.spec)?.versions;
+        const storage = Array.isArray(versions) ? asStr(versions.map(asObj).find((v) => v?.storage === true)?.name) : undefined;
+        obj.status = { acceptedNames: { plural: "", kind: "" }, storedVersions: storage ? [storage] : [] };
         break;
+      }
       default:
         obj.status = {};
     }
