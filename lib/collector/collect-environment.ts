@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, GitError } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError } from "@/lib/git";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -168,31 +168,6 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
     if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
 
-    // ── Render ────────────────────────────────────────────────────────────
-    progress.phase = "render";
-    report();
-    const rendered = await renderManifests(mirrorPath, approved, {
-      path: env.source.path,
-      mode: env.source.render,
-      defaultNamespace: env.defaultNamespace,
-      kustomizeBin: ctx.kustomizeBin,
-    });
-    const failingFiles = new Set<string>();
-    for (const p of rendered.problems) {
-      warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
-      if (p.severity === "error") failingFiles.add(p.path);
-    }
-    if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
-      throw new RunFailure(warnings.filter((w) => w.severity === "error"));
-    }
-    const desired = new Map<string, DesiredEntry>();
-    for (const r of rendered.objects) {
-      const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
-      const key = objectKey(safe);
-      desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: approved });
-    }
-
     // ── Cluster ───────────────────────────────────────────────────────────
     progress.phase = "discover";
     report();
@@ -213,6 +188,38 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     if (env.controller && controller && !controller.found) {
       warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
     }
+    // ── Render ────────────────────────────────────────────────────────────
+    progress.phase = "render";
+    report();
+    // Drift is measured against what the controller applied: the gap between
+    // approved and applied is a pending rollout (the stale alert), not a manual change.
+    let compareSha = approved;
+    if (controller?.appliedRevision && controller.appliedRevision !== approved) {
+      if (await isAncestor(mirrorPath, controller.appliedRevision, `refs/heads/${env.source.branch}`).catch(() => false)) compareSha = controller.appliedRevision;
+      else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
+    }
+    const rendered = await renderManifests(mirrorPath, compareSha, {
+      path: env.source.path,
+      mode: env.source.render,
+      defaultNamespace: env.defaultNamespace,
+      kustomizeBin: ctx.kustomizeBin,
+    });
+    const failingFiles = new Set<string>();
+    for (const p of rendered.problems) {
+      warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
+      if (p.severity === "error") failingFiles.add(p.path);
+    }
+    if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
+      throw new RunFailure(warnings.filter((w) => w.severity === "error"));
+    }
+    const desired = new Map<string, DesiredEntry>();
+    for (const r of rendered.objects) {
+      const obj = r.object as KubeObject;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      const key = objectKey(safe);
+      desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
+    }
+
     const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey);
     const compareContext = createCompareContext(compareOptions);
 
@@ -274,6 +281,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       environmentId: run.environmentId,
       runId: run.id,
       approvedSha: approved,
+      compareSha,
       desired,
       live,
       failingFiles,

@@ -53,6 +53,8 @@ export interface CollectedState {
   environmentId: string;
   runId: number;
   approvedSha: string;
+  /** The revision desired objects were rendered at (the applied one when the controller reports it). */
+  compareSha: string;
   desired: Map<string, DesiredEntry>;
   live: Map<string, LiveEntry>;
   /** Files that failed to parse: their objects keep their last good desired state. */
@@ -256,7 +258,7 @@ export async function persistRun(
       await deleteRows(tx, "LiveObject", envId, liveDeleted);
       await appendVersions(tx, envId, state.runId, "live", liveVersions, now);
       await upsertDesiredRows(tx, envId, desiredUpserts, now);
-      await moveDesiredRevision(tx, envId, desiredMoved, state.approvedSha);
+      await moveDesiredRevision(tx, envId, desiredMoved, state.compareSha);
       await deleteRows(tx, "DesiredObject", envId, desiredDeleted);
       await appendVersions(tx, envId, state.runId, "desired", desiredVersions, now);
 
@@ -265,7 +267,7 @@ export async function persistRun(
         now,
         open: openItems.map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
         results: observations,
-        desiredChanges: new Map([...desiredChanged].map((k) => [k, state.approvedSha])),
+        desiredChanges: new Map([...desiredChanged].map((k) => [k, state.compareSha])),
         approvedSha: state.approvedSha,
         context: compareContext,
         previousResolutions,

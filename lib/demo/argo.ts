@@ -6,7 +6,7 @@
 import { renderManifests, isClusterScoped } from "@/lib/git";
 import { runGit } from "@/lib/git/exec";
 import { compareObject, createCompareContext, type KubeObject } from "@/lib/drift";
-import { getObj, patchStatus, serverSideApply, type DemoKube } from "./kube-writer";
+import { applyOrder, getObj, patchStatus, serverSideApply, type DemoKube } from "./kube-writer";
 
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
@@ -56,8 +56,7 @@ export async function reconcileArgo(k: DemoKube, s: ArgoSetup, repoGitDir: strin
   if (rec(meta.annotations)["argocd.argoproj.io/skip-reconcile"] === "true") return { synced: null, status: "Skipped" };
   const head = (await runGit(repoGitDir, ["rev-parse", `refs/heads/${s.branch}`])).stdout.toString().trim();
   const rendered = await renderManifests(repoGitDir, head, { path: s.path, mode: "plain", defaultNamespace: "shop" });
-  const desired = rendered.objects.map((r) => {
-    const obj = r.object as Obj;
+  const desired = applyOrder(rendered.objects.map((r) => r.object as Obj)).map((obj) => {
     const m = rec(obj.metadata);
     return {
       ...obj,
@@ -76,7 +75,8 @@ export async function reconcileArgo(k: DemoKube, s: ArgoSetup, repoGitDir: strin
     const verdict = compareObject(d as KubeObject, live as KubeObject | null, ctx);
     if (verdict.type !== "InSync") outOfSync.push(`${String(d.kind)}/${String(m.name)}`);
   }
-  const automated = rec(spec.syncPolicy).automated !== undefined && rec(spec.syncPolicy).automated !== null;
+  const policy = rec(spec.syncPolicy).automated;
+  const automated = policy !== undefined && policy !== null && rec(policy).enabled !== false;
   const needsSync = outOfSync.length > 0 || ((status.history as Obj[] | undefined) ?? []).length === 0;
   let operationState = rec(status.operationState);
   let history = (status.history as Obj[] | undefined) ?? [];

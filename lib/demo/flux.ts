@@ -7,7 +7,7 @@
 import { renderManifests } from "@/lib/git";
 import { isClusterScoped } from "@/lib/git";
 import { runGit } from "@/lib/git/exec";
-import { deleteObj, getObj, patchStatus, serverSideApply, setCondition, type DemoKube } from "./kube-writer";
+import { applyOrder, deleteObj, getObj, patchStatus, serverSideApply, setCondition, type DemoKube } from "./kube-writer";
 
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
@@ -104,8 +104,7 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
   const sha = revision.split(":").pop() ?? "";
   const rendered = await renderManifests(repoGitDir, sha, { path: s.path, mode: "plain", defaultNamespace: "shop" });
   const applied: Obj[] = [];
-  for (const r of rendered.objects) {
-    const obj = r.object as Obj;
+  for (const obj of applyOrder(rendered.objects.map((r) => r.object as Obj))) {
     const meta = rec(obj.metadata);
     // kustomize-controller labels what it applies with its owner.
     const labelled = {

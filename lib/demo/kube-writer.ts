@@ -57,3 +57,9 @@ export function setCondition(conditions: Obj[], c: { type: string; status: strin
   const next = { ...c, lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now, observedGeneration: 1 };
   return [...conditions.filter((x) => x.type !== c.type), next];
 }
+
+/** Apply order as kustomize and the controllers use it: namespaces and CRDs before what lives in them. */
+export function applyOrder(objs: Obj[]): Obj[] {
+  const rank = (o: Obj) => (o.kind === "Namespace" ? 0 : o.kind === "CustomResourceDefinition" ? 1 : 2);
+  return [...objs].sort((a, b) => rank(a) - rank(b));
+}

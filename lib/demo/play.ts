@@ -192,7 +192,7 @@ export async function playHistory(deps: PlayDeps): Promise<void> {
     );
   });
   step(at(ACTIONS.stagingAutoSyncOff.before), "staging: kubectl patch application shop-staging (automated sync off)", () =>
-    kubectl(world, "staging", "PATCH", "argoproj.io/v1alpha1", "Application", "argocd", "shop-staging", { manager: "kubectl-patch", contentType: "application/merge-patch+json", body: { spec: { syncPolicy: { automated: null } } } }),
+    kubectl(world, "staging", "PATCH", "argoproj.io/v1alpha1", "Application", "argocd", "shop-staging", { manager: "kubectl-patch", contentType: "application/merge-patch+json", body: { spec: { syncPolicy: { automated: { enabled: false } } } } }),
   );
   step(at(ACTIONS.stagingAutoSyncOff.before) + 2 * 60_000, "reconcile staging", () => reconcile(world, "staging"));
   step(at(ACTIONS.stagingAutoSyncOff.before) + 3 * 60_000, "collect staging", () => collect(deps, "staging"));

@@ -92,13 +92,23 @@ describe("argoStatus", () => {
       history: [{ revision: OLD, deployedAt: "2026-11-30T10:00:00Z" }, { revision: SHA, deployedAt: "2026-12-01T10:00:00Z" }],
     },
   };
-  it("treats automated sync turned off as a pause and leads to the last writer", () => {
+  it("treats removed automated sync as a pause without inventing who removed it", () => {
     const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, app);
     expect(s.automatedSync).toBe(false);
     expect(s.suspended).toBe(true);
-    expect(s.suspendedBy?.manager).toBe("kubectl-patch");
+    expect(s.suspendedBy).toBeNull();
     expect(s.appliedRevision).toBe(SHA);
     expect(s.history.map((h) => h.revision)).toEqual([OLD, SHA]);
+  });
+  it("names the writer of automated.enabled=false", () => {
+    const disabled = {
+      ...app,
+      metadata: { ...app.metadata, managedFields: [...app.metadata.managedFields, { manager: "kubectl-patch", operation: "Update", time: "2026-12-02T09:30:00Z", fieldsV1: { "f:spec": { "f:syncPolicy": { "f:automated": { "f:enabled": {} } } } } }] },
+      spec: { syncPolicy: { automated: { prune: true, selfHeal: true, enabled: false } } },
+    };
+    const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, disabled);
+    expect(s.suspended).toBe(true);
+    expect(s.suspendedBy).toEqual({ manager: "kubectl-patch", time: "2026-12-02T09:30:00Z" });
   });
   it("is not paused while automated sync is on", () => {
     const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, { ...app, spec: { syncPolicy: { automated: { prune: true, selfHeal: true } } } });

@@ -72,22 +72,20 @@ function conditionsOf(obj: Obj, label: string): ControllerCondition[] {
 
 /**
  * Who wrote a field, from managedFields (FieldsV1 keys such as ["f:spec", "f:suspend"]).
- * A field that was removed (auto-sync turned off) has no owner left; then the
- * newest Update by anyone other than the excluded managers is the best lead.
+ * Only an owner of that very field counts: a field someone removed has no
+ * owner left, and then the answer is null — never a guess.
  */
-export function fieldWriter(obj: Obj, fieldsV1Path: string[], exclude: string[] = []): { manager: string; time: string | null } | null {
-  const entries = arr(rec(obj.metadata).managedFields).map(rec);
-  const newest = (list: Obj[]) =>
-    list
-      .map((e) => ({ manager: String(e.manager ?? "unknown"), time: str(e.time) }))
-      .sort((a, b) => (b.time ?? "").localeCompare(a.time ?? ""))[0] ?? null;
-  const owners = entries.filter((e) => {
-    let node: unknown = e.fieldsV1;
-    for (const key of fieldsV1Path) node = rec(node)[key];
-    return node !== undefined && node !== null;
-  });
-  if (owners.length > 0) return newest(owners);
-  return newest(entries.filter((e) => e.operation === "Update" && !exclude.includes(String(e.manager)) && e.subresource !== "status"));
+export function fieldWriter(obj: Obj, fieldsV1Path: string[]): { manager: string; time: string | null } | null {
+  const owners = arr(rec(obj.metadata).managedFields)
+    .map(rec)
+    .filter((e) => {
+      let node: unknown = e.fieldsV1;
+      for (const key of fieldsV1Path) node = rec(node)[key];
+      return node !== undefined && node !== null;
+    })
+    .map((e) => ({ manager: String(e.manager ?? "unknown"), time: str(e.time) }))
+    .sort((a, b) => (b.time ?? "").localeCompare(a.time ?? ""));
+  return owners[0] ?? null;
 }
 
 function isFailing(c: ControllerCondition): boolean {
@@ -169,7 +167,10 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
   const status = rec(app.status);
   const sync = rec(status.sync);
   const op = rec(status.operationState);
-  const automated = rec(spec.syncPolicy).automated !== undefined && rec(spec.syncPolicy).automated !== null;
+  // Automated sync is off when the policy is gone, or (Argo CD 3) kept but disabled with `enabled: false`.
+  const automatedPolicy = rec(spec.syncPolicy).automated;
+  const disabledInPlace = automatedPolicy !== undefined && automatedPolicy !== null && rec(automatedPolicy).enabled === false;
+  const automated = automatedPolicy !== undefined && automatedPolicy !== null && !disabledInPlace;
   const skip = rec(rec(app.metadata).annotations)["argocd.argoproj.io/skip-reconcile"] === "true";
   const conditions = conditionsOf(app, label).map((c) => ({ ...c, status: c.status === "Unknown" ? "True" : c.status }));
   const phase = str(op.phase);
@@ -182,7 +183,11 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
   return {
     ...base,
     suspended: !automated || skip,
-    suspendedBy: !automated || skip ? (skip ? fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"]) : fieldWriter(app, ["f:spec", "f:syncPolicy"])) : null,
+    suspendedBy: skip
+      ? fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"])
+      : disabledInPlace
+        ? fieldWriter(app, ["f:spec", "f:syncPolicy", "f:automated", "f:enabled"])
+        : null,
     // sync.revision is the revision Argo CD compared against; while OutOfSync the one actually applied is the last sync's.
     appliedRevision:
       syncStatus === "Synced"
