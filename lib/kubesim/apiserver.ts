@@ -458,6 +458,9 @@ export class ApiCore {
       case "Ingress":
         obj.status = { loadBalancer: {} };
         break;
+      case "HorizontalPodAutoscaler":
+        obj.status = { currentMetrics: null, desiredReplicas: 0 };
+        break;
       case "CustomResourceDefinition": {
         // PrepareForCreate records the storage version right away; the names are accepted later.
         const versions = asObj(obj.spec)?.versions;

@@ -276,8 +276,21 @@ export const CRD: Schema = topLevel("v1.CustomResourceDefinition", {
 });
 export const SCALE: Schema = topLevel("v1.Scale", { spec: struct({ replicas: I32 }), status: struct({ replicas: I32, selector: STR }) });
 
-// autoscaling/v2 HorizontalPodAutoscaler: the demo's api replicas belong to one.
+
+const HPA_RULES = (go: string) =>
+  closed(go, {
+    stabilizationWindowSeconds: I32,
+    selectPolicy: STR,
+    policies: atomicList(closed("v2.HPAScalingPolicy", { type: STR, value: I32, periodSeconds: I32 })),
+  });
+
 export const HORIZONTAL_POD_AUTOSCALER: Schema = topLevel("v2.HorizontalPodAutoscaler", {
-  spec: closed("v2.HorizontalPodAutoscalerSpec", { scaleTargetRef: OPEN, minReplicas: I32, maxReplicas: I32, metrics: ATOMIC_LIST, behavior: OPEN }),
-  status: OPEN,
+  spec: closed("v2.HorizontalPodAutoscalerSpec", {
+    scaleTargetRef: closed("v2.CrossVersionObjectReference", { kind: STR, name: STR, apiVersion: STR }),
+    minReplicas: I32,
+    maxReplicas: I32,
+    metrics: atomicList(OPEN),
+    behavior: closed("v2.HorizontalPodAutoscalerBehavior", { scaleUp: HPA_RULES("v2.HPAScalingRules"), scaleDown: HPA_RULES("v2.HPAScalingRules") }),
+  }),
+  status: struct({ currentMetrics: ATOMIC_LIST, conditions: CONDITIONS }),
 });

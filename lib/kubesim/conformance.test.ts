@@ -338,6 +338,45 @@ describe("objects and metadata", () => {
   });
 });
 
+describe("horizontal pod autoscalers", () => {
+  it("defaults autoscaling/v2 HPAs and keeps the target within min/max through the scale subresource", async () => {
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment("hpa-target", { replicas: 1 }) });
+    const created = await raw(sim, "POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", {
+      body: {
+        apiVersion: "autoscaling/v2",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "hpa-target" },
+        spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "hpa-target" }, minReplicas: 3, maxReplicas: 5, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } },
+      },
+    });
+    expect(created.status).toBe(201);
+    const hpa = created.json as { metadata: Record<string, unknown>; spec: Record<string, unknown>; status: Record<string, unknown> };
+    expect(hpa.metadata).not.toHaveProperty("generation");
+    expect(hpa.spec.metrics).toEqual([{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }]);
+    expect(hpa.spec.behavior).toEqual({
+      scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: "Max", policies: [{ type: "Percent", value: 100, periodSeconds: 15 }] },
+      scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 4, periodSeconds: 15 }, { type: "Percent", value: 100, periodSeconds: 15 }] },
+    });
+    expect(hpa.status).toEqual({ currentMetrics: null, desiredReplicas: 0 });
+
+    const scaled = await eventually(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "hpa-target", namespace: "default" });
+      return d.spec?.replicas === 3 ? d : undefined;
+    });
+    expect(managers(scaled).find((m) => m.manager === "kube-controller-manager" && m.subresource === "scale")).toMatchObject({ operation: "Update", fieldsV1: { "f:spec": { "f:replicas": {} } } });
+    const status = await eventually(async () => {
+      const h = (await raw(sim, "GET", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/hpa-target")).json as typeof hpa;
+      return h.status.currentReplicas === 3 ? h.status : undefined;
+    });
+    expect(status).toMatchObject({ desiredReplicas: 3, conditions: expect.arrayContaining([expect.objectContaining({ type: "ScalingActive", status: "False", reason: "FailedGetResourceMetric" })]) });
+
+    const bad = await raw(sim, "POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", {
+      body: { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata: { name: "bad" }, spec: { scaleTargetRef: { kind: "Deployment", name: "x" }, minReplicas: 4, maxReplicas: 2 } },
+    });
+    expect(bad.json).toMatchObject({ code: 422, message: 'HorizontalPodAutoscaler.autoscaling "bad" is invalid: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`' });
+  });
+});
+
 describe("patches", () => {
   it("applies JSON patch, merge patch and strategic merge patch with the list merge keys", async () => {
     await apps.createNamespacedDeployment({

@@ -72,6 +72,20 @@ export class Controllers {
       sub("/namespaces", (e) => {
         if (e.type === "ADDED") this.enqueue(`n|${e.key}`, () => this.namespaceDefaults(e.key));
       });
+      sub("autoscaling/horizontalpodautoscalers", (e) => {
+        if (e.type !== "DELETED") this.enqueue(`h|${e.key}`, () => this.reconcileHPA(e.key));
+      });
+      // The HPA controller resyncs every 15 s; reacting to its target's changes gets there sooner.
+      const retarget = (kind: string) => (e: StoreEvent) => {
+        const ns = asStr(asObj(e.obj.metadata)?.namespace);
+        const name = asStr(asObj(e.obj.metadata)?.name);
+        for (const key of this.core.store.keys("autoscaling/horizontalpodautoscalers", ns)) {
+          const ref = asObj(asObj(this.core.store.get("autoscaling/horizontalpodautoscalers", key)?.obj.spec)?.scaleTargetRef);
+          if (ref?.kind === kind && ref.name === name) this.enqueue(`h|${key}`, () => this.reconcileHPA(key));
+        }
+      };
+      sub("apps/deployments", retarget("Deployment"));
+      sub("apps/statefulsets", retarget("StatefulSet"));
     }
     sub("apiextensions.k8s.io/customresourcedefinitions", (e) => {
       if (e.type !== "DELETED") this.enqueue(`c|${e.key}`, () => this.establishCRD(e.key));
@@ -202,6 +216,68 @@ export class Controllers {
     status.collisionCount = 0;
     if (deepEqual(status, old)) return;
     const next = clone(obj);
+    next.status = status;
+    this.core.updateAs(rt, next, KCM, "status");
+  }
+
+  private reconcileHPA(key: string): void {
+    const rt = this.type("autoscaling", "horizontalpodautoscalers");
+    const stored = this.core.store.get("autoscaling/horizontalpodautoscalers", key);
+    if (!rt || !stored) return;
+    const hpa = stored.obj;
+    const m = asObj(hpa.metadata) ?? {};
+    if (m.deletionTimestamp) return;
+    const spec = asObj(hpa.spec) ?? {};
+    const ref = asObj(spec.scaleTargetRef) ?? {};
+    const ns = asStr(m.namespace);
+    const now = nowRfc3339();
+    const old = asObj(hpa.status) ?? {};
+    let conds = Array.isArray(old.conditions) ? old.conditions.filter(isObj) : [];
+    const put = (type: string, status: string, reason: string, message: string) => {
+      const prev = conds.find((c) => c.type === type);
+      const next: Obj = { type, status, lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : now, reason, message };
+      conds = prev ? conds.map((c) => (c.type === type ? next : c)) : [...conds, next];
+    };
+    const targetRT = this.registry.all().find((t) => t.kind === ref.kind && (!ref.apiVersion || `${t.group ? `${t.group}/` : ""}${t.version}` === ref.apiVersion) && t.scale);
+    const target = targetRT ? this.core.getStored(targetRT, ns, asStr(ref.name) ?? "") : undefined;
+    const status: Obj = {};
+    if (old.lastScaleTime) status.lastScaleTime = old.lastScaleTime;
+    if (!targetRT || !target) {
+      const what = targetRT ? `${targetRT.resource}${targetRT.group ? `.${targetRT.group}` : ""}` : String(ref.kind ?? "");
+      put("AbleToScale", "False", "FailedGetScale", `the HPA controller was unable to get the target's current scale: ${what} "${String(ref.name ?? "")}" not found`);
+      status.currentMetrics = null;
+      status.desiredReplicas = asNum(old.desiredReplicas) ?? 0;
+    } else {
+      const current = asNum(asObj(this.core.scaleOf(targetRT, target.obj).spec)?.replicas) ?? 0;
+      const min = asNum(spec.minReplicas) ?? 1;
+      const max = asNum(spec.maxReplicas) ?? current;
+      let desired = current;
+      if (current === 0 && min !== 0) {
+        put("ScalingActive", "False", "ScalingDisabled", "scaling is disabled since the replica count of the target is zero");
+      } else if (current > max || current < min) {
+        desired = current > max ? max : min;
+        const scale = this.core.scaleOf(targetRT, target.obj);
+        (scale.spec as Obj).replicas = desired;
+        // The real controller writes through the scale subresource, so the replicas' owner becomes kube-controller-manager.
+        this.core.updateScale(targetRT, ns, asStr(ref.name) ?? "", scale, { userAgentManager: KCM, dryRun: false, fieldValidation: "Ignore", warnings: [] });
+        status.lastScaleTime = now;
+        put("AbleToScale", "True", "SucceededRescale", `the HPA controller was able to update the target scale to ${desired}`);
+      } else {
+        put("AbleToScale", "True", "SucceededGetScale", "the HPA controller was able to get the target's current scale");
+        put(
+          "ScalingActive",
+          "False",
+          "FailedGetResourceMetric",
+          "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+        );
+      }
+      if (current > 0) status.currentReplicas = current;
+      status.desiredReplicas = desired;
+      status.currentMetrics = null;
+    }
+    status.conditions = conds;
+    if (deepEqual(status, old)) return;
+    const next = clone(hpa);
     next.status = status;
     this.core.updateAs(rt, next, KCM, "status");
   }

@@ -248,6 +248,39 @@ export function defaultIngress(obj: Obj): void {
   if (!isObj(status.loadBalancer)) status.loadBalancer = {};
 }
 
+const HPA_SCALE_UP = { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 4, periodSeconds: 15 }, { type: "Percent", value: 100, periodSeconds: 15 }] };
+const HPA_SCALE_DOWN = { stabilizationWindowSeconds: 300, selectPolicy: "Max", policies: [{ type: "Percent", value: 100, periodSeconds: 15 }] };
+
+function hpaRules(rules: unknown, defaults: Obj): Obj {
+  // GenerateHPAScale{Up,Down}Rules: fill each unset part of the rules.
+  const r = isObj(rules) ? rules : {};
+  if (r.stabilizationWindowSeconds === undefined || r.stabilizationWindowSeconds === null) r.stabilizationWindowSeconds = defaults.stabilizationWindowSeconds;
+  if (!r.selectPolicy) r.selectPolicy = defaults.selectPolicy;
+  if (!Array.isArray(r.policies) || r.policies.length === 0) r.policies = structuredClone(defaults.policies);
+  return r;
+}
+
+export function defaultHPA(obj: Obj): void {
+  const spec = child(obj, "spec");
+  setIfAbsent(spec, "minReplicas", 1);
+  if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+    spec.metrics = [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }];
+  }
+  for (const m of spec.metrics as unknown[]) {
+    for (const src of ["resource", "containerResource", "pods", "object", "external"]) {
+      const target = asObj(asObj(asObj(m)?.[src])?.target);
+      if (!target) continue;
+      for (const q of ["value", "averageValue"]) if (target[q] !== undefined && isValidQuantity(target[q])) target[q] = canonicalQuantity(target[q] as string);
+    }
+  }
+  const behavior = asObj(spec.behavior);
+  if (behavior) {
+    behavior.scaleUp = hpaRules(behavior.scaleUp, HPA_SCALE_UP);
+    behavior.scaleDown = hpaRules(behavior.scaleDown, HPA_SCALE_DOWN);
+  }
+  if (!isObj(obj.status)) obj.status = { currentMetrics: null, desiredReplicas: 0 };
+}
+
 export function defaultCRD(obj: Obj): void {
   const spec = child(obj, "spec");
   const names = child(spec, "names");
@@ -259,12 +292,6 @@ export function defaultCRD(obj: Obj): void {
   if (conv.strategy === "Webhook") {
     const wh = child(conv, "webhook");
     if (!Array.isArray(wh.conversionReviewVersions)) wh.conversionReviewVersions = ["v1"];
-  }
-  if (Array.isArray(spec.versions)) {
-    for (const v of spec.versions) {
-      const sub = asObj(asObj(v)?.subresources);
-      void sub;
-    }
   }
   const status = child(obj, "status");
   if (status.conditions === undefined) status.conditions = null;
@@ -295,6 +322,9 @@ export function defaultBuiltin(kind: string, obj: Obj): void {
       break;
     case "Ingress":
       defaultIngress(obj);
+      break;
+    case "HorizontalPodAutoscaler":
+      defaultHPA(obj);
       break;
     case "CustomResourceDefinition":
       defaultCRD(obj);
@@ -329,6 +359,8 @@ export function emptyShape(kind: string): Obj {
       };
     case "Scale":
       return { metadata: md, spec: {}, status: { replicas: 0 } };
+    case "HorizontalPodAutoscaler":
+      return { metadata: md, spec: { scaleTargetRef: { kind: "", name: "" }, maxReplicas: 0 }, status: { currentMetrics: null, desiredReplicas: 0 } };
     default:
       return { metadata: md };
   }

@@ -69,7 +69,7 @@ export function apiGroup(registry: Registry, group: string): Obj | undefined {
   return { kind: "APIGroup", apiVersion: "v1", ...groupObj(g) };
 }
 
-const BUILTIN_GROUP_ORDER = ["apps", "networking.k8s.io", "apiextensions.k8s.io"];
+const BUILTIN_GROUP_ORDER = ["apps", "autoscaling", "networking.k8s.io", "apiextensions.k8s.io"];
 
 function orderedGroups(registry: Registry): Array<{ group: string; versions: string[]; preferred: string }> {
   // Built-in groups first in the server's fixed order, then custom groups by name (as aggregated APIs sort).

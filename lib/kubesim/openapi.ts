@@ -12,6 +12,7 @@ import type { Schema } from "./schema";
 const BUILTIN_PKG: Record<string, string> = {
   "": "io.k8s.api.core.v1",
   apps: "io.k8s.api.apps.v1",
+  autoscaling: "io.k8s.api.autoscaling.v2",
   "networking.k8s.io": "io.k8s.api.networking.v1",
   "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
 };

@@ -188,7 +188,6 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ["hpa"],
       categories: ["all"],
       status: true,
-      generation: "spec",
     }),
     builtin({
       group: "networking.k8s.io",

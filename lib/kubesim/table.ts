@@ -147,6 +147,29 @@ function builtinColumns(kind: string): Column[] {
         col("Ports", "string", "Ports of TLS configurations that open", (o) => (Array.isArray(getIn(o, ["spec", "tls"])) ? "80, 443" : "80")),
         ageCol,
       ];
+    case "HorizontalPodAutoscaler":
+      return [
+        nameCol,
+        col("Reference", "string", "reference to target resource", (o) => {
+          const ref = asObj(getIn(o, ["spec", "scaleTargetRef"])) ?? {};
+          return `${String(ref.kind ?? "")}/${String(ref.name ?? "")}`;
+        }),
+        col("Targets", "string", "current and target resource utilization", (o) => {
+          const metrics = getIn(o, ["spec", "metrics"]);
+          const parts = (Array.isArray(metrics) ? metrics : []).map((m) => {
+            const r = asObj(asObj(m)?.resource);
+            const t = asObj(r?.target);
+            if (r && t?.type === "Utilization") return `${String(r.name)}: <unknown>/${String(t.averageUtilization)}%`;
+            if (r && t) return `${String(r.name)}: <unknown>/${String(t.averageValue ?? t.value ?? "")}`;
+            return "<unknown>";
+          });
+          return parts.length > 0 ? parts.join(", ") : "<none>";
+        }),
+        col("MinPods", "string", "lower limit for the number of pods that can be set by the autoscaler", (o) => String(asNum(getIn(o, ["spec", "minReplicas"])) ?? 1)),
+        col("MaxPods", "integer", "upper limit for the number of pods that can be set by the autoscaler", (o) => asNum(getIn(o, ["spec", "maxReplicas"])) ?? 0),
+        col("Replicas", "integer", "current number of replicas of pods managed by this autoscaler", (o) => asNum(getIn(o, ["status", "currentReplicas"])) ?? 0),
+        ageCol,
+      ];
     default:
       return [
         nameCol,

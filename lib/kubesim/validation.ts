@@ -323,6 +323,18 @@ function validateCRD(obj: Obj, errs: FieldError[]): void {
   }
 }
 
+function validateHPA(obj: Obj, errs: FieldError[]): void {
+  const spec = asObj(obj.spec) ?? {};
+  const ref = asObj(spec.scaleTargetRef) ?? {};
+  if (!asStr(ref.kind)) errs.push({ type: "Required", field: "spec.scaleTargetRef.kind" });
+  if (!asStr(ref.name)) errs.push({ type: "Required", field: "spec.scaleTargetRef.name" });
+  const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
+  const min = typeof spec.minReplicas === "number" ? spec.minReplicas : 1;
+  if (min < 1) errs.push({ type: "Invalid", field: "spec.minReplicas", value: min, detail: "must be greater than or equal to 1" });
+  if (max < 1) errs.push({ type: "Invalid", field: "spec.maxReplicas", value: max, detail: "must be greater than or equal to 1" });
+  if (max >= 1 && min > max) errs.push({ type: "Invalid", field: "spec.maxReplicas", value: max, detail: "must be greater than or equal to `minReplicas`" });
+}
+
 export function validateBuiltin(rt: ResourceType, obj: Obj, old: Obj | undefined): FieldError[] {
   const errs: FieldError[] = [];
   switch (rt.kind) {
@@ -348,6 +360,9 @@ export function validateBuiltin(rt: ResourceType, obj: Obj, old: Obj | undefined
       break;
     case "CustomResourceDefinition":
       validateCRD(obj, errs);
+      break;
+    case "HorizontalPodAutoscaler":
+      validateHPA(obj, errs);
       break;
     default:
       break;
