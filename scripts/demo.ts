@@ -28,12 +28,21 @@ async function main(): Promise<void> {
   const { ensureDemoUsers, DEMO_ACCOUNTS } = await import("@/lib/demo/users");
   const { playHistory } = await import("@/lib/demo/play");
   const { startControllers } = await import("@/lib/demo/live");
+  const { resetDatabase } = await import("@/lib/db/testing");
+  let resetDemoDatabase = false;
 
   const build = ensureProductionBuildAsync(root, (m) => console.log(m));
   build.catch(() => undefined); // awaited by bootServer; avoid an unhandled rejection before then
-  const world = await startWorld(dir);
-  const firstRun = !world.repo.exists();
-  if (firstRun) await world.repo.init();
+  let world = await startWorld(dir);
+  if (world.state && !world.state.complete) {
+    // A demo stopped while playing its history: start it over rather than show half a story.
+    console.log("The last demo start did not finish playing its history; starting over.");
+    await world.stop();
+    for (const entry of fs.readdirSync(dir)) if (entry !== "postgres") fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+    world = await startWorld(dir);
+    resetDemoDatabase = true;
+  }
+  if (!world.repo.exists()) await world.repo.init();
   fs.writeFileSync(process.env.DRIFTWATCH_CONFIG as string, demoConfigYaml(world));
 
   let stopControllers: (() => Promise<void>) | null = null;
@@ -42,8 +51,9 @@ async function main(): Promise<void> {
     inProcessCollector: true,
     log: (m) => console.log(m),
     afterDatabase: async (prepared) => {
+      if (resetDemoDatabase) await resetDatabase(prepared.db);
       const users = await ensureDemoUsers(prepared.db);
-      if (!world.state) {
+      if (!world.state?.complete) {
         await playHistory({ world, db: prepared.db, config: prepared.config, users, log: (m) => console.log(m) });
       } else {
         console.log(`Resuming the demo played at ${world.state.playedAt} (npm run demo -- --reset starts over)`);

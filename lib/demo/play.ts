@@ -99,7 +99,7 @@ export async function playHistory(deps: PlayDeps): Promise<void> {
 
   // Tokens: every environment's Flux holds a token the Git host accepts, until production's is rotated away.
   const tokens: Record<EnvName, string> = { test: newToken(), staging: newToken(), production: newToken() };
-  world.saveState({ playedAt: new Date(T).toISOString(), tokens: { valid: Object.values(tokens), byEnv: tokens } });
+  world.saveState({ playedAt: new Date(T).toISOString(), complete: false, tokens: { valid: Object.values(tokens), byEnv: tokens } });
 
   step(at(INITIAL.before) - 60 * 60_000, "bootstrap controllers", () => bootstrap(world, tokens));
   step(at(INITIAL.before), "initial commit", async () => {
@@ -215,5 +215,6 @@ export async function playHistory(deps: PlayDeps): Promise<void> {
     }
   }
   world.clock.release();
+  if (world.state) world.saveState({ ...world.state, complete: true });
   log(`History played in ${((Date.now() - start) / 1000).toFixed(1)} s`);
 }

@@ -33,6 +33,8 @@ export function createClock(): DemoClock {
 
 export interface DemoState {
   playedAt: string;
+  /** Set once the whole scripted past has been played; a half-played demo starts over. */
+  complete: boolean;
   tokens: { valid: string[]; byEnv: Record<EnvName, string> };
 }
 
