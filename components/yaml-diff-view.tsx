@@ -16,7 +16,7 @@ export function YamlDiffView({ rows, changes, now, leftTitle, rightTitle }: { ro
   const labelled = new Set<number>();
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="w-full border-collapse font-mono text-xs leading-5">
+      <table className="w-full min-w-[52rem] border-collapse font-mono text-xs leading-5">
         <caption className="sr-only">
           {leftTitle} on the left, {rightTitle} on the right; highlighted rows differ, with who changed them
         </caption>

@@ -436,33 +436,27 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
                 {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
               </p>
               {ctrl.conditions.length > 0 && (
-                <div className="overflow-x-auto">
-                  <table className="min-w-full text-left text-xs">
-                    <thead className="text-slate-500">
-                      <tr>
-                        <th scope="col" className="py-1 pr-3 font-medium">Object</th>
-                        <th scope="col" className="py-1 pr-3 font-medium">Condition</th>
-                        <th scope="col" className="py-1 pr-3 font-medium">Reason</th>
-                        <th scope="col" className="py-1 font-medium">Since</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {ctrl.conditions.map((c, i) => (
-                        <tr key={i} className={`align-top ${ctrl.failure && c.object === ctrl.failure.object && c.type === ctrl.failure.type ? "text-red-800" : ""}`}>
-                          <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{c.object}</td>
-                          <td className="py-1 pr-3">
-                            {c.type}={c.status}
-                          </td>
-                          <td className="py-1 pr-3">
-                            {c.reason}
-                            {c.message && <span className="block text-slate-600 [overflow-wrap:anywhere]">{c.message}</span>}
-                          </td>
-                          <td className="whitespace-nowrap py-1">{c.lastTransitionTime ? <Ago iso={c.lastTransitionTime} now={now} /> : "—"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <ul className="divide-y divide-slate-100 text-xs" aria-label="Controller conditions">
+                  {ctrl.conditions.map((c, i) => {
+                    const failing = ctrl.failure !== null && c.object === ctrl.failure.object && c.type === ctrl.failure.type;
+                    return (
+                      <li key={i} className={`py-1.5 ${failing ? "text-red-800" : ""}`}>
+                        <span className="font-mono [overflow-wrap:anywhere]">{c.object}</span>{" "}
+                        <strong>
+                          {c.type}={c.status}
+                        </strong>
+                        {c.reason && <> · {c.reason}</>}
+                        {c.lastTransitionTime && (
+                          <>
+                            {" "}
+                            · since <Ago iso={c.lastTransitionTime} now={now} />
+                          </>
+                        )}
+                        {c.message && <span className="block text-slate-600 [overflow-wrap:anywhere]">{c.message}</span>}
+                      </li>
+                    );
+                  })}
+                </ul>
               )}
             </div>
           )}

@@ -133,7 +133,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
               <tbody className="divide-y divide-slate-100">
                 {o.changes.map((c, i) => (
                   <tr key={i} className="align-top">
-                    <td className="px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">
+                    <td className="min-w-56 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">
                       {c.display}
                       {c.kind !== "changed" && <span className="ml-1 font-sans text-slate-500">({c.kind === "unpruned" ? "removed from Git, still live" : c.kind})</span>}
                     </td>

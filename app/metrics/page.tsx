@@ -1,0 +1,18 @@
+import type { Metadata } from "next";
+import { requireUser } from "@/lib/auth/server";
+import { getPrisma } from "@/lib/db";
+import { getMetrics, metricsQuerySchema } from "@/lib/dashboard";
+import { MetricsClient } from "./metrics-client";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Metrics" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function MetricsPage({ searchParams }: Props) {
+  await requireUser();
+  const sp = await searchParams;
+  const parsed = metricsQuerySchema.safeParse({ days: typeof sp.days === "string" ? sp.days : undefined });
+  const days = parsed.success ? parsed.data.days : 30;
+  return <MetricsClient initial={await getMetrics(getPrisma(), days)} />;
+}
