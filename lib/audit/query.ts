@@ -8,7 +8,11 @@ type Db = PrismaClient | Prisma.TransactionClient;
 const isoDate = z
   .string()
   .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: "expected a date/time such as 2024-05-01T14:00:00Z" })
+  .refine((s) => {
+    const t = Date.parse(s);
+    // Postgres and people both live between these years; anything else is a typo or a probe.
+    return !Number.isNaN(t) && t >= Date.UTC(1970, 0, 1) && t < Date.UTC(10000, 0, 1);
+  }, { message: "expected a date/time such as 2024-05-01T14:00:00Z" })
   .transform((s) => new Date(s));
 
 export const auditFilterSchema = z.object({
@@ -92,7 +96,7 @@ export async function listAuditEvents(
 ): Promise<{ events: AuditEventDto[]; nextBefore: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? 100, 1), 500);
   const where = auditWhere(filter);
-  const cursor = page.before && /^\d{1,19}$/.test(page.before) ? BigInt(page.before) : null;
+  const cursor = page.before && /^\d{1,18}$/.test(page.before) ? BigInt(page.before) : null;
   const rows = await db.auditEvent.findMany({
     where: cursor === null ? where : { AND: [where, { id: { lt: cursor } }] },
     orderBy: { id: "desc" },

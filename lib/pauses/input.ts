@@ -40,6 +40,7 @@ export function resolveExpiry(input: { expiresAt?: string; duration?: string }, 
   if (input.expiresAt && input.duration) throw new ApiError("bad_request", "give either expiresAt or duration, not both");
   const at = input.expiresAt ? new Date(input.expiresAt) : input.duration ? new Date(now.getTime() + (parseDuration(input.duration) ?? 0)) : null;
   if (!at) throw new ApiError("bad_request", "an expiry is required (expiresAt or duration)");
+  if (!Number.isFinite(at.getTime())) throw new ApiError("bad_request", "the expiry is out of range");
   if (at.getTime() <= now.getTime()) throw new ApiError("bad_request", "the expiry must be in the future");
   if (maxMs !== null && at.getTime() - now.getTime() > maxMs + 1000) {
     throw new ApiError("bad_request", `the expiry may be at most ${formatDuration(maxMs)} from now`);

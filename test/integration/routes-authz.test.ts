@@ -164,6 +164,60 @@ describe("every mutating API route", () => {
   });
 });
 
+describe("hostile input to every mutating route", () => {
+  const HOSTILE_BODIES: unknown[] = [
+    null,
+    [],
+    "just a string",
+    Number.MAX_SAFE_INTEGER * 1024,
+    { reason: "x".repeat(100_000), duration: "99999999999999d", environment: "../../etc/passwd" },
+    { reason: "drop", environment: "production'; DROP TABLE \"User\"; --", expiresAt: "-271821-04-20T00:00:00Z", confirm: "\u0000" },
+    { driftItemIds: ["' OR 1=1 --", "../x"], reason: "ok reason", duration: "1h", returnPath: "revert" },
+    { driftItemIds: Array.from({ length: 5000 }, () => randomUUID()), reason: "many", duration: "1h", returnPath: "adopt" },
+    { owner: "🦄".repeat(300), role: "superuser", password: 1e308, disabled: "yes" },
+    { reason: "\uD800\uDFFF\u202E gnp.exe", expiresAt: "2024-13-45T99:99:99Z", incidentUrl: "javascript:alert(1)" },
+  ];
+  const HOSTILE_PARAMS = ["../../etc/passwd", "%00", "' OR 1=1 --", "x".repeat(5000), "\u202Eevil"];
+
+  it("answers 4xx with a message, never a 500, and changes nothing", async () => {
+    const before = await rowCounts();
+    for (const m of mutations) {
+      if (m.route === SIGN_IN || m.route === SIGN_OUT || isWebhook(m.route)) continue;
+      const variants: Mutation[] = [m];
+      for (const name of Object.keys(m.params)) {
+        for (const v of HOSTILE_PARAMS) variants.push({ ...m, params: { ...m.params, [name]: v } });
+      }
+      for (const variant of variants) {
+        for (const body of HOSTILE_BODIES) {
+          const res = await call(variant, admin.headers, body);
+          const label = `${m.method} ${m.route} params=${JSON.stringify(variant.params).slice(0, 60)} body=${JSON.stringify(body)?.slice(0, 60)}`;
+          if (res.status >= 400) {
+            expect(res.status, label).toBeLessThan(500);
+            const payload = (await res.json()) as { error?: { message?: string } };
+            expect(payload.error?.message, label).toBeTruthy();
+          } else {
+            // Only bodies a route ignores may succeed (e.g. "refresh alerts"); none may create anything.
+            expect(res.status, label).toBeLessThan(300);
+          }
+        }
+      }
+    }
+    expect(await rowCounts()).toBe(before);
+  }, 120_000);
+
+  it("refuses out-of-range expiries for an environment that exists", async () => {
+    await db.environment.create({
+      data: { name: "fuzz", position: 99, branch: "main", path: ".", spec: { name: "fuzz", maxPause: 86_400_000, confirmPause: false, autoResume: false } },
+    });
+    const m = mutations.find((x) => x.method === "POST" && x.route === "/api/pauses")!;
+    for (const expiry of [{ duration: "99999999999999d" }, { expiresAt: "+275760-09-13T00:00:00.000Z" }, { duration: "0s" }, { expiresAt: "2001-01-01T00:00:00Z" }]) {
+      const res = await call(m, operator.headers, { environment: "fuzz", reason: "fuzzing expiries", ...expiry });
+      expect(res.status, JSON.stringify(expiry)).toBe(400);
+    }
+    expect(await db.pause.count()).toBe(0);
+  });
+});
+
 describe("server actions", () => {
   it("has none: every mutation is an API route, so the checks above cover all of them", () => {
     const withActions: string[] = [];

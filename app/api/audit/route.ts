@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 const query = auditFilterSchema.extend({
   format: z.enum(["json", "csv", "jsonl"]).default("json"),
-  before: z.string().regex(/^\d{1,19}$/, "expected an event id").optional(),
+  before: z.string().regex(/^\d{1,18}$/, "expected an event id").optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
