@@ -93,18 +93,18 @@ export function toMarkdown(events: readonly TimelineEvent[], ctx: ExportContext)
     lines.push("Nothing was recorded in this window.");
   } else {
     const count = (pred: (e: TimelineEvent) => boolean) => events.filter(pred).length;
-    const facts: Array<[string, number]> = [
-      ["commits", count((e) => e.type === "commit")],
-      ["applied-revision changes", count((e) => e.action === "revision.applied")],
-      ["drift items opened", count((e) => e.action === "drift.opened")],
-      ["drift items resolved", count((e) => e.action === "drift.resolved")],
-      ["pauses", count((e) => e.action === "pause.created" || e.action === "pause.detected")],
-      ["resumes", count((e) => e.action === "pause.ended")],
-      ["divergence claims", count((e) => e.action === "claim.created")],
-      ["alerts opened", count((e) => e.action === "alert.opened")],
-      ["collection failures", count((e) => e.action === "run.failed")],
+    const facts: Array<[string, string, number]> = [
+      ["commit", "commits", count((e) => e.type === "commit")],
+      ["applied-revision change", "applied-revision changes", count((e) => e.action === "revision.applied")],
+      ["drift item opened", "drift items opened", count((e) => e.action === "drift.opened")],
+      ["drift item resolved", "drift items resolved", count((e) => e.action === "drift.resolved")],
+      ["pause", "pauses", count((e) => e.action === "pause.created" || e.action === "pause.detected")],
+      ["resume", "resumes", count((e) => e.action === "pause.ended")],
+      ["divergence claim", "divergence claims", count((e) => e.action === "claim.created")],
+      ["alert opened", "alerts opened", count((e) => e.action === "alert.opened")],
+      ["collection failure", "collection failures", count((e) => e.action === "run.failed")],
     ];
-    for (const [label, n] of facts) if (n > 0) lines.push(`- ${n} ${label}`);
+    for (const [one, many, n] of facts) if (n > 0) lines.push(`- ${n} ${n === 1 ? one : many}`);
     const people = [...new Set(events.filter((e) => e.actor && e.actor !== "system").map((e) => e.actor))];
     if (people.length) lines.push(`- People and tools involved: ${people.map(md).join(", ")}`);
   }

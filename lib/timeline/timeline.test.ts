@@ -98,7 +98,7 @@ describe("exports", () => {
     expect(text).toContain("# Incident timeline: production");
     expect(text).toContain("Window: 2025-03-10 13:00:00 UTC – 2025-03-10 15:00:00 UTC (2 h)");
     expect(text).toContain("- 2 commits");
-    expect(text).toContain("- 1 drift items opened");
+    expect(text).toContain("- 1 drift item opened");
     expect(text).toContain("### 2025-03-10");
     expect(text).toContain("- **14:30:00** `production` Reconciliation paused: production — carol. until 2025-03-10 16:30 UTC. Reason: “Investigating, see INC-42”");
     expect(text).toMatch(/## Still open at the end of the window\n\n- Drift opened: Deployment shop/);
