@@ -1,0 +1,166 @@
+// POST /api/webhooks/git, independent of Next: identify the sender, verify
+// its signature with the secret of the repository the payload names, refuse
+// replays by delivery id, and queue an immediate run of every environment
+// following the pushed repository and branch. The delivery record, the runs
+// and the audit events commit together or not at all.
+import type { PrismaClient } from "@/lib/db/generated/client";
+import type { DriftwatchConfig, RepositoryConfig } from "@/lib/config";
+import { appendAudit } from "@/lib/audit";
+import { enqueueRun } from "@/lib/collector/jobs";
+import { identifyDelivery, isPushEvent, verifyProof, type HeaderSource, type WebhookProvider } from "./providers";
+import { parsePush, type PushInfo } from "./push";
+import { matchRepositories } from "./match";
+import { webhookLimiter, type WebhookLimiter } from "./rate-limit";
+
+export const MAX_WEBHOOK_BYTES = 5 * 1024 * 1024;
+
+export interface WebhookRequest {
+  headers: HeaderSource;
+  body: Buffer;
+  ip: string;
+}
+
+export interface WebhookResult {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export interface WebhookDeps {
+  db: PrismaClient;
+  config: DriftwatchConfig;
+  /** Reads a secret by env var name (process.env by default). */
+  secret?: (envVar: string) => string | undefined;
+  limiter?: WebhookLimiter;
+  now?: () => Date;
+}
+
+function error(status: number, code: string, message: string, headers?: Record<string, string>): WebhookResult {
+  return { status, body: { error: { code, message } }, headers };
+}
+
+async function reject(deps: WebhookDeps, req: WebhookRequest, limiter: WebhookLimiter, provider: WebhookProvider | "unknown", reason: string, extra: Record<string, unknown> = {}): Promise<WebhookResult> {
+  limiter.failed(req.ip);
+  await appendAudit(deps.db, {
+    actor: { type: "anonymous", name: `webhook from ${req.ip}` },
+    action: "webhook.rejected",
+    targetType: "webhook",
+    targetId: provider,
+    reason,
+    after: { provider, ip: req.ip, ...extra },
+    at: (deps.now ?? (() => new Date()))(),
+  });
+  return error(401, "unauthorized", "webhook signature does not verify");
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GitLab and Gitea can send form-encoded bodies; only JSON carries what we need. */
+function payloadOf(body: Buffer): unknown {
+  const parsed = parseJson(body);
+  if (parsed !== undefined) return parsed;
+  // GitHub's form encoding: payload=<url-encoded JSON>
+  const text = body.toString("utf8");
+  if (text.startsWith("payload=")) return parseJson(Buffer.from(decodeURIComponent(text.slice("payload=".length).replace(/\+/g, " "))));
+  return undefined;
+}
+
+export async function receiveWebhook(deps: WebhookDeps, req: WebhookRequest): Promise<WebhookResult> {
+  const limiter = deps.limiter ?? webhookLimiter;
+  const readSecret = deps.secret ?? ((name: string) => process.env[name]);
+  const now = (deps.now ?? (() => new Date()))();
+
+  const admitted = limiter.admit(req.ip, now.getTime());
+  if (!admitted.allowed) {
+    return error(429, "rate_limited", `too many webhook requests from this address; retry in ${admitted.retryAfterSeconds} s`, { "retry-after": String(admitted.retryAfterSeconds) });
+  }
+  if (req.body.length > MAX_WEBHOOK_BYTES) return error(413, "too_large", `webhook body larger than ${MAX_WEBHOOK_BYTES / 1024 / 1024} MiB`);
+
+  const delivery = identifyDelivery(req.headers);
+  if (!delivery) {
+    return reject(deps, req, limiter, "unknown", "no signature header (expected X-Hub-Signature-256, X-Gitlab-Token, X-Gitea-Signature or X-Driftwatch-Signature)");
+  }
+  if (!delivery.proof) return reject(deps, req, limiter, delivery.provider, "signature header missing");
+
+  const payload = payloadOf(req.body);
+  const push = parsePush(payload);
+  const named = matchRepositories(push, deps.config.repositories);
+  // Nothing named in the payload matches: still find out whether the sender is
+  // genuine, so a URL mismatch in driftwatch.yaml gets a helpful answer.
+  const candidates = named.length > 0 ? named : deps.config.repositories;
+  const withSecret = candidates.filter((r) => r.webhookSecretEnv && readSecret(r.webhookSecretEnv));
+  const verified: RepositoryConfig | undefined = withSecret.find((r) => verifyProof(delivery.provider, delivery.proof as string, readSecret(r.webhookSecretEnv as string) as string, req.body));
+  if (!verified) {
+    const reason =
+      withSecret.length === 0
+        ? named.length > 0
+          ? `repository ${named.map((r) => r.name).join(", ")} has no webhook secret (set webhookSecretEnv and that variable)`
+          : "no configured repository has a webhook secret"
+        : "signature does not verify";
+    return reject(deps, req, limiter, delivery.provider, reason, { deliveryId: delivery.deliveryId, event: delivery.event, repositories: named.map((r) => r.name) });
+  }
+  if (payload === undefined) return error(400, "bad_request", "webhook body is not JSON");
+  if (!delivery.deliveryId) {
+    return error(400, "bad_request", `missing delivery id header (${deliveryHeaderOf(delivery.provider)}); it is needed to refuse replays`);
+  }
+  if (!isPushEvent(delivery)) {
+    return { status: 200, body: { ok: true, ignored: `event "${delivery.event ?? "?"}" is not a push; signature verified for repository ${verified.name}` } };
+  }
+  if (named.length === 0) {
+    return { status: 200, body: { ok: true, ignored: `no repository in driftwatch.yaml matches ${[...push.urls, ...push.names].slice(0, 4).join(", ") || "this payload"}` } };
+  }
+  if (!push.branch) return { status: 200, body: { ok: true, ignored: `ref ${push.ref ?? "(none)"} is not a branch` } };
+  return accept(deps, req, delivery.provider, delivery.deliveryId, push, verified, now);
+}
+
+function deliveryHeaderOf(p: WebhookProvider): string {
+  return { github: "X-GitHub-Delivery", gitlab: "X-Gitlab-Event-UUID", gitea: "X-Gitea-Delivery", generic: "X-Driftwatch-Delivery" }[p];
+}
+
+async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookProvider, deliveryId: string, push: PushInfo, repo: RepositoryConfig, now: Date): Promise<WebhookResult> {
+  const branch = push.branch as string;
+  const following = deps.config.environments.filter((e) => e.source.repository === repo.name && e.source.branch === branch).map((e) => e.name);
+  const key = `${provider}:${deliveryId}`;
+  const result = await deps.db.$transaction(async (tx) => {
+    const inserted = await tx.$executeRaw`
+      INSERT INTO "WebhookDelivery" ("deliveryId", provider, "receivedAt") VALUES (${key}, ${provider}, ${now})
+      ON CONFLICT ("deliveryId") DO NOTHING`;
+    if (inserted === 0) return null;
+    const envs = await tx.environment.findMany({ where: { name: { in: following }, removedAt: null }, select: { id: true, name: true }, orderBy: { position: "asc" } });
+    const runs: Array<{ environment: string; runId: number }> = [];
+    for (const env of envs) runs.push({ environment: env.name, runId: await enqueueRun(tx, env.id, "webhook", { notBefore: now }) });
+    const after = { provider, deliveryId, repository: repo.name, branch, after: push.after, ip: req.ip };
+    for (const target of runs.length > 0 ? runs : [null]) {
+      await appendAudit(tx, {
+        actor: { type: "system", name: `webhook:${provider}` },
+        action: "webhook.accepted",
+        targetType: "webhook",
+        targetId: key,
+        environment: target?.environment ?? null,
+        reason: `push to ${repo.name}@${branch}`,
+        after: target ? { ...after, runId: target.runId } : after,
+        at: now,
+      });
+    }
+    return runs;
+  });
+  if (result === null) {
+    return reject(deps, req, deps.limiter ?? webhookLimiter, provider, "replayed delivery id", { deliveryId }).then(() => error(409, "conflict", `delivery ${deliveryId} was already received`));
+  }
+  return {
+    status: 202,
+    body: {
+      ok: true,
+      repository: repo.name,
+      branch,
+      runs: result,
+      ...(result.length === 0 ? { message: `no environment follows ${repo.name}@${branch}` } : {}),
+    },
+  };
+}
