@@ -274,12 +274,20 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       tokens,
       objects: store.all().map((x) => x.stored.obj),
     });
-  const saveNow = async () => {
-    if (!opts.state) return;
-    const tmp = `${opts.state}.tmp-${process.pid}`;
-    await fs.mkdir(path.dirname(opts.state), { recursive: true });
-    await fs.writeFile(tmp, snapshotState());
-    await fs.rename(tmp, opts.state);
+  // Saves are serialised: a debounced save and the final save on stop() must
+  // not interleave their write-then-rename of the same temporary file.
+  let saving: Promise<void> = Promise.resolve();
+  let saveSeq = 0;
+  const saveNow = (): Promise<void> => {
+    const state = opts.state;
+    if (!state) return Promise.resolve();
+    saving = saving.catch(() => undefined).then(async () => {
+      const tmp = `${state}.tmp-${process.pid}-${++saveSeq}`;
+      await fs.mkdir(path.dirname(state), { recursive: true });
+      await fs.writeFile(tmp, snapshotState());
+      await fs.rename(tmp, state);
+    });
+    return saving;
   };
   if (opts.state) {
     store.onChange = () => {
