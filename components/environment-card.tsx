@@ -139,7 +139,7 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
         </Row>
         {env.activeRun && (
           <Row label="Collecting">
-            <RunProgressLine run={env.activeRun} />
+            <RunProgressLine run={env.activeRun} now={now} />
           </Row>
         )}
       </dl>

@@ -1,4 +1,5 @@
 import type { RunDto } from "@/lib/dashboard/dto";
+import { formatAge } from "@/lib/dashboard/format";
 
 const PHASES: Record<string, string> = {
   git: "fetching Git",
@@ -11,8 +12,16 @@ const PHASES: Record<string, string> = {
 };
 
 /** "Reading live objects: 1,204 objects, 12 of 30 kinds". */
-export function RunProgressLine({ run }: { run: RunDto }) {
-  if (run.status === "queued") return <span className="text-slate-600">Queued, starts in a moment…</span>;
+export function RunProgressLine({ run, now }: { run: RunDto; now?: number }) {
+  if (run.status === "queued") {
+    const waited = now ? now - Date.parse(run.queuedAt) : 0;
+    // A run nobody picks up means no collector is running: say so instead of promising "a moment".
+    return waited > 60_000 ? (
+      <span className="text-amber-800">Queued {formatAge(waited)} ago and not started: is the collector running?</span>
+    ) : (
+      <span className="text-slate-600">Queued, starts in a moment…</span>
+    );
+  }
   const p = run.progress;
   if (run.status === "running") {
     return (

@@ -489,6 +489,25 @@ export function openApiDocument(): Record<string, unknown> {
         ),
       },
       "/api/openapi.json": { get: { summary: "This document", tags: ["system"], responses: { "200": json({ type: "object" }) } } },
+      "/api/metrics": {
+        get: {
+          summary: "Prometheus metrics",
+          description: "Scrape endpoint in the Prometheus text format (counts and environment names, no object content). Public like /api/health; restrict it at the ingress on untrusted networks.",
+          tags: ["system"],
+          security: [],
+          responses: { "200": { description: "Metrics", content: { "text/plain": { schema: str } } }, "503": { description: "The database did not answer", content: { "text/plain": { schema: str } } } },
+        },
+      },
+      "/api/webhooks/git": {
+        post: {
+          summary: "Git push webhook",
+          description: "From GitHub, GitLab, Gitea/Forgejo, or anything signing with `X-Driftwatch-Signature`; queues a collection of the environments that follow the pushed branch. The signature is the credential (no session).",
+          tags: ["system"],
+          security: [],
+          requestBody: { required: true, content: { "application/json": { schema: loose("The provider's push event") } } },
+          responses: { "200": json(loose("What was queued")), "202": json(loose("Accepted")), ...E400, "401": error("Bad or missing signature"), "413": error("Body too large") },
+        },
+      },
       "/api/health": { get: { summary: "Liveness and database reachability", tags: ["system"], security: [], responses: { "200": json({ type: "object" }), "503": error("Not ready") } } },
     },
     components: {

@@ -28,7 +28,7 @@ function Panel({ title, children, id }: { title: string; children: React.ReactNo
   );
 }
 
-function RefreshNow({ env, active, session, onDone }: { env: string; active: RunDto | null; session: SessionInfo | null; onDone: () => void }) {
+function RefreshNow({ env, active, session, onDone, now }: { env: string; active: RunDto | null; session: SessionInfo | null; onDone: () => void; now: number }) {
   const [runId, setRunId] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const run = useQuery({
@@ -68,7 +68,7 @@ function RefreshNow({ env, active, session, onDone }: { env: string; active: Run
         </button>
       )}
       <p aria-live="polite" className="text-sm">
-        {shown && <RunProgressLine run={shown} />}
+        {shown && <RunProgressLine run={shown} now={now} />}
         {error && <span className="text-red-800">{error}</span>}
       </p>
     </div>
@@ -354,7 +354,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
             {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} />
           </p>
         </div>
-        <RefreshNow env={env.name} active={env.activeRun} session={session} onDone={onRunDone} />
+        <RefreshNow env={env.name} active={env.activeRun} session={session} onDone={onRunDone} now={now} />
       </header>
 
       <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
