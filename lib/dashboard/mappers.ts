@@ -253,7 +253,10 @@ export function claimRef(c: ClaimRow, now: Date): ClaimRefDto {
 export function driftItemDto(environment: string, d: DriftRow, claim: ClaimRefDto | null): DriftItemDto {
   const ignored: Record<string, number> = {};
   for (const [k, v] of Object.entries(rec(d.ignored))) if (typeof v === "number") ignored[k] = v;
-  const conflict = rec(d.conflict);
+  // The collector stores { owners: [...history], detected: {path, managers, flips} | null }; only a detected fight counts.
+  const stored = rec(d.conflict);
+  const detected = "owners" in stored ? stored.detected : d.conflict;
+  const conflict = rec(detected);
   return {
     id: d.id,
     environment,
@@ -267,7 +270,7 @@ export function driftItemDto(environment: string, d: DriftRow, claim: ClaimRefDt
     changes: changeDtos(d.changes, d.kind === "Secret"),
     attribution: { manager: d.attributionManager, class: d.attributionClass ? managerClass(d.attributionClass) : null, time: iso(d.attributionTime) },
     ignored,
-    conflict: d.conflict
+    conflict: detected
       ? { path: str(conflict.path), managers: Array.isArray(conflict.managers) ? conflict.managers.filter((m): m is string => typeof m === "string") : [], flips: num(conflict.flips) ?? 0 }
       : null,
     openedAt: d.openedAt.toISOString(),
