@@ -1,0 +1,187 @@
+// GET /api/metrics: Prometheus text built from the database on each scrape,
+// so every web replica answers the same whatever number of collector
+// processes wrote the data, and nothing is lost when a process restarts.
+// Counters are totals over kept history (runs, audit events), which only grow.
+// Each query is one aggregate over an indexed or small table.
+import { Counter, Gauge, Registry, type Metric } from "prom-client";
+import type { PrismaClient } from "@/lib/db/generated/client";
+
+/** Seconds; chosen around what a collection takes from a small to a 10,000-object environment. */
+export const DURATION_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+type Db = Pick<PrismaClient, "$queryRaw">;
+
+/**
+ * width_bucket counts thresholds <= x; a Prometheus bucket holds values <= le,
+ * so the bucket index is the count of bounds < s = n - (count of -b <= -s).
+ */
+const NEGATED_BOUNDS = [...DURATION_BUCKETS].reverse().map((b) => -b);
+
+interface HistogramSeries {
+  labels: Record<string, string>;
+  /** Cumulative counts per bucket in DURATION_BUCKETS order. */
+  buckets: number[];
+  count: number;
+  sum: number;
+}
+
+/**
+ * prom-client's Histogram only learns by observe(); a histogram read back from
+ * the database needs its buckets set directly. The registry formats anything
+ * with name, type and get(), so this small metric supplies the series.
+ */
+function precomputedHistogram(name: string, help: string, bounds: number[], series: HistogramSeries[]): Metric {
+  const metric = {
+    name,
+    help,
+    type: "histogram",
+    aggregator: "sum",
+    get: () => ({
+      name,
+      help,
+      type: "histogram",
+      aggregator: "sum",
+      values: series.flatMap((s) => [
+        ...bounds.map((le, i) => ({ metricName: `${name}_bucket`, labels: { ...s.labels, le }, value: s.buckets[i] ?? 0 })),
+        { metricName: `${name}_bucket`, labels: { ...s.labels, le: "+Inf" }, value: s.count },
+        { metricName: `${name}_sum`, labels: s.labels, value: s.sum },
+        { metricName: `${name}_count`, labels: s.labels, value: s.count },
+      ]),
+    }),
+  };
+  return metric as unknown as Metric;
+}
+
+function histogramSeries(rows: Array<{ environment: string; idx: number; n: number; total: number }>, bounds: number): HistogramSeries[] {
+  const byEnv = new Map<string, HistogramSeries>();
+  for (const r of rows) {
+    const s = byEnv.get(r.environment) ?? { labels: { environment: r.environment }, buckets: new Array<number>(bounds).fill(0), count: 0, sum: 0 };
+    for (let i = r.idx; i < bounds; i++) s.buckets[i] = (s.buckets[i] ?? 0) + r.n;
+    s.count += r.n;
+    s.sum += r.total;
+    byEnv.set(r.environment, s);
+  }
+  return [...byEnv.values()];
+}
+
+export async function buildMetrics(db: Db, now: Date = new Date()): Promise<Registry> {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
+
+  const [envs, drift, runs, durations, failures, queue, alerts, webhooks, pauses] = await Promise.all([
+    db.$queryRaw<Array<{ name: string; approvedSha: string | null; appliedSha: string | null; approvedAt: Date | null; lastGoodCollectedAt: Date | null; failing: boolean; objectCount: number }>>`
+      SELECT name, "approvedSha", "appliedSha", "approvedAt", "lastGoodCollectedAt", "objectCount",
+             ("lastError" IS NOT NULL AND "lastError" <> 'null'::jsonb) AS failing
+      FROM "Environment" WHERE "removedAt" IS NULL`,
+    db.$queryRaw<Array<{ environment: string; type: string; owned: boolean; n: number }>>`
+      SELECT e.name AS environment, d.type::text AS type,
+             EXISTS (SELECT 1 FROM "ClaimItem" ci JOIN "DivergenceClaim" c ON c.id = ci."claimId"
+                     WHERE ci."driftItemId" = d.id AND c.status = 'active') AS owned,
+             count(*)::int AS n
+      FROM "DriftItem" d JOIN "Environment" e ON e.id = d."environmentId"
+      WHERE d."resolvedAt" IS NULL AND e."removedAt" IS NULL
+      GROUP BY 1, 2, 3`,
+    db.$queryRaw<Array<{ environment: string; status: string; n: number }>>`
+      SELECT e.name AS environment, r.status::text AS status, count(*)::int AS n
+      FROM "CollectionRun" r JOIN "Environment" e ON e.id = r."environmentId"
+      WHERE r.status IN ('succeeded', 'partial', 'failed')
+      GROUP BY 1, 2`,
+    // Per environment and bucket index (how many bounds lie below the duration); made cumulative below.
+    db.$queryRaw<Array<{ environment: string; idx: number; n: number; total: number }>>`
+      WITH d AS (
+        SELECT r."environmentId", GREATEST(EXTRACT(EPOCH FROM r."finishedAt" - r."startedAt"), 0)::float8 AS s
+        FROM "CollectionRun" r
+        WHERE r."finishedAt" IS NOT NULL AND r."startedAt" IS NOT NULL AND r.status IN ('succeeded', 'partial', 'failed')
+      )
+      SELECT e.name AS environment,
+             (${DURATION_BUCKETS.length}::int - width_bucket(-d.s, ${NEGATED_BOUNDS}::float8[]))::int AS idx,
+             count(*)::int AS n, sum(d.s)::float8 AS total
+      FROM d JOIN "Environment" e ON e.id = d."environmentId"
+      GROUP BY 1, 2`,
+    db.$queryRaw<Array<{ environment: string; category: string; n: number }>>`
+      SELECT e.name AS environment, COALESCE(r.errors->0->>'category', 'internal') AS category, count(*)::int AS n
+      FROM "CollectionRun" r JOIN "Environment" e ON e.id = r."environmentId"
+      WHERE r.status = 'failed'
+      GROUP BY 1, 2`,
+    db.$queryRaw<Array<{ state: string; n: number }>>`
+      SELECT status::text AS state, count(*)::int AS n FROM "CollectionRun"
+      WHERE status IN ('queued', 'running') GROUP BY 1`,
+    db.$queryRaw<Array<{ environment: string | null; type: string; severity: string; n: number }>>`
+      SELECT e.name AS environment, a.type, a.severity, count(*)::int AS n
+      FROM "Alert" a LEFT JOIN "Environment" e ON e.id = a."environmentId"
+      WHERE a."resolvedAt" IS NULL
+      GROUP BY 1, 2, 3`,
+    db.$queryRaw<Array<{ outcome: string; provider: string; n: number }>>`
+      SELECT CASE action WHEN 'webhook.accepted' THEN 'accepted' ELSE 'rejected' END AS outcome,
+             COALESCE(after->>'provider', 'unknown') AS provider,
+             CASE action WHEN 'webhook.accepted' THEN count(DISTINCT "targetId") ELSE count(*) END::int AS n
+      FROM "AuditEvent" WHERE action IN ('webhook.accepted', 'webhook.rejected')
+      GROUP BY action, 2`,
+    db.$queryRaw<Array<{ environment: string; origin: string; n: number }>>`
+      SELECT e.name AS environment, p.origin::text AS origin, count(*)::int AS n
+      FROM "Pause" p JOIN "Environment" e ON e.id = p."environmentId"
+      WHERE p."endedAt" IS NULL GROUP BY 1, 2`,
+  ]);
+
+  const behind = gauge("driftwatch_environment_seconds_behind", "Seconds the approved revision has waited to be applied (0 when applied = approved).", ["environment"]);
+  const failing = gauge("driftwatch_environment_failing", "1 when the environment's last collection failed (the dashboard shows its last good state as stale).", ["environment"]);
+  const lastGood = gauge("driftwatch_environment_last_success_timestamp_seconds", "When the environment was last collected successfully (Unix time).", ["environment"]);
+  const objects = gauge("driftwatch_environment_objects", "Objects in the environment's desired and live sets at the last good collection.", ["environment"]);
+  for (const e of envs) {
+    const waiting = e.approvedSha && e.approvedSha !== e.appliedSha && e.approvedAt ? Math.max(0, (now.getTime() - e.approvedAt.getTime()) / 1000) : 0;
+    behind.set({ environment: e.name }, waiting);
+    failing.set({ environment: e.name }, e.failing ? 1 : 0);
+    if (e.lastGoodCollectedAt) lastGood.set({ environment: e.name }, e.lastGoodCollectedAt.getTime() / 1000);
+    objects.set({ environment: e.name }, e.objectCount);
+  }
+
+  const driftGauge = gauge("driftwatch_drift_items", "Open drift items; owned = claimed by someone as a temporary divergence.", ["environment", "type", "owned"]);
+  for (const e of envs) for (const type of ["Modified", "Missing", "Extra"]) for (const owned of ["true", "false"]) driftGauge.set({ environment: e.name, type, owned }, 0);
+  for (const d of drift) driftGauge.set({ environment: d.environment, type: d.type, owned: String(d.owned) }, d.n);
+
+  const runCounter = counter("driftwatch_collection_runs_total", "Finished collection runs by outcome.", ["environment", "status"]);
+  for (const r of runs) runCounter.inc({ environment: r.environment, status: r.status }, r.n);
+  const failureCounter = counter("driftwatch_collection_failures_total", "Failed collection runs by the category of their first error (unreachable, timeout, unauthorised, forbidden, git-auth, git-fetch, render, parse, database, worker-lost, internal).", ["environment", "category"]);
+  for (const f of failures) failureCounter.inc({ environment: f.environment, category: f.category }, f.n);
+
+  registry.registerMetric(
+    precomputedHistogram(
+      "driftwatch_collection_duration_seconds",
+      "Wall time of finished collection runs.",
+      DURATION_BUCKETS,
+      histogramSeries(durations, DURATION_BUCKETS.length),
+    ),
+  );
+
+  const queueGauge = gauge("driftwatch_collection_runs_pending", "Collection runs waiting for a worker (queued) or under way (running).", ["state"]);
+  for (const state of ["queued", "running"]) queueGauge.set({ state }, queue.find((q) => q.state === state)?.n ?? 0);
+
+  const alertGauge = gauge("driftwatch_alerts_open", "Open alerts.", ["environment", "type", "severity"]);
+  for (const a of alerts) alertGauge.set({ environment: a.environment ?? "", type: a.type, severity: a.severity }, a.n);
+
+  const webhookCounter = counter("driftwatch_webhook_deliveries_total", "Webhook deliveries received, by sender and outcome (rejected: bad or missing signature, or a replay).", ["provider", "outcome"]);
+  for (const w of webhooks) webhookCounter.inc({ provider: w.provider, outcome: w.outcome }, w.n);
+
+  const pauseGauge = gauge("driftwatch_pauses_active", "Reconciliation pauses in force, made through the dashboard or detected in the cluster.", ["environment", "origin"]);
+  for (const p of pauses) pauseGauge.set({ environment: p.environment, origin: p.origin }, p.n);
+
+  return registry;
+}
+
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** The exposition text, built at most once per `cacheMs` per process (several Prometheus servers may scrape). */
+export function metricsRenderer(cacheMs = 5_000): (db: Db) => Promise<string> {
+  let cached: { at: number; text: Promise<string> } | null = null;
+  return (db) => {
+    const t = Date.now();
+    if (cached && t - cached.at < cacheMs) return cached.text;
+    const text = buildMetrics(db).then((r) => r.metrics());
+    cached = { at: t, text };
+    text.catch(() => {
+      cached = null;
+    });
+    return text;
+  };
+}
