@@ -52,6 +52,11 @@ describe("deriveStatus", () => {
     expect(r.reason).toBe("Unauthorized; last good collection 1h 30m ago");
   });
 
+  it("says when a dashboard pause expires, relative to now", () => {
+    const r = deriveStatus({ ...healthy, pauses: [{ startedAt: minutesAgo(90), expiresAt: minutesAgo(-101), endedAt: null, origin: "dashboard" }] });
+    expect(r.reason).toBe("Reconciliation paused 1h 30m ago (from the dashboard; expires in 1h 41m)");
+  });
+
   it("names a pause detected in the cluster and its expiry", () => {
     const r = deriveStatus({ ...healthy, pauses: [{ startedAt: minutesAgo(10), expiresAt: minutesAgo(5), endedAt: null, origin: "detected" }] });
     expect(r.reason).toContain("detected in the cluster");

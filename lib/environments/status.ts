@@ -91,8 +91,8 @@ export function deriveStatus(input: StatusInput): StatusResult {
   if (active.length > 0) {
     const p = active[0]!;
     const until = ms(p.expiresAt);
-    const expiry = until === null ? "no expiry" : until < now ? `expired ${formatAge(now - until)} ago` : `until ${p.expiresAt}`;
-    const who = p.origin === "detected" ? "detected in the cluster, not recorded" : "paused from the dashboard";
+    const expiry = until === null ? "no expiry" : until < now ? `expired ${formatAge(now - until)} ago` : `expires in ${formatAge(until - now)}`;
+    const who = p.origin === "detected" ? "detected in the cluster, not recorded" : "from the dashboard";
     flags.push({ status: "Paused", reason: `Reconciliation paused ${formatAge(now - (ms(p.startedAt) ?? now))} ago (${who}; ${expiry})` });
   } else if (input.controllerSuspended) {
     flags.push({ status: "Paused", reason: "The controller reports reconciliation suspended" });
