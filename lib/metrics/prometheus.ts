@@ -1,29 +1,14 @@
 // GET /api/metrics: Prometheus text built from the database on each scrape,
 // so every web replica answers the same whatever number of collector
 // processes wrote the data, and nothing is lost when a process restarts.
-// Counters are totals over kept history (runs, audit events), which only grow.
-// Each query is one aggregate over an indexed or small table.
+// Counters are totals over kept history (runs and audit events are never
+// pruned), so they only grow. Each query is one aggregate over an indexed or
+// small table; run totals are read incrementally (run-totals.ts).
 import { Counter, Gauge, Registry, type Metric } from "prom-client";
-import type { PrismaClient } from "@/lib/db/generated/client";
+import { RunTotals } from "./run-totals";
+import { DURATION_BUCKETS, type Db, type HistogramSeries } from "./shared";
 
-/** Seconds; chosen around what a collection takes from a small to a 10,000-object environment. */
-export const DURATION_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-
-type Db = Pick<PrismaClient, "$queryRaw">;
-
-/**
- * width_bucket counts thresholds <= x; a Prometheus bucket holds values <= le,
- * so the bucket index is the count of bounds < s = n - (count of -b <= -s).
- */
-const NEGATED_BOUNDS = [...DURATION_BUCKETS].reverse().map((b) => -b);
-
-interface HistogramSeries {
-  labels: Record<string, string>;
-  /** Cumulative counts per bucket in DURATION_BUCKETS order. */
-  buckets: number[];
-  count: number;
-  sum: number;
-}
+export { DURATION_BUCKETS };
 
 /**
  * prom-client's Histogram only learns by observe(); a histogram read back from
@@ -52,24 +37,12 @@ function precomputedHistogram(name: string, help: string, bounds: number[], seri
   return metric as unknown as Metric;
 }
 
-function histogramSeries(rows: Array<{ environment: string; idx: number; n: number; total: number }>, bounds: number): HistogramSeries[] {
-  const byEnv = new Map<string, HistogramSeries>();
-  for (const r of rows) {
-    const s = byEnv.get(r.environment) ?? { labels: { environment: r.environment }, buckets: new Array<number>(bounds).fill(0), count: 0, sum: 0 };
-    for (let i = r.idx; i < bounds; i++) s.buckets[i] = (s.buckets[i] ?? 0) + r.n;
-    s.count += r.n;
-    s.sum += r.total;
-    byEnv.set(r.environment, s);
-  }
-  return [...byEnv.values()];
-}
-
-export async function buildMetrics(db: Db, now: Date = new Date()): Promise<Registry> {
+export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTotals = new RunTotals()): Promise<Registry> {
   const registry = new Registry();
   const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
   const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
 
-  const [envs, drift, runs, durations, failures, queue, alerts, webhooks, pauses] = await Promise.all([
+  const [envs, drift, runs, queue, alerts, webhooks, pauses] = await Promise.all([
     db.$queryRaw<Array<{ name: string; approvedSha: string | null; appliedSha: string | null; approvedAt: Date | null; lastGoodCollectedAt: Date | null; failing: boolean; objectCount: number }>>`
       SELECT name, "approvedSha", "appliedSha", "approvedAt", "lastGoodCollectedAt", "objectCount",
              ("lastError" IS NOT NULL AND "lastError" <> 'null'::jsonb) AS failing
@@ -82,28 +55,7 @@ export async function buildMetrics(db: Db, now: Date = new Date()): Promise<Regi
       FROM "DriftItem" d JOIN "Environment" e ON e.id = d."environmentId"
       WHERE d."resolvedAt" IS NULL AND e."removedAt" IS NULL
       GROUP BY 1, 2, 3`,
-    db.$queryRaw<Array<{ environment: string; status: string; n: number }>>`
-      SELECT e.name AS environment, r.status::text AS status, count(*)::int AS n
-      FROM "CollectionRun" r JOIN "Environment" e ON e.id = r."environmentId"
-      WHERE r.status IN ('succeeded', 'partial', 'failed')
-      GROUP BY 1, 2`,
-    // Per environment and bucket index (how many bounds lie below the duration); made cumulative below.
-    db.$queryRaw<Array<{ environment: string; idx: number; n: number; total: number }>>`
-      WITH d AS (
-        SELECT r."environmentId", GREATEST(EXTRACT(EPOCH FROM r."finishedAt" - r."startedAt"), 0)::float8 AS s
-        FROM "CollectionRun" r
-        WHERE r."finishedAt" IS NOT NULL AND r."startedAt" IS NOT NULL AND r.status IN ('succeeded', 'partial', 'failed')
-      )
-      SELECT e.name AS environment,
-             (${DURATION_BUCKETS.length}::int - width_bucket(-d.s, ${NEGATED_BOUNDS}::float8[]))::int AS idx,
-             count(*)::int AS n, sum(d.s)::float8 AS total
-      FROM d JOIN "Environment" e ON e.id = d."environmentId"
-      GROUP BY 1, 2`,
-    db.$queryRaw<Array<{ environment: string; category: string; n: number }>>`
-      SELECT e.name AS environment, COALESCE(r.errors->0->>'category', 'internal') AS category, count(*)::int AS n
-      FROM "CollectionRun" r JOIN "Environment" e ON e.id = r."environmentId"
-      WHERE r.status = 'failed'
-      GROUP BY 1, 2`,
+    totals.refresh(db),
     db.$queryRaw<Array<{ state: string; n: number }>>`
       SELECT status::text AS state, count(*)::int AS n FROM "CollectionRun"
       WHERE status IN ('queued', 'running') GROUP BY 1`,
@@ -141,18 +93,11 @@ export async function buildMetrics(db: Db, now: Date = new Date()): Promise<Regi
   for (const d of drift) driftGauge.set({ environment: d.environment, type: d.type, owned: String(d.owned) }, d.n);
 
   const runCounter = counter("driftwatch_collection_runs_total", "Finished collection runs by outcome.", ["environment", "status"]);
-  for (const r of runs) runCounter.inc({ environment: r.environment, status: r.status }, r.n);
+  for (const [k, n] of runs.runs) runCounter.inc(JSON.parse(k) as Record<string, string>, n);
   const failureCounter = counter("driftwatch_collection_failures_total", "Failed collection runs by the category of their first error (unreachable, timeout, unauthorised, forbidden, git-auth, git-fetch, render, parse, database, worker-lost, internal).", ["environment", "category"]);
-  for (const f of failures) failureCounter.inc({ environment: f.environment, category: f.category }, f.n);
+  for (const [k, n] of runs.failures) failureCounter.inc(JSON.parse(k) as Record<string, string>, n);
 
-  registry.registerMetric(
-    precomputedHistogram(
-      "driftwatch_collection_duration_seconds",
-      "Wall time of finished collection runs.",
-      DURATION_BUCKETS,
-      histogramSeries(durations, DURATION_BUCKETS.length),
-    ),
-  );
+  registry.registerMetric(precomputedHistogram("driftwatch_collection_duration_seconds", "Wall time of finished collection runs.", DURATION_BUCKETS, [...runs.durations.values()]));
 
   const queueGauge = gauge("driftwatch_collection_runs_pending", "Collection runs waiting for a worker (queued) or under way (running).", ["state"]);
   for (const state of ["queued", "running"]) queueGauge.set({ state }, queue.find((q) => q.state === state)?.n ?? 0);
@@ -171,13 +116,18 @@ export async function buildMetrics(db: Db, now: Date = new Date()): Promise<Regi
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
-/** The exposition text, built at most once per `cacheMs` per process (several Prometheus servers may scrape). */
+/**
+ * The exposition text, built at most once per `cacheMs` per process (several
+ * Prometheus servers may scrape). Run totals are kept between scrapes and
+ * only runs finished since the last one are read.
+ */
 export function metricsRenderer(cacheMs = 5_000): (db: Db) => Promise<string> {
   let cached: { at: number; text: Promise<string> } | null = null;
+  const totals = new RunTotals();
   return (db) => {
     const t = Date.now();
     if (cached && t - cached.at < cacheMs) return cached.text;
-    const text = buildMetrics(db).then((r) => r.metrics());
+    const text = buildMetrics(db, new Date(), totals).then((r) => r.metrics());
     cached = { at: t, text };
     text.catch(() => {
       cached = null;
