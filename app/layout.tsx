@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import "./globals.css";
 import { Providers } from "./providers";
 import { NavBar } from "@/components/nav-bar";
+import { UserMenu } from "@/components/auth/user-menu";
 
 export const metadata: Metadata = {
   title: { default: "Driftwatch", template: "%s · Driftwatch" },
@@ -16,7 +17,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:bg-white focus:p-2">
           Skip to content
         </a>
-        <NavBar />
+        <NavBar right={<UserMenu />} />
         <Providers>
           <main id="main" className="mx-auto max-w-7xl px-4 py-6">
             {children}

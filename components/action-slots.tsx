@@ -1,45 +1,27 @@
 "use client";
-// Mount points for the mutating flows (pause, resume, take ownership, claim).
-// Their forms belong to the auth/audit side; the dashboard pages render these
-// slots where the actions belong, with everything a form needs as props. Until
-// a form is mounted here, each slot says which API call performs the action.
+// Where the mutating flows (pause, resume, take ownership, claim) sit on the
+// dashboard pages. Each slot shows its form only to operators and admins.
 import type { PauseDto } from "@/lib/dashboard/dto";
 import type { SessionInfo } from "@/lib/dashboard/client";
+import { PauseForm } from "@/components/pauses/pause-form";
+import { PauseActions } from "@/components/pauses/pause-actions";
+import { ClaimForm } from "@/components/claims/claim-form";
 
-const hint = "text-xs text-slate-500";
+const operates = (session: SessionInfo | null) => Boolean(session?.user && session.user.role !== "viewer");
 
-export function PauseActionSlot({ environment, session }: { environment: string; session: SessionInfo | null }) {
-  if (!session?.user || session.user.role === "viewer") return null;
-  return (
-    <p className={hint} data-slot="pause-environment" data-environment={environment}>
-      Pause reconciliation: <code>POST /api/pauses</code>
-    </p>
-  );
+export function PauseActionSlot({ environment, session, activePause = false }: { environment: string; session: SessionInfo | null; activePause?: boolean }) {
+  // A paused environment is resumed, not paused again.
+  if (!operates(session) || activePause) return null;
+  return <PauseForm environment={environment} session={session} />;
 }
 
 export function ResumeActionSlot({ pause, session }: { pause: PauseDto; session: SessionInfo | null }) {
-  if (!session?.user || session.user.role === "viewer") return null;
-  return (
-    <p className={hint} data-slot={pause.unattributed ? "take-ownership" : "resume-pause"} data-pause-id={pause.id}>
-      {pause.unattributed ? (
-        <>
-          Take ownership: <code>POST /api/pauses/{pause.id}/ownership</code>
-        </>
-      ) : (
-        <>
-          Resume: <code>POST /api/pauses/{pause.id}/resume</code>
-        </>
-      )}
-    </p>
-  );
+  if (!operates(session)) return null;
+  return <PauseActions pause={pause} session={session} />;
 }
 
 export function ClaimActionSlot({ environment, driftItemIds, session }: { environment: string; driftItemIds: string[]; session: SessionInfo | null }) {
-  if (!session?.user || session.user.role === "viewer") return null;
-  return (
-    <p className={hint} data-slot="claim-drift" data-environment={environment} data-drift-item-ids={driftItemIds.join(",")}>
-      {driftItemIds.length === 0 ? "Select drift items to claim them." : `Claim ${driftItemIds.length} selected: `}
-      {driftItemIds.length > 0 && <code>POST /api/claims</code>}
-    </p>
-  );
+  if (!operates(session)) return null;
+  if (driftItemIds.length === 0) return <p className="text-xs text-slate-500">Select unowned drift items to claim them.</p>;
+  return <ClaimForm environment={environment} driftItemIds={driftItemIds} session={session} />;
 }

@@ -20,7 +20,7 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
   const ctrl = env.controller;
   const pause = env.pauses[0];
   return (
-    <article aria-labelledby={`env-${env.name}`} className="flex flex-col rounded-lg border border-slate-200 bg-white shadow-sm">
+    <article aria-labelledby={`env-${env.name}`} className="flex min-w-0 flex-col rounded-lg border border-slate-200 bg-white shadow-sm">
       <header className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
         <h2 id={`env-${env.name}`} className="mr-auto text-lg font-semibold">
           <Link href={`/environments/${env.name}`} className="hover:underline">

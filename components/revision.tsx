@@ -13,9 +13,9 @@ export function ShaLink({ sha, className }: { sha: string; className?: string })
 export function RevisionLine({ rev, children }: { rev: RevisionDto | null; children?: React.ReactNode }) {
   if (!rev) return <span className="text-slate-500">unknown</span>;
   return (
-    <span className="inline-flex min-w-0 flex-wrap items-baseline gap-x-2">
+    <span className="flex min-w-0 flex-wrap items-baseline gap-x-2">
       <ShaLink sha={rev.sha} />
-      <span className="min-w-0 truncate text-slate-800" title={rev.message ?? undefined}>
+      <span className="min-w-0 max-w-full truncate text-slate-800" title={rev.message ?? undefined}>
         {rev.message ?? <em className="text-slate-500">commit not fetched yet</em>}
       </span>
       {rev.authorName && <span className="text-xs text-slate-500">{rev.authorName}</span>}

@@ -6,42 +6,25 @@ import type { DemoWorld } from "./world";
 
 export function demoConfigYaml(world: DemoWorld): string {
   const cluster = (env: "test" | "staging" | "production", write = false) => ({ kubeconfig: world.kubeconfigs[env], context: write ? env : `${env}-readonly` });
-  const common = { namespaces: ["shop"], defaultNamespace: "shop", mode: "poll", interval: "10s" };
+  const environment = (name: "test" | "staging" | "production", description: string, controller: Record<string, string>, extra: Record<string, unknown>) => ({
+    name,
+    description,
+    cluster: cluster(name),
+    namespaces: ["shop"],
+    defaultNamespace: "shop",
+    mode: "poll",
+    interval: "10s",
+    source: { repository: "shop", branch: "main", path: `envs/${name}` },
+    controller,
+    write: cluster(name, true),
+    ...extra,
+  });
   return stringify({
     repositories: [{ name: "shop", url: world.repo.dir }],
     environments: [
-      {
-        name: "test",
-        description: "Every merge lands here first.",
-        cluster: cluster("test"),
-        ...common,
-        source: { repository: "shop", branch: "main", path: "envs/test" },
-        controller: { type: "flux", namespace: "flux-system", name: "shop-test" },
-        staleAfter: "15m",
-        write: cluster("test", true),
-      },
-      {
-        name: "staging",
-        description: "Release candidates, reconciled by Argo CD.",
-        cluster: cluster("staging"),
-        ...common,
-        source: { repository: "shop", branch: "main", path: "envs/staging" },
-        controller: { type: "argocd", namespace: "argocd", name: "shop-staging" },
-        staleAfter: "30m",
-        write: cluster("staging", true),
-      },
-      {
-        name: "production",
-        description: "Customers are here.",
-        cluster: cluster("production"),
-        ...common,
-        source: { repository: "shop", branch: "main", path: "envs/production" },
-        controller: { type: "flux", namespace: "flux-system", name: "shop-production" },
-        staleAfter: "30m",
-        confirmPause: true,
-        maxPause: "1d",
-        write: cluster("production", true),
-      },
+      environment("test", "Every merge lands here first.", { type: "flux", namespace: "flux-system", name: "shop-test" }, { staleAfter: "15m" }),
+      environment("staging", "Release candidates, reconciled by Argo CD.", { type: "argocd", namespace: "argocd", name: "shop-staging" }, { staleAfter: "30m" }),
+      environment("production", "Customers are here.", { type: "flux", namespace: "flux-system", name: "shop-production" }, { staleAfter: "30m", confirmPause: true, maxPause: "1d" }),
     ],
     alerts: { webhooks: [], runbooks: {} },
   });

@@ -94,12 +94,13 @@ function isFailing(c: ControllerCondition): boolean {
   return false;
 }
 
-export function fluxStatus(ref: { namespace: string; name: string }, kustomization: Obj | null, source: Obj | null): ControllerStatus {
-  const base: ControllerStatus = {
-    type: "flux",
+/** A controller object we know nothing about yet: found or not, nothing else claimed. */
+function unknownStatus(type: ControllerStatus["type"], ref: { namespace: string; name: string }, found: boolean): ControllerStatus {
+  return {
+    type,
     namespace: ref.namespace,
     name: ref.name,
-    found: kustomization !== null,
+    found,
     suspended: false,
     suspendedBy: null,
     appliedRevision: null,
@@ -113,6 +114,10 @@ export function fluxStatus(ref: { namespace: string; name: string }, kustomizati
     inventory: [],
     health: null,
   };
+}
+
+export function fluxStatus(ref: { namespace: string; name: string }, kustomization: Obj | null, source: Obj | null): ControllerStatus {
+  const base = unknownStatus("flux", ref, kustomization !== null);
   if (!kustomization) return base;
   const spec = rec(kustomization.spec);
   const status = rec(kustomization.status);
@@ -143,24 +148,7 @@ export function fluxStatus(ref: { namespace: string; name: string }, kustomizati
 }
 
 export function argoStatus(ref: { namespace: string; name: string }, app: Obj | null): ControllerStatus {
-  const base: ControllerStatus = {
-    type: "argocd",
-    namespace: ref.namespace,
-    name: ref.name,
-    found: app !== null,
-    suspended: false,
-    suspendedBy: null,
-    appliedRevision: null,
-    attemptedRevision: null,
-    sourceRevision: null,
-    ready: "Unknown",
-    failure: null,
-    conditions: [],
-    automatedSync: null,
-    history: [],
-    inventory: [],
-    health: null,
-  };
+  const base = unknownStatus("argocd", ref, app !== null);
   if (!app) return base;
   const label = `Application/${ref.namespace}/${ref.name}`;
   const spec = rec(app.spec);

@@ -367,7 +367,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         </div>
       )}
       <PauseBanner pauses={env.pauses} now={now} session={session} />
-      <PauseActionSlot environment={env.name} session={session} />
+      <PauseActionSlot environment={env.name} session={session} activePause={env.pauses.some((p) => !p.endedAt)} />
 
       {env.alerts.length > 0 && (
         <section aria-labelledby="alerts-heading" className="rounded-lg border border-red-200 bg-white p-4">
