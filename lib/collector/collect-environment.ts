@@ -28,12 +28,33 @@ export interface CollectorContext {
   gitTimeoutMs?: number;
   /** How many recent revisions to try when inferring the applied one (no controller). */
   inferDepth?: number;
+  /**
+   * Watch mode: live objects from an informer cache instead of listing. The
+   * watcher answers only runs it triggered (trigger "watch"); scheduled runs
+   * still list, so polling stays a safety net under the watches.
+   */
+  liveSource?: LiveSource;
 }
+
+/**
+ * Every live object of these kinds within these namespace scopes (undefined =
+ * all namespaces), keyed by `${group}/${kind}`, with apiVersion and kind set;
+ * or null, and the run lists. Asked by every run, so a watcher learns which
+ * kinds to keep; answered only when the watcher trusts its cache for this run.
+ */
+export type LiveSource = (request: {
+  environment: string;
+  trigger: string | undefined;
+  resources: readonly ApiResource[];
+  namespaces: ReadonlyArray<string | undefined>;
+}) => Promise<Map<string, Iterable<Record<string, unknown>>> | null>;
 
 export interface RunRef {
   id: number;
   environmentId: string;
   environmentName: string;
+  /** Why the run was queued (schedule, webhook, manual, watch, …). */
+  trigger?: string;
 }
 
 export interface RunOutcome {
@@ -245,22 +266,36 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const live = new Map<string, LiveEntry>();
     const forbiddenKinds = new Set<string>();
     const scopes = env.namespaces.length > 0 ? env.namespaces : [undefined];
+    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>) => {
+      for (const item of items) {
+        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
+        const key = objectKey(obj);
+        progress.objectsRead++;
+        if (!desired.has(key)) {
+          // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
+          const verdict = compareObject(null, obj, compareContext);
+          if (verdict.type !== "Extra") continue;
+        }
+        live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+      }
+    };
+    const cached = ctx.liveSource
+      ? await ctx.liveSource({ environment: env.name, trigger: run.trigger, resources: [...resources.values()], namespaces: scopes }).catch((e: unknown) => {
+          ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, "watch cache unavailable; listing instead");
+          return null;
+        })
+      : null;
     for (const r of resources.values()) {
+      const fromCache = cached?.get(`${r.group}/${r.kind}`);
+      if (fromCache) {
+        ingest(r, fromCache);
+        progress.kindsDone++;
+        report();
+        continue;
+      }
       try {
         for (const namespace of r.namespaced ? scopes : [undefined]) {
-          await listPaged(client, r, { namespace, pageSize: 500 }, (items) => {
-            for (const item of items) {
-              const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
-              const key = objectKey(obj);
-              progress.objectsRead++;
-              if (!desired.has(key)) {
-                // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
-                const verdict = compareObject(null, obj, compareContext);
-                if (verdict.type !== "Extra") continue;
-              }
-              live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
-            }
-          });
+          await listPaged(client, r, { namespace, pageSize: 500 }, (items) => ingest(r, items));
         }
       } catch (e) {
         if (e instanceof KubeError && e.category === "forbidden") {
@@ -273,6 +308,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       progress.kindsDone++;
       report();
     }
+    if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
 
     // ── Compare ───────────────────────────────────────────────────────────
     progress.phase = "compare";

@@ -6,9 +6,10 @@ import crypto from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
 import type { RunProgress } from "@/lib/domain/types";
 import { collectEnvironment, type CollectorContext, type RunOutcome } from "./collect-environment";
-import { heartbeat, leaseNextRun, reapExpiredLeases, scheduleDueRuns, type LeasedRun } from "./jobs";
+import { enqueueRun, heartbeat, leaseNextRun, leaseRunById, reapExpiredLeases, scheduleDueRuns, type LeasedRun } from "./jobs";
 import { recordEvents } from "./events";
 import { afterRunHooks, periodicSweep } from "./hooks";
+import { WatchManager, type WatchStatus } from "./watch";
 
 export interface WorkerOptions {
   workerId?: string;
@@ -16,6 +17,13 @@ export interface WorkerOptions {
   pollMs?: number;
   /** How often expiries and ageing are re-evaluated (claims, pauses, unowned drift). */
   sweepMs?: number;
+  /**
+   * Watch mode (environments with `mode: watch`): the Postgres URL for the
+   * advisory locks that let one worker watch each environment (default: the
+   * DATABASE_URL the Prisma client uses), debounce and lock-check timings, or
+   * false to leave watching to other workers.
+   */
+  watch?: false | { databaseUrl?: string; debounceMs?: number; maxDelayMs?: number; lockCheckMs?: number };
 }
 
 export interface Worker {
@@ -25,6 +33,8 @@ export interface Worker {
   stop(): Promise<void>;
   /** Resolves when the worker is idle (tests). */
   idle(): Promise<void>;
+  /** The environments this worker watches (it holds their watch locks), with their informer state. */
+  watchStatus(): WatchStatus[];
 }
 
 export function newWorkerId(): string {
@@ -120,6 +130,33 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
   let idleWaiters: Array<() => void> = [];
   const sweepMs = opts.sweepMs ?? 15_000;
   let lastSweep = 0;
+  // Runs this worker's watches queued: leased first, by id, so they land where the cache is.
+  const preferred: number[] = [];
+
+  // Same source as the Prisma client (lib/db/client.ts): the locks must live in the same database.
+  const lockUrl = opts.watch === false ? undefined : (opts.watch?.databaseUrl ?? process.env.DATABASE_URL);
+  const watches =
+    lockUrl && ctx.config.environments.some((e) => e.mode === "watch")
+      ? new WatchManager(ctx, {
+          databaseUrl: lockUrl,
+          debounceMs: opts.watch ? opts.watch.debounceMs : undefined,
+          maxDelayMs: opts.watch ? opts.watch.maxDelayMs : undefined,
+          lockCheckMs: opts.watch ? opts.watch.lockCheckMs : undefined,
+          trigger: async (environmentId) => {
+            preferred.push(await enqueueRun(ctx.db, environmentId, "watch"));
+            wake();
+          },
+        })
+      : null;
+  const runCtx: CollectorContext = watches ? { ...ctx, liveSource: watches.liveSource } : ctx;
+
+  const nextRun = async (): Promise<LeasedRun | null> => {
+    for (let runId = preferred.shift(); runId !== undefined; runId = preferred.shift()) {
+      const run = await leaseRunById(ctx.db, runId, id, leaseMs, ctx.now());
+      if (run) return run;
+    }
+    return leaseNextRun(ctx.db, id, leaseMs, ctx.now());
+  };
 
   const tick = async () => {
     if (stopped) return;
@@ -132,9 +169,9 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
       }
       for (;;) {
         if (stopped) break;
-        const run = await leaseNextRun(ctx.db, id, leaseMs, ctx.now());
+        const run = await nextRun();
         if (!run) break;
-        await executeRun(ctx, run, id, leaseMs);
+        await executeRun(runCtx, run, id, leaseMs);
       }
     } catch (e) {
       ctx.log.error({ err: e instanceof Error ? e.message : String(e), worker: id }, "collector tick failed; retrying");
@@ -150,25 +187,31 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
       if (!stopped) timer = setTimeout(loop, pollMs);
     });
   };
+
+  function wake(): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    void busy.then(() => {
+      if (!stopped) {
+        clearTimeout(timer);
+        loop();
+      }
+    });
+  }
+
   loop();
+  watches?.start();
 
   return {
     id,
-    wake() {
-      if (stopped) return;
-      clearTimeout(timer);
-      void busy.then(() => {
-        if (!stopped) {
-          clearTimeout(timer);
-          loop();
-        }
-      });
-    },
+    wake,
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await watches?.stop();
       await busy;
     },
     idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
+    watchStatus: () => watches?.status() ?? [],
   };
 }

@@ -1,0 +1,150 @@
+// Watch mode against the Kubernetes API imitation: an edit in the cluster
+// becomes a drift item within seconds without waiting for the poll interval,
+// watches recover from drops and from 410 Expired, and of several workers
+// exactly one watches an environment.
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "@/test/support/collector-env";
+import { resourcePath } from "@/lib/kube/discovery";
+import { logger } from "@/lib/log";
+import { collectorContext } from "./runtime";
+import { startWorker, type Worker } from "./worker";
+
+const api = deploymentYaml("api", "shop/api:1.4.0", 3);
+const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { CART_TTL: "30m" } };
+
+let f: CollectorFixture;
+const workers: Worker[] = [];
+
+function start(workerId: string): Worker {
+  const ctx = collectorContext(f.db, f.config, {
+    mirrorsDir: path.join(f.dir, "mirrors"),
+    secretKey: Buffer.from("test-instance-key-0123456789abcdef"),
+    log: logger.child({ test: "watch", worker: workerId }),
+  });
+  const w = startWorker(ctx, { workerId, pollMs: 250, watch: { debounceMs: 100, lockCheckMs: 150 } });
+  workers.push(w);
+  return w;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The first scheduled run has listed, and the watcher has synced the kinds that run read. */
+async function watching(w: Worker): Promise<void> {
+  await until("the first run", () => f.db.collectionRun.findFirst({ where: { status: "succeeded" } }));
+  await until("synced informers", async () => {
+    const s = w.watchStatus()[0];
+    return s?.ready && s.informers.length >= 2;
+  });
+}
+
+async function scaleByHand(replicas: number): Promise<void> {
+  const r = f.admin.discovery.lookup("apps/v1", "Deployment");
+  if (!r) throw new Error("no deployments");
+  await f.admin.client.requestJson("PATCH", resourcePath(r, "shop", "api") + "/scale", {
+    body: { spec: { replicas } },
+    contentType: "application/merge-patch+json",
+    userAgent: KUBECTL_UA,
+  });
+}
+
+async function openDrift(key: string) {
+  return f.db.driftItem.findFirst({ where: { key, resolvedAt: null } });
+}
+
+beforeEach(async () => {
+  f = await createCollectorFixture({ "envs/test/app.yaml": [api, settings] }, { envYaml: { mode: "watch", interval: "1h" } });
+  await f.applyAsController([api, settings]);
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  await f.cleanup();
+});
+
+describe("watch mode", () => {
+  it("shows a kubectl scale as drift within 2 s, from the watch cache, with no poll in between", async () => {
+    const w = start("a");
+    await watching(w);
+    const runsBefore = await f.db.collectionRun.count();
+
+    const t0 = Date.now();
+    await scaleByHand(7);
+    // From now on a listing run could not read Deployments (the run starts after the debounce):
+    // only the watch cache can show this change.
+    f.sim.faults.forbidResource("deployments", { group: "apps" });
+    const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+    const latency = Date.now() - t0;
+    expect(latency).toBeLessThan(2_000);
+    expect(item.type).toBe("Modified");
+    expect(item.attributionManager).toBe("kubectl");
+
+    await until("the run to finish", async () => (await f.db.collectionRun.count({ where: { status: { in: ["queued", "running"] } } })) === 0);
+    const runs = await f.db.collectionRun.findMany({ orderBy: { id: "asc" }, skip: runsBefore });
+    expect(runs.length).toBeGreaterThan(0);
+    // Every run since the watch started was queued by the watch, and none had to list (a list would be forbidden).
+    expect(runs.every((r) => r.trigger === "watch")).toBe(true);
+    expect(runs.map((r) => r.status)).toEqual(runs.map(() => "succeeded"));
+  });
+
+  it("restarts a watch whose connection was reset, and sees the next change", async () => {
+    const w = start("a");
+    await watching(w);
+    f.sim.faults.closeWatches("reset");
+    await until("a restarted informer", async () => w.watchStatus()[0]?.informers.some((i) => i.restarts > 0));
+    await until("healthy informers again", async () => w.watchStatus()[0]?.ready);
+
+    await scaleByHand(5);
+    const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+    await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
+    expect(item.type).toBe("Modified");
+  });
+
+  it("relists after 410 Expired and catches up with what happened while it was not watching", async () => {
+    const w = start("a");
+    await watching(w);
+    const configmaps = () => w.watchStatus()[0]?.informers.find((i) => i.resource === "configmaps");
+    const listsBefore = configmaps()?.lists ?? 0;
+
+    // Close the watches and, before the informer reconnects, move the history
+    // window past its resourceVersion (1,000 events per resource), changing a
+    // desired ConfigMap among them.
+    f.sim.faults.closeWatches("end");
+    f.sim.seed(
+      Array.from({ length: 1_050 }, (_, i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `noise-${i}`, namespace: "shop" }, data: { i: String(i) } })),
+      { manager: "load-test" },
+    );
+    f.sim.seed([{ ...settings, data: { CART_TTL: "5m" } }], { manager: "kubectl-edit" });
+
+    const item = await until("the drift item", () => openDrift("/ConfigMap/shop/settings"), 10_000);
+    expect(item.type).toBe("Modified");
+    expect(configmaps()?.lists).toBeGreaterThan(listsBefore);
+    expect(configmaps()?.objects).toBeGreaterThanOrEqual(1_051);
+    await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
+  });
+
+  it("two workers: exactly one watches; when it stops, the other takes over", async () => {
+    const a = start("a");
+    const b = start("b");
+    await until("one watcher", async () => a.watchStatus().length + b.watchStatus().length === 1);
+    // Give the other worker several lock checks to (wrongly) start a second watch.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(a.watchStatus().length + b.watchStatus().length).toBe(1);
+
+    const [holder, other] = a.watchStatus().length === 1 ? [a, b] : [b, a];
+    await until("a run", () => f.db.collectionRun.findFirst({ where: { status: "succeeded" } }));
+    await holder.stop();
+    await watching(other);
+    expect(other.watchStatus()).toHaveLength(1);
+
+    await scaleByHand(9);
+    await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+  });
+});
