@@ -14,17 +14,18 @@ export default async function globalSetup(): Promise<void> {
   const logFile = path.join(dataDir, "server.log");
   const out = fs.openSync(logFile, "a");
   const script = process.env.E2E_SERVER === "start" ? "scripts/start.ts" : "scripts/demo.ts";
+  // DATABASE_URL must be absent, not empty: the env schema rejects "" as an invalid URL.
+  const { DATABASE_URL: _unused, ...inherited } = process.env;
   const child = spawn("npx", ["tsx", script, ...(script.endsWith("demo.ts") ? ["--e2e"] : [])], {
     cwd: process.cwd(),
     detached: true,
     stdio: ["ignore", out, out],
     env: {
-      ...process.env,
+      ...inherited,
       PORT: String(port),
       HOST: "127.0.0.1",
       DRIFTWATCH_DATA_DIR: dataDir,
       DRIFTWATCH_CONFIG: path.join(dataDir, "driftwatch.yaml"),
-      DATABASE_URL: "",
       NODE_ENV: "production",
     },
   });
