@@ -114,6 +114,7 @@ export async function reconcileArgo(k: DemoKube, s: ArgoSetup, repoGitDir: strin
       conditions: [],
     },
     "argocd-application-controller",
+    false,
   );
   return { synced: automated && needsSync ? head : null, status: syncStatus };
 }

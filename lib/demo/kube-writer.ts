@@ -36,8 +36,13 @@ export async function serverSideApply(k: DemoKube, obj: Obj, manager: string, us
   });
 }
 
-export async function patchStatus(k: DemoKube, apiVersion: string, kind: string, namespace: string, name: string, status: Obj, manager: string): Promise<void> {
-  await k.client.requestJson("PATCH", pathFor(k, apiVersion, kind, namespace, name, "status"), {
+/**
+ * Writes status as the controller does: through the status subresource when
+ * the kind has one (Flux), else on the object itself (Argo CD's Application
+ * CRD has no status subresource; its controller patches the whole object).
+ */
+export async function patchStatus(k: DemoKube, apiVersion: string, kind: string, namespace: string, name: string, status: Obj, manager: string, subresource = true): Promise<void> {
+  await k.client.requestJson("PATCH", pathFor(k, apiVersion, kind, namespace, name, subresource ? "status" : undefined), {
     query: { fieldManager: manager },
     body: { status },
     contentType: "application/merge-patch+json",
