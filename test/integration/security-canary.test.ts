@@ -1,0 +1,306 @@
+// Secrets stay secret. A canary value is planted in a Secret in Git (as
+// stringData and as base64 data, and in a file that fails to parse) and live
+// (applied, then changed by hand with kubectl's last-applied annotation, so
+// there is Secret drift). After collections, a claim, and a call of every
+// GET route of the API and every dashboard data loader, the value — raw, in
+// base64 and in hex — appears in no table, no log line, and no JSON, CSV,
+// patch or HTML the dashboard produced.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import pino from "pino";
+import { NextRequest } from "next/server";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "../support/collector-env";
+import { resourcePath } from "@/lib/kube/discovery";
+import { createTestSession, type TestSession } from "@/lib/auth/testing";
+import { logger } from "@/lib/log";
+import { getConfig, resetConfigCache, type DriftwatchConfig } from "@/lib/config";
+import { syncConfigToDatabase } from "@/lib/collector";
+import { runWith } from "../faults/support";
+import { resetEnvCache } from "@/lib/env";
+import * as dashboard from "@/lib/dashboard";
+import { segmentsOfKey } from "@/lib/dashboard/object-key";
+import { buildMetrics } from "@/lib/metrics";
+import { POST as createClaim } from "@/app/api/claims/route";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const CANARY = `canary-${randomBytes(12).toString("hex")}`;
+const ROTATED = `rotated-${randomBytes(12).toString("hex")}`;
+const IN_BROKEN_FILE = `broken-${randomBytes(12).toString("hex")}`;
+const SECRET_KEY = "/Secret/shop/api-credentials";
+
+/** Every form a leak could take. */
+const needles = [CANARY, ROTATED, IN_BROKEN_FILE].flatMap((v) => [v, Buffer.from(v).toString("base64"), Buffer.from(v).toString("hex")]);
+
+let f: CollectorFixture;
+let config: DriftwatchConfig;
+let admin: TestSession;
+const outputs: Array<{ where: string; text: string }> = [];
+const logLines: string[] = [];
+const saved = { config: process.env.DRIFTWATCH_CONFIG };
+const restore: Array<() => void> = [];
+
+function routeFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return routeFiles(p);
+    return e.name === "route.ts" ? [p] : [];
+  });
+}
+
+type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+
+beforeAll(async () => {
+  // Capture every log line at debug level: the app's logger, its children, and the console.
+  const sym = pino.symbols.streamSym as unknown as keyof typeof logger;
+  const stream = logger[sym];
+  const level = logger.level;
+  (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (s: string) => void logLines.push(s) };
+  logger.level = "debug";
+  restore.push(() => {
+    (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = stream;
+    logger.level = level;
+  });
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    const original = console[method];
+    console[method] = (...args: unknown[]) => {
+      logLines.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+    };
+    restore.push(() => {
+      console[method] = original;
+    });
+  }
+
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "api-credentials", namespace: "shop" },
+    type: "Opaque",
+    stringData: { PAYMENT_API_KEY: CANARY },
+    data: { DB_PASSWORD: Buffer.from(CANARY).toString("base64") },
+  };
+  const api = deploymentYaml("api", "shop/api:1.4.0", 2);
+  f = await createCollectorFixture({ "envs/test/app.yaml": [api], "envs/test/secret.yaml": [secret] });
+  // A Secret file that does not parse, with the value on the line the parser complains about.
+  f.repo.write("envs/test/broken-secret.yaml", `apiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\nstringData:\n  TOKEN: ${IN_BROKEN_FILE}\n   OTHER: [${IN_BROKEN_FILE}\n`);
+  f.repo.commit("secrets");
+  // Two environments on the same cluster and path, so comparisons have something to compare.
+  const configFile = path.join(f.dir, "driftwatch.yaml");
+  const environment = (name: string) => ({
+    name,
+    cluster: { kubeconfig: f.sim.kubeconfigPath, context: "t-readonly" },
+    namespaces: ["shop"],
+    defaultNamespace: "shop",
+    source: { repository: "shop", branch: "main", path: "envs/test" },
+  });
+  fs.writeFileSync(configFile, stringify({ repositories: [{ name: "shop", url: f.repo.dir }], environments: [environment("test"), environment("staging")] }));
+  process.env.DRIFTWATCH_CONFIG = configFile;
+  resetEnvCache();
+  resetConfigCache();
+  config = getConfig().config;
+  await syncConfigToDatabase(f.db, config);
+
+  await f.applyAsController([api, secret]);
+  await runWith({ db: f.db, dir: f.dir, config });
+  await runWith({ db: f.db, dir: f.dir, config }, {}, "staging");
+  // Someone rotates the value by hand with client-side `kubectl apply`: the new
+  // value also sits in the last-applied-configuration annotation.
+  const r = f.admin.discovery.lookup("v1", "Secret");
+  if (!r) throw new Error("no secrets");
+  const applied = { ...secret, stringData: { PAYMENT_API_KEY: ROTATED }, data: { DB_PASSWORD: Buffer.from(ROTATED).toString("base64") } };
+  await f.admin.client.requestJson("PATCH", resourcePath(r, "shop", "api-credentials"), {
+    body: { ...applied, metadata: { ...applied.metadata, annotations: { "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(applied) } } },
+    contentType: "application/merge-patch+json",
+    userAgent: KUBECTL_UA,
+    query: { fieldManager: "kubectl-client-side-apply" },
+  });
+  const second = await runWith({ db: f.db, dir: f.dir, config });
+  expect(second.errors.some((e) => e.path === "envs/test/broken-secret.yaml")).toBe(true);
+  await runWith({ db: f.db, dir: f.dir, config }, {}, "staging");
+
+  admin = await createTestSession(f.db, "admin", "canary-admin");
+  const item = await f.db.driftItem.findFirstOrThrow({ where: { key: SECRET_KEY, resolvedAt: null } });
+  const claim = await createClaim(
+    new NextRequest("http://localhost/api/claims", {
+      method: "POST",
+      headers: { ...admin.headers, host: "localhost" },
+      body: JSON.stringify({ driftItemIds: [item.id], reason: "rotating the payment key", duration: "4h", returnPath: "adopt" }),
+    }),
+    { params: Promise.resolve({}) },
+  );
+  expect(claim.status).toBe(201);
+}, 120_000);
+
+afterAll(async () => {
+  while (restore.length) restore.pop()?.();
+  if (saved.config === undefined) delete process.env.DRIFTWATCH_CONFIG;
+  else process.env.DRIFTWATCH_CONFIG = saved.config;
+  resetEnvCache();
+  resetConfigCache();
+  await f?.cleanup();
+});
+
+describe("canary Secret value", () => {
+  it("is really there to be leaked: Git holds it and live holds it", async () => {
+    expect(f.repo.git("show", "HEAD:envs/test/secret.yaml")).toContain(CANARY);
+    const r = f.admin.discovery.lookup("v1", "Secret");
+    if (!r) throw new Error("no secrets");
+    const live = await f.admin.client.requestJson<{ data: Record<string, string> }>("GET", resourcePath(r, "shop", "api-credentials"));
+    expect(Buffer.from(live.data.PAYMENT_API_KEY ?? "", "base64").toString()).toBe(ROTATED);
+    // And the change was seen: a Secret drift item, masked.
+    const item = await f.db.driftItem.findFirstOrThrow({ where: { key: SECRET_KEY, resolvedAt: null } });
+    expect(JSON.stringify(item.changes)).toContain("(changed)");
+  });
+
+  it("is in no response of any GET route of the API", async () => {
+    const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    const run = await f.db.collectionRun.findFirstOrThrow({ orderBy: { id: "desc" } });
+    const claim = await f.db.divergenceClaim.findFirstOrThrow();
+    const sha = env.approvedSha ?? "";
+    const values: Record<string, string> = { env: "test", sha, username: admin.user.username };
+    const idFor = (route: string) => (route.includes("/runs/") ? String(run.id) : route.includes("/claims/") ? claim.id : "00000000-0000-4000-8000-000000000000");
+    const objectSegments = segmentsOfKey(SECRET_KEY).split("/");
+    const extraQueries: Record<string, string[]> = {
+      "/api/audit": ["", "format=csv", "format=jsonl"],
+      "/api/timeline": ["", "format=csv", "format=md", "environment=test"],
+      "/api/claims/[id]/adopt.patch": ["", "format=json"],
+      "/api/compare": ["from=test&to=staging", "from=test&to=staging&mode=desired"],
+      "/api/environments/[env]/drift": ["", "q=api-credentials", "kind=Secret"],
+      "/api/commits/[sha]": [""],
+    };
+    let called = 0;
+    for (const file of routeFiles(path.join(root, "app", "api"))) {
+      const mod = (await import(file)) as Record<string, unknown>;
+      const handler = mod.GET as Handler | undefined;
+      if (typeof handler !== "function") continue;
+      const rel = path.relative(path.join(root, "app"), path.dirname(file)).split(path.sep);
+      const route = "/" + rel.join("/");
+      if (route.startsWith("/api/auth/oidc")) continue; // redirects to an identity provider; no data
+      const params: Record<string, string> = {};
+      let objectIndex = 0;
+      const segments = rel.map((seg) => {
+        const dyn = /^\[(\w+)\]$/.exec(seg);
+        if (!dyn) return seg;
+        const name = dyn[1] ?? "";
+        const value = ["group", "kind", "namespace", "name"].includes(name) ? (objectSegments[objectIndex++] ?? "_") : name === "id" ? idFor(route) : (values[name] ?? "x");
+        params[name] = decodeURIComponent(value);
+        return value;
+      });
+      for (const q of extraQueries[route] ?? [""]) {
+        const url = `http://localhost/${segments.join("/")}${q ? `?${q}` : ""}`;
+        const res = await handler(new NextRequest(url, { headers: { cookie: admin.cookie, host: "localhost" } }), { params: Promise.resolve(params) });
+        const text = await res.text();
+        expect(res.status, `GET ${url}: ${text.slice(0, 200)}`).toBeLessThan(500);
+        outputs.push({ where: `GET ${url}`, text });
+        called++;
+      }
+    }
+    expect(called).toBeGreaterThanOrEqual(25);
+    // The object route did serve the Secret (masked), so its absence below means something.
+    expect(outputs.find((o) => o.where.includes("/objects/_/Secret/shop/api-credentials"))?.text).toContain("api-credentials");
+    expect(outputs.find((o) => o.where.includes("adopt.patch?format=json"))?.text).toMatch(/Secrets are not adopted/);
+    assertNoLeak(outputs);
+  }, 60_000);
+
+  it("is in nothing the dashboard's page loaders return, nor in the HTML of the pages that show them", async () => {
+    const db = f.db;
+    const env = await db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    const run = await db.collectionRun.findFirstOrThrow({ orderBy: { id: "desc" } });
+    const loaded: Record<string, unknown> = {
+      environments: await dashboard.listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 }),
+      detail: await dashboard.getEnvironmentDetail(db, "test"),
+      drift: await dashboard.listDrift(db, "test", dashboard.driftQuerySchema.parse({})),
+      object: await dashboard.getObjectDetail(db, "test", SECRET_KEY),
+      commit: await dashboard.lookupCommit(db, env.approvedSha ?? ""),
+      lineage: await dashboard.getLineage(db),
+      timeline: await dashboard.getTimeline(db, dashboard.timelineQuerySchema.parse({})),
+      compare: await dashboard.compareEnvironments(db, dashboard.compareQuerySchema.parse({ from: "test", to: "staging" })),
+      metrics: await dashboard.getMetrics(db, 30),
+      run: await dashboard.getRun(db, run.id),
+      prometheus: await (await buildMetrics(db)).metrics(),
+    };
+    for (const [name, value] of Object.entries(loaded)) outputs.push({ where: `loader ${name}`, text: typeof value === "string" ? value : JSON.stringify(value) });
+
+    // HTML: each page hands its loader's result to a client component; render those to strings
+    // (with the router contexts a page has), as the server does for the first paint.
+    const { AppRouterContext } = await import("next/dist/shared/lib/app-router-context.shared-runtime");
+    const { SearchParamsContext, PathnameContext } = await import("next/dist/shared/lib/hooks-client-context.shared-runtime");
+    const router = { back() {}, forward() {}, refresh() {}, push() {}, replace() {}, prefetch() {} };
+    const render = (pathname: string, node: ReturnType<typeof createElement>) =>
+      renderToString(
+        createElement(
+          QueryClientProvider,
+          { client: new QueryClient() },
+          createElement(
+            AppRouterContext.Provider,
+            { value: router as never },
+            createElement(PathnameContext.Provider, { value: pathname }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, node)),
+          ),
+        ),
+      );
+    const { EnvironmentsClient } = await import("@/app/environments-client");
+    const { EnvironmentClient } = await import("@/app/environments/[env]/environment-client");
+    const { ObjectClient } = await import("@/app/environments/[env]/objects/[...key]/object-client");
+    const { CommitClient } = await import("@/app/commits/[sha]/commit-client");
+    const { LineageClient } = await import("@/app/lineage/lineage-client");
+    const { TimelineClient } = await import("@/app/timeline/timeline-client");
+    const { CompareClient } = await import("@/app/compare/compare-client");
+    const { MetricsClient } = await import("@/app/metrics/metrics-client");
+    const pages: Array<[string, ReturnType<typeof createElement>]> = [
+      ["/", createElement(EnvironmentsClient, { initial: loaded.environments as dashboard.EnvironmentListDto })],
+      ["/environments/test", createElement(EnvironmentClient, { initial: loaded.detail as dashboard.EnvironmentDetailDto, initialDrift: loaded.drift as dashboard.DriftListDto, initialFilters: "" })],
+      ["/environments/test/objects/_/Secret/shop/api-credentials", createElement(ObjectClient, { initial: loaded.object as dashboard.ObjectDetailDto })],
+      ["/commits/x", createElement(CommitClient, { sha: env.approvedSha ?? "", initial: loaded.commit as dashboard.CommitLookupDto, now: new Date().toISOString() })],
+      ["/lineage", createElement(LineageClient, { initial: loaded.lineage as dashboard.LineageDto })],
+      ["/timeline", createElement(TimelineClient, { initial: loaded.timeline as dashboard.TimelineDto, initialParams: "", problem: null })],
+      ["/compare", createElement(CompareClient, { environments: ["test", "staging"], initial: loaded.compare as dashboard.CompareDto, initialParams: "from=test&to=staging", problem: null })],
+      ["/metrics", createElement(MetricsClient, { initial: loaded.metrics as dashboard.MetricsDto })],
+    ];
+    for (const [pathname, node] of pages) outputs.push({ where: `HTML ${pathname}`, text: render(pathname, node) });
+    // The pages that show the Secret did render it (masked), so its values' absence means something.
+    expect(outputs.find((o) => o.where === "HTML /environments/test/objects/_/Secret/shop/api-credentials")?.text).toMatch(/api-credentials[\s\S]*PAYMENT_API_KEY/);
+    expect(outputs.find((o) => o.where === "HTML /environments/test")?.text).toContain("api-credentials");
+    assertNoLeak(outputs);
+  });
+
+  it("is in no column of any table", async () => {
+    const columns = await f.db.$queryRaw<Array<{ table: string; column: string }>>`
+      SELECT table_name AS table, column_name AS column FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations'`;
+    expect(columns.length).toBeGreaterThan(100);
+    const tables = new Set(columns.map((c) => c.table));
+    expect([...tables]).toEqual(expect.arrayContaining(["ObjectBlob", "DriftItem", "CollectionRun", "AuditEvent", "Environment", "ObjectVersion", "Alert"]));
+    // Non-empty where a leak would land.
+    for (const t of ["ObjectBlob", "DriftItem", "CollectionRun", "AuditEvent", "DesiredObject", "LiveObject"]) {
+      const n = await f.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${t}"`);
+      expect(n[0]?.n, t).toBeGreaterThan(0);
+    }
+    const hits: string[] = [];
+    for (const { table, column } of columns) {
+      for (const needle of needles) {
+        const rows = await f.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${table}" WHERE "${column}"::text ILIKE $1`, `%${needle}%`);
+        if ((rows[0]?.n ?? 0) > 0) hits.push(`${table}.${column} contains ${needle}`);
+      }
+    }
+    expect(hits).toEqual([]);
+  }, 60_000);
+
+  it("is in no log line", () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    assertNoLeak(logLines.map((text, i) => ({ where: `log line ${i}`, text })));
+  });
+});
+
+function assertNoLeak(texts: Array<{ where: string; text: string }>): void {
+  const hits: string[] = [];
+  for (const { where, text } of texts) {
+    const lower = text.toLowerCase();
+    for (const n of needles) if (lower.includes(n.toLowerCase())) hits.push(`${where} contains ${n}`);
+  }
+  expect(hits).toEqual([]);
+}
