@@ -1,0 +1,69 @@
+import { test, expect } from "./fixtures";
+import { EnvironmentsPage } from "./pages/environmentsPage";
+import { LineagePage } from "./pages/lineagePage";
+import { CommitPage } from "./pages/commitPage";
+
+test.describe("lineage", () => {
+  test("a reviewer takes production's approved commit from the environments page, finds it by short sha and sees where it is live", async ({ page, capture }) => {
+    const envs = new EnvironmentsPage(page);
+    await envs.open();
+    const shaLink = envs.card("production").shaLink("Approved");
+    const shortSha = (await shaLink.innerText()).trim();
+    expect(shortSha).toMatch(/^[0-9a-f]{7}$/);
+
+    const lineage = new LineagePage(page);
+    await lineage.open();
+    // The commit's row carries a badge per environment: live in test and staging, pending in production.
+    const row = lineage.commitRow(shortSha);
+    await expect(row).toContainText("promote to production: api: 1.8.0 adds checkout retries with backoff");
+    await expect(row).toContainText(/live .*live .*pending/);
+    await capture(page, "lineage");
+
+    await lineage.findCommit(shortSha);
+    await expect(page).toHaveURL(new RegExp(`/commits/${shortSha}$`));
+    const commit = new CommitPage(page);
+    await expect(commit.heading).toHaveText("promote to production: api: 1.8.0 adds checkout retries with backoff");
+
+    const testEnv = commit.environment("test");
+    await expect(testEnv).toContainText(/live in test since/);
+    await expect(testEnv).toContainText(/through applied revision [0-9a-f]{7}: a later commit that contains this one\./);
+    const staging = commit.environment("staging");
+    await expect(staging).toContainText(/live in staging since/);
+    const production = commit.environment("production");
+    await expect(production).toContainText(/pending in production: source AuthenticationFailed for \d+h/);
+    await expect(production).toContainText(/Approved but not applied\. production runs [0-9a-f]{7}\./);
+    await expect(production).toContainText(/Blocked since /);
+
+    await expect(commit.chainPicture).toBeVisible();
+    await expect(commit.chainPicture).toHaveAttribute("aria-label", /staging to production: not yet/);
+    await expect(commit.chain).toContainText("staging → production: not reached yet");
+    await capture(page, "commit-production-approved");
+  });
+
+  test("the applied revision of each environment is shown in promotion order", async ({ page }) => {
+    const lineage = new LineagePage(page);
+    await lineage.open();
+    const items = lineage.appliedPerEnvironment.getByRole("listitem");
+    await expect(items).toHaveCount(3);
+    await expect(items.nth(0)).toContainText(/^test [0-9a-f]{7}/);
+    await expect(items.nth(1)).toContainText(/staging [0-9a-f]{7}/);
+    await expect(items.nth(2)).toContainText(/production [0-9a-f]{7}/);
+  });
+
+  test("a commit not yet promoted to production says so, and an invalid sha is refused with a message", async ({ page }) => {
+    const lineage = new LineagePage(page);
+    await lineage.open();
+    const webRow = lineage.page.getByRole("row").filter({ hasText: /^(?!.*promote).*web: 2\.5\.0 shows delivery estimates/ });
+    const sha = (await webRow.getByRole("link").first().innerText()).trim();
+    await lineage.findCommit(sha);
+    const commit = new CommitPage(page);
+    await expect(commit.heading).toHaveText("web: 2.5.0 shows delivery estimates");
+    await expect(commit.environment("test")).toContainText(/live in test since/);
+    await expect(commit.environment("production")).toContainText("not in production yet");
+
+    await lineage.open();
+    await lineage.findCommit("xyz");
+    await expect(lineage.lookup.getByRole("alert")).toHaveText("Enter at least 4 hexadecimal digits of a commit sha.");
+    await expect(page).toHaveURL(/\/lineage$/);
+  });
+});
