@@ -240,6 +240,21 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const key = objectKey(safe);
       desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
     }
+    // Objects of a file that no longer parses keep their last good desired state
+    // (persist carries them over); their live objects must be read and kept too.
+    const carriedKeys = new Set<string>();
+    const carriedKinds: Array<{ apiVersion: string; kind: string }> = [];
+    if (failingFiles.size > 0) {
+      const rows = await ctx.db.desiredObject.findMany({
+        where: { environmentId: run.environmentId, sourcePath: { in: [...failingFiles] } },
+        select: { key: true, apiVersion: true, kind: true },
+      });
+      for (const r of rows) {
+        if (desired.has(r.key)) continue;
+        carriedKeys.add(r.key);
+        carriedKinds.push({ apiVersion: r.apiVersion, kind: r.kind });
+      }
+    }
 
     const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey);
     const compareContext = createCompareContext(compareOptions);
@@ -253,6 +268,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       else unserved.add(`${apiVersion} ${kind}`);
     };
     for (const d of desired.values()) want(d.object.apiVersion, d.object.kind);
+    for (const c of carriedKinds) want(c.apiVersion, c.kind);
     for (const id of controller?.inventory ?? []) {
       const parsed = parseInventoryId(id);
       const r = parsed && discovery.byGroupKind.get(`${parsed.group}/${parsed.kind}`);
@@ -271,7 +287,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
         const key = objectKey(obj);
         progress.objectsRead++;
-        if (!desired.has(key)) {
+        if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
           const verdict = compareObject(null, obj, compareContext);
           if (verdict.type !== "Extra") continue;

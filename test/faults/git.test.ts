@@ -191,7 +191,7 @@ describe("manifest faults", () => {
   // objects are not read (their kinds are not listed, and the list filter
   // drops keys not in the rendered set), so their live rows are deleted and
   // they show as false "Missing" drift. Turn `it.fails` into `it` once fixed.
-  it.fails("malformed YAML: the broken file's objects are still compared with live (no false Missing, their live rows kept)", async () => {
+  it("malformed YAML: the broken file's objects are still compared with live (no false Missing, their live rows kept)", async () => {
     const before = await breakAppYaml();
     await scaleByHand("api", 7);
     await runWith(f);
