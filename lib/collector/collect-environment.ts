@@ -6,13 +6,14 @@ import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/li
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError } from "@/lib/git";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
-import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
-import { discover, resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
+import type { ClusterClient } from "@/lib/kube/client";
+import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import { listPaged } from "@/lib/kube/list";
 import { KubeError } from "@/lib/kube/errors";
 import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
+import { clusterFor, forgetCluster, hashedDesiredSecret, memoGit, memoRender } from "./run-memo";
 import { persistRun, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
@@ -64,6 +65,8 @@ export interface RunOutcome {
   approvedSha: string | null;
   appliedSha: string | null;
 }
+
+const LIST_CONCURRENCY = 2;
 
 class RunFailure extends Error {
   constructor(readonly errors: RunError[]) {
@@ -160,10 +163,14 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
     let mirrorPath: string;
     let approved: string | null;
+    let tipSha: string | undefined;
     try {
-      ({ mirrorPath } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+      let heads: Record<string, string>;
+      ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+      tipSha = heads[env.source.branch];
       const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
-      const revisions = await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+      // An unmoved branch has nothing new to ingest; asking git would only cost processes.
+      const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
       if (revisions.length > 0) {
         await ctx.db.revision.createMany({
           data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
@@ -179,7 +186,10 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         }
       }
       await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
-      approved = await approvedRevision(mirrorPath, env.source.branch, env.source.path);
+      const mirror = mirrorPath;
+      approved = tipSha
+        ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
+        : await approvedRevision(mirror, env.source.branch, env.source.path);
     } catch (e) {
       if (e instanceof GitError) {
         await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
@@ -193,15 +203,11 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     progress.phase = "discover";
     report();
     let client: ClusterClient;
-    try {
-      client = createClusterClient(env.cluster, { timeoutMs: ctx.clusterTimeoutMs ?? 20_000 });
-    } catch (e) {
-      throw new RunFailure([kubeRunError(e)]);
-    }
     let discovery: Discovery;
+    let discoveryCached: boolean;
     let controller: ControllerStatus | null;
     try {
-      discovery = await discover(client);
+      ({ client, discovery, cached: discoveryCached } = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000));
       controller = await readController(client, discovery, env);
     } catch (e) {
       throw new RunFailure([kubeRunError(e)]);
@@ -216,15 +222,13 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // approved and applied is a pending rollout (the stale alert), not a manual change.
     let compareSha = approved;
     if (controller?.appliedRevision && controller.appliedRevision !== approved) {
-      if (await isAncestor(mirrorPath, controller.appliedRevision, `refs/heads/${env.source.branch}`).catch(() => false)) compareSha = controller.appliedRevision;
+      const applied = controller.appliedRevision;
+      const ancestor = () => isAncestor(mirrorPath, applied, `refs/heads/${env.source.branch}`);
+      if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
-    const rendered = await renderManifests(mirrorPath, compareSha, {
-      path: env.source.path,
-      mode: env.source.render,
-      defaultNamespace: env.defaultNamespace,
-      kustomizeBin: ctx.kustomizeBin,
-    });
+    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
+    const rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions));
     const failingFiles = new Set<string>();
     for (const p of rendered.problems) {
       warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
@@ -236,14 +240,15 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const desired = new Map<string, DesiredEntry>();
     for (const r of rendered.objects) {
       const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      // Rendered objects are frozen and reused while the commit is: hash their secrets once.
+      const safe = obj.kind === "Secret" ? hashedDesiredSecret(obj, ctx.secretKey) : obj;
       const key = objectKey(safe);
       desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
     }
     // Objects of a file that no longer parses keep their last good desired state
     // (persist carries them over); their live objects must be read and kept too.
+    const carriedKinds = new Map<string, { apiVersion: string; kind: string }>();
     const carriedKeys = new Set<string>();
-    const carriedKinds: Array<{ apiVersion: string; kind: string }> = [];
     if (failingFiles.size > 0) {
       const rows = await ctx.db.desiredObject.findMany({
         where: { environmentId: run.environmentId, sourcePath: { in: [...failingFiles] } },
@@ -252,7 +257,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       for (const r of rows) {
         if (desired.has(r.key)) continue;
         carriedKeys.add(r.key);
-        carriedKinds.push({ apiVersion: r.apiVersion, kind: r.kind });
+        carriedKinds.set(`${r.apiVersion}\0${r.kind}`, { apiVersion: r.apiVersion, kind: r.kind });
       }
     }
 
@@ -262,17 +267,37 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // Which kinds to read: everything Git declares plus everything the controller says it manages.
     const resources = new Map<string, ApiResource>();
     const unserved = new Set<string>();
-    const want = (apiVersion: string, kind: string) => {
-      const r = discovery.lookup(apiVersion, kind);
-      if (r) resources.set(`${r.group}/${r.kind}`, r);
-      else unserved.add(`${apiVersion} ${kind}`);
+    const pickResources = () => {
+      resources.clear();
+      unserved.clear();
+      const seen = new Set<string>();
+      for (const d of desired.values()) {
+        const gvk = `${d.object.apiVersion}\0${d.object.kind}`;
+        if (seen.has(gvk)) continue;
+        seen.add(gvk);
+        const r = discovery.lookup(d.object.apiVersion, d.object.kind);
+        if (r) resources.set(`${r.group}/${r.kind}`, r);
+        else unserved.add(`${d.object.apiVersion} ${d.object.kind}`);
+      }
+      for (const c of carriedKinds.values()) {
+        const r = discovery.lookup(c.apiVersion, c.kind);
+        if (r) resources.set(`${r.group}/${r.kind}`, r);
+      }
+      for (const id of controller?.inventory ?? []) {
+        const parsed = parseInventoryId(id);
+        const r = parsed && discovery.byGroupKind.get(`${parsed.group}/${parsed.kind}`);
+        if (r) resources.set(`${r.group}/${r.kind}`, r);
+      }
     };
-    for (const d of desired.values()) want(d.object.apiVersion, d.object.kind);
-    for (const c of carriedKinds) want(c.apiVersion, c.kind);
-    for (const id of controller?.inventory ?? []) {
-      const parsed = parseInventoryId(id);
-      const r = parsed && discovery.byGroupKind.get(`${parsed.group}/${parsed.kind}`);
-      if (r) resources.set(`${r.group}/${r.kind}`, r);
+    pickResources();
+    if (unserved.size > 0 && discoveryCached) {
+      // A kind the remembered discovery lacks may have been installed since (a CRD): ask again.
+      try {
+        ({ discovery } = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000, { fresh: true }));
+      } catch (e) {
+        throw new RunFailure([kubeRunError(e)]);
+      }
+      pickResources();
     }
     for (const u of unserved) warnings.push({ category: "render", severity: "warning", message: `the cluster does not serve ${u}; its objects count as missing` });
 
@@ -301,29 +326,40 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           return null;
         })
       : null;
-    for (const r of resources.values()) {
+    const listKind = async (r: ApiResource) => {
       const fromCache = cached?.get(`${r.group}/${r.kind}`);
       if (fromCache) {
         ingest(r, fromCache);
-        progress.kindsDone++;
-        report();
-        continue;
-      }
-      try {
-        for (const namespace of r.namespaced ? scopes : [undefined]) {
-          await listPaged(client, r, { namespace, pageSize: 500 }, (items) => ingest(r, items));
+      } else {
+        try {
+          for (const namespace of r.namespaced ? scopes : [undefined]) {
+            await listPaged(client, r, { namespace, pageSize: 500 }, (items) => ingest(r, items));
+          }
+        } catch (e) {
+          if (e instanceof KubeError && e.category === "forbidden") {
+            forbiddenKinds.add(`${r.group}/${r.kind}`);
+            warnings.push({ category: "forbidden", message: e.message, resource: `${r.resource}${r.group ? "." + r.group : ""}` });
+            return;
+          }
+          throw new RunFailure([kubeRunError(e, `${r.resource}${r.group ? "." + r.group : ""}`)]);
         }
-      } catch (e) {
-        if (e instanceof KubeError && e.category === "forbidden") {
-          forbiddenKinds.add(`${r.group}/${r.kind}`);
-          warnings.push({ category: "forbidden", message: e.message, resource: `${r.resource}${r.group ? "." + r.group : ""}` });
-          continue;
-        }
-        throw new RunFailure([kubeRunError(e, `${r.resource}${r.group ? "." + r.group : ""}`)]);
       }
       progress.kindsDone++;
       report();
-    }
+    };
+    // Two kinds at a time: the API server prepares the next page while this process parses the last.
+    const queue = [...resources.values()];
+    let listFailed = false;
+    await Promise.all(
+      Array.from({ length: Math.min(LIST_CONCURRENCY, queue.length) }, async () => {
+        for (let r = queue.shift(); r && !listFailed; r = queue.shift()) {
+          await listKind(r).catch((e: unknown) => {
+            listFailed = true;
+            throw e;
+          });
+        }
+      }),
+    );
     if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
 
     // ── Compare ───────────────────────────────────────────────────────────
@@ -357,7 +393,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
-      return inferApplied(ctx, env, mirrorPath, approved as string, results, live, compareContext);
+      return inferApplied(ctx, env, mirrorPath, tipSha, approved as string, results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -371,6 +407,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       appliedSha: result.appliedSha,
     };
   } catch (e) {
+    forgetCluster(env.name);
     if (e instanceof RunFailure) return { status: "failed", errors: [...e.errors, ...warnings], stats: null, approvedSha: null, appliedSha: null };
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
@@ -386,6 +423,7 @@ async function inferApplied(
   ctx: CollectorContext,
   env: EnvironmentConfig,
   mirrorPath: string,
+  tipSha: string | undefined,
   approved: string,
   results: Map<string, ObjectDrift>,
   live: Map<string, LiveEntry>,
@@ -393,7 +431,8 @@ async function inferApplied(
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) return { sha: approved, source: "inferred" };
-  const candidates = await listRevisions(mirrorPath, env.source.branch, { limit: 200 });
+  const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
+  const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
     const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin });

@@ -2,6 +2,7 @@
 // live rows (only what changed), drift item lifecycle, applied revision
 // lineage, and the environment's summary. Comparison happens here too, because
 // it is skipped for objects that did not change since the last good run.
+import { randomUUID } from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
 import type { ControllerStatus, RolloutStatus, RunStats } from "@/lib/domain/types";
 import {
@@ -35,6 +36,7 @@ import {
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
+import { desiredHash, rememberedRows, rememberRows, forgetRows } from "./run-memo";
 
 export interface DesiredEntry {
   key: string;
@@ -116,11 +118,13 @@ export async function persistRun(
   const envId = state.environmentId;
   const optionsHash = contentHash({ ...state.compareOptions, secretKey: undefined, extraTracking: { ...state.compareOptions.extraTracking, fluxInventory: undefined } }).hash;
 
-  const [prevLive, prevDesired, lastGood] = await Promise.all([
-    readCurrent(db, "LiveObject", envId),
-    readCurrent(db, "DesiredObject", envId),
-    db.environment.findUniqueOrThrow({ where: { id: envId }, select: { lastGoodRunId: true, appliedSha: true, approvedSha: true } }),
-  ]);
+  const lastGood = await db.environment.findUniqueOrThrow({ where: { id: envId }, select: { lastGoodRunId: true, appliedSha: true, approvedSha: true } });
+  // The rows this process wrote as the last good run are the rows in Postgres, unless someone ran since.
+  const remembered = rememberedRows(envId, lastGood.lastGoodRunId);
+  const [prevLive, prevDesired] = remembered
+    ? [remembered.live, remembered.desired]
+    : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
+  forgetRows(envId);
   const lastGoodRun = lastGood.lastGoodRunId ? await db.collectionRun.findUnique({ where: { id: lastGood.lastGoodRunId }, select: { stats: true } }) : null;
   const sameOptions = (lastGoodRun?.stats as { optionsHash?: string } | null)?.optionsHash === optionsHash;
 
@@ -159,12 +163,13 @@ export async function persistRun(
   const desiredChanged = new Set<string>();
   for (const d of state.desired.values()) {
     const prev = prevDesired.get(d.key);
-    const { hash, text } = contentHash(stored(d.object));
+    // Desired objects come from a render that is reused while Git does not move: hash each once.
+    const hash = desiredHash(d.object, () => contentHash(stored(d.object)).hash);
     if (prev?.blobHash === hash) {
       if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.push(d.key);
       continue;
     }
-    blobs.push({ hash, text });
+    blobs.push({ hash, text: contentHash(stored(d.object)).text });
     desiredUpserts.push({ ...rowFor(d.key, d.object, hash), revisionSha: d.revisionSha, sourcePath: d.sourcePath });
     desiredVersions.push({ key: d.key, blobHash: hash });
     desiredChanged.add(d.key);
@@ -273,12 +278,11 @@ export async function persistRun(
         previousResolutions,
       });
       const stillSeen = openItems.filter((i) => !observations.has(i.key) && !state.forbiddenKinds.has(groupKindOfKey(i.key))).map((i) => i.id);
-      if (stillSeen.length > 0) await tx.driftItem.updateMany({ where: { id: { in: stillSeen } }, data: { lastSeenAt: now } });
+      // Seen again, unchanged: one statement for all of them.
+      const seen = [...stillSeen, ...plan.update.filter((u) => !u.contentChanged).map((u) => u.id)];
+      if (seen.length > 0) await tx.driftItem.updateMany({ where: { id: { in: seen } }, data: { lastSeenAt: now } });
       for (const u of plan.update) {
-        if (!u.contentChanged) {
-          await tx.driftItem.update({ where: { id: u.id }, data: { lastSeenAt: now } });
-          continue;
-        }
+        if (!u.contentChanged) continue;
         const previous = openByKey.get(u.key);
         const conflict = nextConflict(previous?.conflict as StoredConflict | null, u.changes);
         await tx.driftItem.update({
@@ -295,12 +299,21 @@ export async function persistRun(
           },
         });
       }
+      // Resolutions that end the same way are written (and their claims closed) together.
+      const resolvedBy = new Map<string, { reason: (typeof plan.resolve)[number]["reason"]; sha: string | null; ids: string[] }>();
       for (const r of plan.resolve) {
-        await tx.driftItem.update({ where: { id: r.id }, data: { resolvedAt: now, resolution: r.reason, resolutionSha: r.sha, lastSeenAt: now } });
+        const how = `${r.reason}\0${r.sha ?? ""}`;
+        const group = resolvedBy.get(how) ?? { reason: r.reason, sha: r.sha ?? null, ids: [] };
+        group.ids.push(r.id);
+        resolvedBy.set(how, group);
         events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: openByKey.get(r.key)?.type }, after: { resolution: r.reason, sha: r.sha, durationMs: r.durationMs } });
       }
+      for (const g of resolvedBy.values()) {
+        await tx.driftItem.updateMany({ where: { id: { in: g.ids } }, data: { resolvedAt: now, resolution: g.reason, resolutionSha: g.sha, lastSeenAt: now } });
+      }
       // A claimed divergence ends by itself when its drift does, recording how.
-      for (const r of plan.resolve) await closeClaimsForResolvedDrift(tx, [r.id], { resolution: r.reason, sha: r.sha }, now);
+      for (const g of resolvedBy.values()) await closeClaimsForResolvedDrift(tx, g.ids, { resolution: g.reason, sha: g.sha }, now);
+      const opened: Prisma.DriftItemCreateManyInput[] = [];
       for (const n of plan.open) {
         const parts = parseObjectKey(n.key);
         const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
@@ -310,29 +323,29 @@ export async function persistRun(
           { controllerManager: state.compareOptions.controllerManagers?.[0] ?? "controller" },
         )[0];
         const conflict = nextConflict(null, n.changes, reopen ? { path: reopen.path, managers: reopen.managers, flips: reopen.flips } : null);
-        const created = await tx.driftItem.create({
-          data: {
-            environmentId: envId,
-            key: n.key,
-            apiVersion: obj?.apiVersion ?? "",
-            kind: parts.kind,
-            namespace: parts.namespace,
-            name: parts.name,
-            type: n.type,
-            changes: n.changes as unknown as Prisma.InputJsonValue,
-            ignored: n.ignored,
-            openedAt: now,
-            lastSeenAt: now,
-            reopenCount: n.reopenCount,
-            conflict: conflict as unknown as Prisma.InputJsonValue,
-            attributionManager: n.attribution?.manager ?? null,
-            attributionClass: n.attribution?.class ?? null,
-            attributionTime: n.attribution?.time ? new Date(n.attribution.time) : null,
-          },
-          select: { id: true },
+        const id = randomUUID();
+        opened.push({
+          id,
+          environmentId: envId,
+          key: n.key,
+          apiVersion: obj?.apiVersion ?? "",
+          kind: parts.kind,
+          namespace: parts.namespace,
+          name: parts.name,
+          type: n.type,
+          changes: n.changes as unknown as Prisma.InputJsonValue,
+          ignored: n.ignored,
+          openedAt: now,
+          lastSeenAt: now,
+          reopenCount: n.reopenCount,
+          conflict: conflict as unknown as Prisma.InputJsonValue,
+          attributionManager: n.attribution?.manager ?? null,
+          attributionClass: n.attribution?.class ?? null,
+          attributionTime: n.attribution?.time ? new Date(n.attribution.time) : null,
         });
-        events.push({ action: "drift.opened", targetId: created.id, key: n.key, after: { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null } });
+        events.push({ action: "drift.opened", targetId: id, key: n.key, after: { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null } });
       }
+      if (opened.length > 0) await tx.driftItem.createMany({ data: opened });
 
       // ── Lineage ──────────────────────────────────────────────────────────
       let appliedSince: Date | undefined;
@@ -376,5 +389,20 @@ export async function persistRun(
     },
     { timeout: 120_000, maxWait: 30_000 },
   );
+
+  // What Postgres now holds, kept for this environment's next run in this process.
+  for (const r of liveUpserts) prevLive.set(r.key, r);
+  for (const t of rvTouches) {
+    const row = prevLive.get(t.key);
+    if (row) prevLive.set(t.key, { ...row, resourceVersion: t.resourceVersion });
+  }
+  for (const key of liveDeleted) prevLive.delete(key);
+  for (const r of desiredUpserts) prevDesired.set(r.key, r);
+  for (const key of desiredMoved) {
+    const row = prevDesired.get(key);
+    if (row) prevDesired.set(key, { ...row, revisionSha: state.compareSha });
+  }
+  for (const key of desiredDeleted) prevDesired.delete(key);
+  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired });
   return { stats, appliedSha: applied.sha };
 }

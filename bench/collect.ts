@@ -1,0 +1,229 @@
+// Collection of one environment at 1,000 / 10,000 (/ 50,000 with --full)
+// objects on the Kubernetes API imitation (its own process) with the same
+// manifests in Git (four large multi-document files): a cold first run and
+// steady-state runs (Git unchanged, 1% of live objects changed before each),
+// each against a bare paged list + JSON.parse of the same objects from the
+// same server in this process. Peak resident memory of this process
+// (the collector; the API server is measured apart).
+//
+//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect]
+import fsp from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createClusterClient } from "../lib/kube/client";
+import { resourcePath } from "../lib/kube/discovery";
+import type { KubeListPage } from "../lib/kube/list";
+import { resetDatabase } from "../lib/db/testing";
+import { startBenchCluster, type BenchCluster } from "./support/cluster";
+import { startBenchDatabase, type BenchDatabase } from "./support/db";
+import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeManifests } from "./support/fixtures";
+import { flag, isMain, loadAverage, median, MiB, round, withPeakRss } from "./support/stats";
+
+export interface CollectSizeResult {
+  objects: number;
+  /** Bare paged list + JSON.parse of every object: median of 3 before the cold run and one before each steady-state run. */
+  baselineMs: number;
+  coldMs: number;
+  /** Median over the steady-state runs. */
+  steadyMs: number;
+  steadyRunsMs: number[];
+  /** Cold run / median of the 3 bare lists just before it. */
+  coldRatio: number;
+  /** Median over steady-state runs of (run / the bare list taken just before it). */
+  steadyRatio: number;
+  /** Objects changed in the cluster before each steady-state run (1%). */
+  churnPerRun: number;
+  /** What the last steady-state run wrote and found. */
+  lastSteady: { objectsChanged: number; blobsWritten: number; drift: { Modified: number; Missing: number; Extra: number } };
+  peakRssMiB: { baseline: number; cold: number; steady: number };
+  apiServerPeakRssMiB: number;
+  setupMs: number;
+}
+
+export interface CollectBenchResult {
+  sizes: CollectSizeResult[];
+  /** 50,000 runs only with --full (or when asked for by --sizes): it does not fit the 10-minute budget of `npm run bench` on 2 cores. */
+  fullScale: boolean;
+  loadAverage1m: number;
+  targets: { steadyMaxRatio: number; peakRssMiBAt50k: number; steadyMet: boolean; rssMet: boolean | null };
+}
+
+const KINDS: Array<[string, string]> = [
+  ["v1", "ConfigMap"],
+  ["apps/v1", "Deployment"],
+  ["v1", "Service"],
+  ["v1", "Secret"],
+  ["v1", "ServiceAccount"],
+];
+
+/** What any client pays at least: every page of every kind in every namespace, parsed. */
+async function bareList(cluster: BenchCluster, namespaces: string[]): Promise<number> {
+  const client = createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "bench-readonly" }, { timeoutMs: 120_000 });
+  let count = 0;
+  for (const [apiVersion, kind] of KINDS) {
+    const r = cluster.discovery.lookup(apiVersion, kind);
+    if (!r) throw new Error(`no ${kind}`);
+    for (const ns of namespaces) {
+      let cont: string | undefined;
+      do {
+        const page = await client.requestJson<KubeListPage>("GET", resourcePath(r, ns), { query: { limit: 500, continue: cont } });
+        count += page.items.length;
+        cont = page.metadata?.continue || undefined;
+      } while (cont);
+    }
+  }
+  return count;
+}
+
+/**
+ * CPU profile of the steady-state runs only (--profile <file prefix>): the
+ * profiler runs during runs and is paused while the cluster is being changed.
+ */
+async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Promise<void>; save(file: string): Promise<void> }> {
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  const profiles: unknown[] = [];
+  return {
+    resume: async () => void (await session.post("Profiler.start")),
+    pause: async () => void profiles.push((await session.post("Profiler.stop")).profile),
+    async save(file) {
+      for (const [i, p] of profiles.entries()) await fsp.writeFile(file.replace(/\.cpuprofile$/, `-${i + 1}.cpuprofile`), JSON.stringify(p));
+      session.disconnect();
+    },
+  };
+}
+
+async function benchSize(database: BenchDatabase, objects: number, steadyRuns: number, profileTo?: string): Promise<CollectSizeResult> {
+  const setupStart = performance.now();
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-bench-collect-${objects}-`));
+  const cluster = await startBenchCluster(dir);
+  const repo = newRepo("bench-collect");
+  try {
+    const set = benchObjects(objects);
+    await cluster.seed(set.live, "kustomize-controller");
+    writeManifests(repo, "envs/bench", set.desired);
+    await resetDatabase(database.db);
+    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench" }]);
+    await syncConfig(database.db, config);
+    const ctx = benchContext(database.db, config, path.join(dir, "mirrors"));
+    const setupMs = performance.now() - setupStart;
+
+    const baselines: number[] = [];
+    let baselinePeak = 0;
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const { value: listed, peakRss } = await withPeakRss(() => bareList(cluster, set.namespaces));
+      baselines.push(performance.now() - t);
+      baselinePeak = Math.max(baselinePeak, peakRss);
+      if (listed !== objects) throw new Error(`listed ${listed} objects, seeded ${objects}`);
+    }
+    const baselineMs = median(baselines);
+
+    const cold = await withPeakRss(() => collectOnce(ctx, "bench"));
+    if (cold.value.stats?.live !== objects) throw new Error(`cold run saw ${cold.value.stats?.live} live objects, expected ${objects}`);
+
+    const steady: number[] = [];
+    const steadyRatios: number[] = [];
+    const steadyBaselines: number[] = [];
+    let steadyPeak = 0;
+    let last = cold.value;
+    const churnPerRun = Math.round(objects * 0.01);
+    const profiler = profileTo ? await startProfiler() : null;
+    for (let round = 1; round <= steadyRuns; round++) {
+      await churn(cluster, set.live, 0.01, round);
+      // The machine is shared and noisy: each run is compared with a bare list taken just before it.
+      const t = performance.now();
+      await bareList(cluster, set.namespaces);
+      const pairedBaseline = performance.now() - t;
+      steadyBaselines.push(pairedBaseline);
+      await profiler?.resume();
+      const run = await withPeakRss(() => collectOnce(ctx, "bench"));
+      await profiler?.pause();
+      steady.push(run.value.ms);
+      steadyRatios.push(run.value.ms / pairedBaseline);
+      steadyPeak = Math.max(steadyPeak, run.peakRss);
+      last = run.value;
+    }
+    if (profiler && profileTo) await profiler.save(`${profileTo}-${objects}.cpuprofile`);
+    const steadyMs = median(steady);
+    return {
+      objects,
+      baselineMs: round(median([...baselines, ...steadyBaselines])),
+      coldMs: round(cold.value.ms),
+      steadyMs: round(steadyMs),
+      steadyRunsMs: steady.map((s) => round(s)),
+      coldRatio: round(cold.value.ms / baselineMs, 2),
+      steadyRatio: round(median(steadyRatios), 2),
+      churnPerRun,
+      lastSteady: { objectsChanged: last.stats?.objectsChanged ?? 0, blobsWritten: last.stats?.blobsWritten ?? 0, drift: last.stats?.drift ?? { Modified: 0, Missing: 0, Extra: 0 } },
+      peakRssMiB: { baseline: round(baselinePeak / MiB), cold: round(cold.peakRss / MiB), steady: round(steadyPeak / MiB) },
+      apiServerPeakRssMiB: round(cluster.memory().peak / MiB),
+      setupMs: round(setupMs),
+    };
+  } finally {
+    await cluster.stop();
+    repo.cleanup();
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runCollectBench(opts: { sizes?: number[]; steadyRuns?: number; profile?: string; log?: (m: string) => void } = {}): Promise<CollectBenchResult> {
+  const sizes = opts.sizes ?? [1_000, 10_000];
+  const log = opts.log ?? (() => {});
+  const database = await startBenchDatabase("collect");
+  try {
+    const results: CollectSizeResult[] = [];
+    for (const n of sizes) {
+      const r = await benchSize(database, n, opts.steadyRuns ?? 3, opts.profile);
+      log(`collect ${n}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB`);
+      results.push(r);
+    }
+    const at50k = results.find((r) => r.objects >= 50_000);
+    return {
+      sizes: results,
+      fullScale: Boolean(at50k),
+      loadAverage1m: loadAverage(),
+      targets: {
+        steadyMaxRatio: 2,
+        peakRssMiBAt50k: 1024,
+        steadyMet: results.every((r) => r.steadyRatio <= 2),
+        rssMet: at50k ? Math.max(at50k.peakRssMiB.cold, at50k.peakRssMiB.steady) < 1024 : null,
+      },
+    };
+  } finally {
+    await database.stop();
+  }
+}
+
+function sizesFromArgs(): number[] | undefined {
+  const i = process.argv.indexOf("--sizes");
+  const list = i >= 0 ? (process.argv[i + 1] ?? "").split(",").map(Number).filter((n) => n > 0) : [];
+  if (list.length > 0) return list;
+  return flag("full") ? [1_000, 10_000, 50_000] : undefined;
+}
+
+export async function main(): Promise<CollectBenchResult> {
+  const steadyIdx = process.argv.indexOf("--steady");
+  const profileIdx = process.argv.indexOf("--profile");
+  const r = await runCollectBench({
+    sizes: sizesFromArgs(),
+    steadyRuns: steadyIdx >= 0 ? Number(process.argv[steadyIdx + 1]) : undefined,
+    profile: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
+    log: (m) => console.log(m),
+  });
+  console.log(JSON.stringify(r));
+  return r;
+}
+
+if (isMain(import.meta.url)) {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,255 @@
+// What the benchmarks collect: realistic objects (ConfigMaps, Deployments with
+// status, Services, Secrets, ServiceAccounts) over a few namespaces, the same
+// manifests in a real Git repository (a few large multi-document files), a
+// driftwatch config naming both, and helpers to run one collection and to
+// change 1% of the live objects the way people and controllers do.
+import path from "node:path";
+import { dump } from "js-yaml";
+import { stringify } from "yaml";
+import { TestRepo } from "../../lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "../../lib/config";
+import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase, type CollectorContext, type RunOutcome } from "../../lib/collector/index";
+import type { PrismaClient } from "../../lib/db/generated/client";
+import { logger } from "../../lib/log";
+import type { BenchCluster } from "./cluster";
+
+type Obj = Record<string, unknown>;
+
+export const SECRET_KEY = Buffer.from("bench-instance-key-0123456789abcdef");
+
+/** Small deterministic PRNG (mulberry32): the same churn every run of the benchmark. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export function refOf(o: Obj): ObjectRef {
+  const m = o.metadata as { name: string; namespace: string };
+  return { apiVersion: String(o.apiVersion), kind: String(o.kind), namespace: m.namespace, name: m.name };
+}
+
+/** One object of a realistic mix: 40% ConfigMaps, 20% Deployments, 20% Services, 10% Secrets, 10% ServiceAccounts. */
+function object(i: number, namespace: string, prefix: string): { desired: Obj; status?: Obj } {
+  const team = `team-${i % 13}`;
+  const app = `${prefix}app-${Math.floor(i / 10)}`;
+  const labels = { "app.kubernetes.io/name": app, "app.kubernetes.io/part-of": "bench", team };
+  const n = String(i).padStart(6, "0");
+  switch (i % 10) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+      return {
+        desired: {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: `${prefix}cm-${n}`, namespace, labels },
+          data: {
+            "application.yaml": `server:\n  port: 8080\n  threads: ${8 + (i % 8)}\nfeatures:\n  checkout: ${i % 2 === 0}\n  owner: ${team}\n`,
+            LOG_LEVEL: i % 5 === 0 ? "debug" : "info",
+            CACHE_TTL: `${(i % 12) * 5 + 5}m`,
+          },
+        },
+      };
+    case 4:
+    case 5: {
+      const replicas = 1 + (i % 4);
+      return {
+        desired: {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: `${prefix}deploy-${n}`, namespace, labels },
+          spec: {
+            replicas,
+            selector: { matchLabels: { "app.kubernetes.io/name": app, instance: n } },
+            template: {
+              metadata: { labels: { "app.kubernetes.io/name": app, instance: n, team } },
+              spec: {
+                serviceAccountName: `${prefix}sa-${n.slice(0, 5)}9`,
+                containers: [
+                  {
+                    name: "app",
+                    image: `registry.example.com/${team}/${app}:1.${i % 30}.${i % 7}`,
+                    ports: [{ name: "http", containerPort: 8080 }],
+                    env: [
+                      { name: "LOG_FORMAT", value: "json" },
+                      { name: "REGION", value: "eu-west-1" },
+                      { name: "POOL_SIZE", value: String(4 + (i % 6)) },
+                    ],
+                    resources: { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+                    readinessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 10 },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        status: {
+          observedGeneration: 1,
+          replicas,
+          updatedReplicas: replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+          conditions: [
+            { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
+            { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${prefix}deploy-${n}-5d8f7c9b" has successfully progressed.` },
+          ],
+        },
+      };
+    }
+    case 6:
+    case 7:
+      return {
+        desired: {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: `${prefix}svc-${n}`, namespace, labels },
+          spec: { selector: { "app.kubernetes.io/name": app }, ports: [{ name: "http", port: 80, targetPort: "http" }] },
+        },
+      };
+    case 8:
+      return {
+        desired: {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: `${prefix}secret-${n}`, namespace, labels },
+          type: "Opaque",
+          data: { username: Buffer.from(`svc-${n}`).toString("base64"), password: Buffer.from(`pw-${n}-${(i * 7919) % 100_003}`).toString("base64") },
+        },
+      };
+    default:
+      return { desired: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: `${prefix}sa-${n}`, namespace, labels } } };
+  }
+}
+
+export interface BenchObjects {
+  namespaces: string[];
+  /** As in Git. */
+  desired: Obj[];
+  /** As first applied to the cluster: desired plus status where the kind has one. */
+  live: Obj[];
+}
+
+export function benchObjects(count: number, opts: { namespaces?: number; prefix?: string } = {}): BenchObjects {
+  const prefix = opts.prefix ?? "";
+  const namespaces = Array.from({ length: opts.namespaces ?? 5 }, (_, i) => `${prefix}bench-${i}`);
+  const desired: Obj[] = [];
+  const live: Obj[] = [];
+  for (let i = 0; i < count; i++) {
+    const ns = namespaces[i % namespaces.length] as string;
+    const o = object(i, ns, prefix);
+    desired.push(o.desired);
+    live.push(o.status ? { ...o.desired, status: o.status } : o.desired);
+  }
+  return { namespaces, desired, live };
+}
+
+/** Writes the desired objects as `files` large multi-document YAML files under `dir` and commits. */
+export function writeManifests(repo: TestRepo, dir: string, desired: Obj[], files = 4): string {
+  const per = Math.ceil(desired.length / files);
+  for (let f = 0; f < files; f++) {
+    const part = desired.slice(f * per, (f + 1) * per);
+    if (part.length === 0) continue;
+    repo.write(path.posix.join(dir, `part-${f}.yaml`), part.map((o) => dump(o, { lineWidth: -1, noRefs: true })).join("---\n"));
+  }
+  return repo.commit(`manifests for ${dir}`);
+}
+
+export interface BenchEnvSpec {
+  name: string;
+  namespaces: string[];
+  path: string;
+  mode?: "poll" | "watch";
+  interval?: string;
+}
+
+export function benchConfig(repoDir: string, kubeconfigPath: string, envs: BenchEnvSpec[], clusterName = "bench"): { config: DriftwatchConfig; yaml: string } {
+  const yaml = stringify({
+    repositories: [{ name: "bench", url: repoDir }],
+    environments: envs.map((e) => ({
+      name: e.name,
+      cluster: { kubeconfig: kubeconfigPath, context: `${clusterName}-readonly` },
+      namespaces: e.namespaces,
+      defaultNamespace: e.namespaces[0],
+      source: { repository: "bench", branch: "main", path: e.path },
+      mode: e.mode ?? "poll",
+      interval: e.interval ?? "1h",
+    })),
+  });
+  return { config: parseConfig(yaml), yaml };
+}
+
+export function benchContext(db: PrismaClient, config: DriftwatchConfig, mirrorsDir: string): CollectorContext {
+  return collectorContext(db, config, { mirrorsDir, secretKey: SECRET_KEY, log: logger.child({ bench: true }) });
+}
+
+export async function syncConfig(db: PrismaClient, config: DriftwatchConfig): Promise<void> {
+  await syncConfigToDatabase(db, config);
+}
+
+/** One collection of one environment, start to finish, as a worker runs it (lease, run, record, hooks). */
+export async function collectOnce(ctx: CollectorContext, envName: string): Promise<RunOutcome & { ms: number }> {
+  const env = await ctx.db.environment.findUniqueOrThrow({ where: { name: envName } });
+  const runId = await enqueueRun(ctx.db, env.id, "bench");
+  const run = await leaseRunById(ctx.db, runId, "bench", 600_000);
+  if (!run) throw new Error("could not lease the run");
+  const t = performance.now();
+  const outcome = await executeRun(ctx, run, "bench", 600_000);
+  const ms = performance.now() - t;
+  if (outcome.status === "failed") throw new Error(`run failed: ${JSON.stringify(outcome.errors).slice(0, 500)}`);
+  return { ...outcome, ms };
+}
+
+/**
+ * Changes `fraction` of the live objects: half by hand (kubectl-edit: a value
+ * Git sets, so drift), half the way controllers do (status, or an annotation
+ * written by kube-controller-manager). Returns the changed objects.
+ */
+export async function churn(cluster: BenchCluster, live: Obj[], fraction: number, round: number, concurrency = 8): Promise<ObjectRef[]> {
+  const random = prng(1_000 + round);
+  const count = Math.max(1, Math.round(live.length * fraction));
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(Math.floor(random() * live.length));
+  const refs = [...picked].map((i) => ({ i, ref: refOf(live[i] as Obj) }));
+  let next = 0;
+  const work = async () => {
+    for (let k = next++; k < refs.length; k = next++) {
+      const { i, ref } = refs[k] as { i: number; ref: ObjectRef };
+      const byHand = (i + round) % 2 === 0;
+      if (byHand) {
+        const body =
+          ref.kind === "ConfigMap"
+            ? { data: { LOG_LEVEL: `trace-${round}` } }
+            : ref.kind === "Deployment"
+              ? { spec: { replicas: 5 + (round % 5) } }
+              : ref.kind === "Secret"
+                ? { data: { password: Buffer.from(`rotated-${round}-${i}`).toString("base64") } }
+                : { metadata: { labels: { team: `hotfix-${round}` } } };
+        await cluster.patch(ref, body, "kubectl-edit");
+      } else if (ref.kind === "Deployment") {
+        await cluster.patch(ref, { status: { observedGeneration: 1, readyReplicas: round % 3 } }, "kube-controller-manager", "status");
+      } else {
+        await cluster.patch(ref, { metadata: { annotations: { "bench.driftwatch.io/observed": String(round) } } }, "kube-controller-manager");
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, work));
+  return refs.map((r) => r.ref);
+}
+
+export function newRepo(prefix: string): TestRepo {
+  return TestRepo.create(prefix);
+}

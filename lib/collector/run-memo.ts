@@ -1,0 +1,149 @@
+// What a run may reuse from the runs before it in this process. Everything
+// here is a cache of something that cannot have changed (answers about an
+// immutable commit, hashes of an immutable rendered object, the rows this
+// process itself wrote as the last good run) or may be a little old without
+// harm (API discovery, for 30 s, and re-asked when a kind is missing).
+// Losing any of it — a restart, another worker taking the environment — only
+// costs time.
+import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+import { discover, type Discovery } from "@/lib/kube/discovery";
+import type { ClusterConfig } from "@/lib/config";
+import { hashSecretValues, type KubeObject } from "@/lib/drift";
+import type { CurrentRow } from "./store";
+
+/** A Map that forgets its oldest entries beyond `max`. */
+class Bounded<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly max: number) {}
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    while (this.map.size > this.max) {
+      const oldest = this.map.keys().next();
+      if (oldest.done) break;
+      this.map.delete(oldest.value);
+    }
+  }
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+}
+
+const gitAnswers = new Bounded<string, Promise<unknown>>(512);
+
+/**
+ * Answers that are a function of commits only (the approved revision at a
+ * branch tip, the revisions behind a tip, whether one commit is an ancestor
+ * of another): asked once per distinct input. Failures are not kept.
+ */
+export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const key = parts.join("\0");
+  const hit = gitAnswers.get(key) as Promise<T> | undefined;
+  if (hit) return hit;
+  const p = fn();
+  gitAnswers.set(key, p);
+  p.catch(() => gitAnswers.delete(key));
+  return p;
+}
+
+const renders = new Map<string, { key: string; result: Promise<unknown> }>();
+
+/**
+ * The environment's render of one commit, kept for its next run: a commit's
+ * manifests never change, and asking git again costs processes. One entry
+ * per environment, so memory follows the environments' own desired sets.
+ */
+export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const key = parts.join("\0");
+  const hit = renders.get(environment);
+  if (hit && hit.key === key) return hit.result as Promise<T>;
+  const result = fn();
+  renders.set(environment, { key, result });
+  result.catch(() => {
+    if (renders.get(environment)?.result === result) renders.delete(environment);
+  });
+  return result;
+}
+
+const hashedSecrets = new WeakMap<object, { key: Buffer; hashed: KubeObject }>();
+
+/** Secret values of a rendered object, hashed once per rendered object (rendered objects are frozen and shared). */
+export function hashedDesiredSecret(obj: KubeObject, key: Buffer): KubeObject {
+  const hit = hashedSecrets.get(obj);
+  if (hit && hit.key.equals(key)) return hit.hashed;
+  const hashed = hashSecretValues(obj, key);
+  hashedSecrets.set(obj, { key, hashed });
+  return hashed;
+}
+
+const contentHashes = new WeakMap<object, string>();
+
+/** The content hash of a desired object, computed once per (immutable) object. */
+export function desiredHash(obj: KubeObject, compute: () => string): string {
+  let hit = contentHashes.get(obj);
+  if (hit === undefined) {
+    hit = compute();
+    contentHashes.set(obj, hit);
+  }
+  return hit;
+}
+
+interface ClusterHandle {
+  key: string;
+  client: ClusterClient;
+  discovery: Discovery;
+  at: number;
+}
+
+const DISCOVERY_TTL_MS = 30_000;
+const clusters = new Map<string, ClusterHandle>();
+
+/**
+ * The environment's API client (its keep-alive connections reused across
+ * runs) and discovery, asked again after 30 s or when `fresh`.
+ */
+export async function clusterFor(environment: string, cluster: ClusterConfig, timeoutMs: number, opts: { fresh?: boolean; now?: number } = {}): Promise<{ client: ClusterClient; discovery: Discovery; cached: boolean }> {
+  const key = JSON.stringify([cluster, timeoutMs]);
+  const now = opts.now ?? Date.now();
+  const hit = clusters.get(environment);
+  if (hit && hit.key === key && !opts.fresh && now - hit.at < DISCOVERY_TTL_MS) return { client: hit.client, discovery: hit.discovery, cached: true };
+  const client = hit && hit.key === key ? hit.client : createClusterClient(cluster, { timeoutMs });
+  const discovery = await discover(client);
+  clusters.set(environment, { key, client, discovery, at: now });
+  return { client, discovery, cached: false };
+}
+
+/** After a cluster error the next run starts from a fresh client and discovery. */
+export function forgetCluster(environment: string): void {
+  clusters.delete(environment);
+}
+
+interface CurrentRows {
+  runId: number;
+  live: Map<string, CurrentRow>;
+  desired: Map<string, CurrentRow>;
+}
+
+const currentRows = new Map<string, CurrentRows>();
+
+/**
+ * The environment's current desired and live rows as this process wrote them
+ * in run `runId`; null unless that run is still the environment's last good
+ * run (another worker, or a restart, means reading them from Postgres).
+ */
+export function rememberedRows(environmentId: string, lastGoodRunId: number | null): CurrentRows | null {
+  const hit = currentRows.get(environmentId);
+  if (!hit || lastGoodRunId === null || hit.runId !== lastGoodRunId) return null;
+  return hit;
+}
+
+export function rememberRows(environmentId: string, rows: CurrentRows): void {
+  currentRows.set(environmentId, rows);
+}
+
+export function forgetRows(environmentId: string): void {
+  currentRows.delete(environmentId);
+}
