@@ -11,8 +11,8 @@ export class ComparePage {
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { level: 1, name: "Compare environments" });
-    this.from = page.getByLabel("From", { exact: true });
-    this.to = page.getByLabel("To", { exact: true });
+    this.from = page.getByRole("combobox", { name: "From", exact: true });
+    this.to = page.getByRole("combobox", { name: "To", exact: true });
     this.compare = page.getByRole("button", { name: "Compare", exact: true });
     this.summary = page.getByRole("region", { name: "Summary" });
     this.totals = page.getByText(/differ · \d+ only in /);

@@ -11,7 +11,7 @@ export class TimelinePage {
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { level: 1, name: "Timeline" });
     this.filters = page.getByRole("form", { name: "Filter the timeline" });
-    this.environment = this.filters.getByLabel("Environment");
+    this.environment = this.filters.getByRole("combobox", { name: "Environment" });
     this.summary = page.getByText(/^\d+ events? from /);
     // Each day is a region named after the day; events are its list items.
     this.events = page.getByRole("region").getByRole("listitem");

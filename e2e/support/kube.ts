@@ -49,6 +49,18 @@ export class Kube {
     return { via: `client-node (no kubectl at ${KUBECTL}), HTTP ${status}`, output: `deployment.apps/${name} labeled` };
   }
 
+  /** `kubectl -n NS label deployment NAME KEY-`: removes the label (a no-op when it is absent). */
+  async unlabelDeployment(env: DemoEnv, namespace: string, name: string, key: string): Promise<ChangeResult> {
+    if (this.hasKubectl()) {
+      const { stdout, stderr } = await run(KUBECTL, ["--kubeconfig", this.kubeconfig(env), "--context", env, "-n", namespace, "label", "deployment", name, `${key}-`], { timeout: 30_000 });
+      return { via: "kubectl", output: (stdout + stderr).trim() };
+    }
+    const status = await this.request(env, "PATCH", `/apis/apps/v1/namespaces/${namespace}/deployments/${name}?fieldManager=kubectl-label`, "application/merge-patch+json", {
+      metadata: { labels: { [key]: null } },
+    });
+    return { via: `client-node (no kubectl at ${KUBECTL}), HTTP ${status}`, output: `deployment.apps/${name} unlabeled` };
+  }
+
   /** Reads a deployment's labels with the read-only context. */
   async deploymentLabels(env: DemoEnv, namespace: string, name: string): Promise<Record<string, string>> {
     if (this.hasKubectl()) {
