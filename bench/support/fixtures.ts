@@ -12,6 +12,7 @@ import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDat
 import type { PrismaClient } from "../../lib/db/generated/client";
 import { logger } from "../../lib/log";
 import type { BenchCluster } from "./cluster";
+import { createLocalUser, createSession, SESSION_COOKIE } from "../../lib/auth/index";
 
 type Obj = Record<string, unknown>;
 
@@ -176,9 +177,15 @@ export interface BenchEnvSpec {
   interval?: string;
 }
 
-export function benchConfig(repoDir: string, kubeconfigPath: string, envs: BenchEnvSpec[], clusterName = "bench"): { config: DriftwatchConfig; yaml: string } {
+export function benchConfig(
+  repoDir: string,
+  kubeconfigPath: string,
+  envs: BenchEnvSpec[],
+  opts: { clusterName?: string; webhookSecretEnv?: string } = {},
+): { config: DriftwatchConfig; yaml: string } {
+  const clusterName = opts.clusterName ?? "bench";
   const yaml = stringify({
-    repositories: [{ name: "bench", url: repoDir }],
+    repositories: [{ name: "bench", url: repoDir, ...(opts.webhookSecretEnv ? { webhookSecretEnv: opts.webhookSecretEnv } : {}) }],
     environments: envs.map((e) => ({
       name: e.name,
       cluster: { kubeconfig: kubeconfigPath, context: `${clusterName}-readonly` },
@@ -252,4 +259,12 @@ export async function churn(cluster: BenchCluster, live: Obj[], fraction: number
 
 export function newRepo(prefix: string): TestRepo {
   return TestRepo.create(prefix);
+}
+
+/** A signed-in viewer: a local user and a session, as the sign-in page would create them. */
+export async function viewerCookie(db: PrismaClient): Promise<string> {
+  const username = `bench-${Math.random().toString(36).slice(2, 8)}`;
+  const user = await createLocalUser(db, { username, role: "viewer", password: `Bench-${Math.random().toString(36).slice(2)}-pass-0` }, { type: "system", name: "bench" });
+  const session = await createSession(db, user.id);
+  return `${SESSION_COOKIE}=${session.token}`;
 }

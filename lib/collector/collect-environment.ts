@@ -31,8 +31,8 @@ export interface CollectorContext {
   inferDepth?: number;
   /**
    * Watch mode: live objects from an informer cache instead of listing. The
-   * watcher answers only runs it triggered (trigger "watch"); scheduled runs
-   * still list, so polling stays a safety net under the watches.
+   * watcher answers runs it queued and webhook runs; scheduled runs still
+   * list, so polling stays a safety net under the watches.
    */
   liveSource?: LiveSource;
 }

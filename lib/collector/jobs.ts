@@ -28,7 +28,7 @@ export async function enqueueRun(
     VALUES (${environmentId}::uuid, ${trigger}, ${opts.requestedBy ?? null}, ${notBefore})
     ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING
     RETURNING id`;
-  if (inserted[0]) return inserted[0].id;
+  if (inserted[0]) return notified(db, inserted[0].id);
   // Already queued: a manual or webhook trigger moves it forward instead of queueing twice.
   const existing = await db.$queryRaw<Array<{ id: number }>>`
     UPDATE "CollectionRun" SET "notBefore" = LEAST("notBefore", ${notBefore}),
@@ -36,8 +36,18 @@ export async function enqueueRun(
       "requestedBy" = COALESCE("requestedBy", ${opts.requestedBy ?? null})
     WHERE "environmentId" = ${environmentId}::uuid AND status = 'queued'
     RETURNING id`;
-  if (existing[0]) return existing[0].id;
+  if (existing[0]) return notified(db, existing[0].id);
   return enqueueRun(db, environmentId, trigger, opts); // the queued run started in between; queue the next
+}
+
+/**
+ * Tells listening workers (lib/collector/watch-queue.ts) that a run is due,
+ * so they start it now rather than at their next poll. Inside a transaction
+ * Postgres delivers it at commit, when the run is visible.
+ */
+async function notified(db: Db, runId: number): Promise<number> {
+  await db.$executeRaw`SELECT pg_notify('driftwatch_runs', ${String(runId)})`;
+  return runId;
 }
 
 /** Queues a scheduled run for every environment whose interval has passed since its last run was queued. */

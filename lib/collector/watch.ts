@@ -56,6 +56,13 @@ export interface WatchStatus {
 /** A namespace scope as the collector passes it: undefined = every namespace. */
 type Scope = string | undefined;
 
+/**
+ * Runs that read the cache: those the watch queued, and pushes (a Git-side
+ * event; the cluster side is what the watch keeps current). Scheduled runs,
+ * retries and "refresh now" list, so polling stays a check on the cache.
+ */
+const CACHE_TRIGGERS = new Set(["watch", "webhook"]);
+
 const RESTART_BASE_MS = 500;
 const RESTART_MAX_MS = 30_000;
 
@@ -358,7 +365,7 @@ export class WatchManager {
   readonly liveSource: LiveSource = async (request) => {
     const watch = [...this.watches.values()].find((w) => w.env.name === request.environment);
     if (!watch) return null;
-    if (request.trigger !== "watch") {
+    if (!CACHE_TRIGGERS.has(request.trigger ?? "")) {
       // Learn the kinds this run reads, so the next watch-triggered run finds them cached.
       watch.ensure(request.resources, request.namespaces);
       return null;

@@ -10,6 +10,7 @@ import { enqueueRun, heartbeat, leaseNextRun, leaseRunById, reapExpiredLeases, s
 import { recordEvents } from "./events";
 import { afterRunHooks, periodicSweep } from "./hooks";
 import { WatchManager, type WatchStatus } from "./watch";
+import { listenForRuns } from "./watch-queue";
 
 export interface WorkerOptions {
   workerId?: string;
@@ -24,6 +25,8 @@ export interface WorkerOptions {
    * false to leave watching to other workers.
    */
   watch?: false | { databaseUrl?: string; debounceMs?: number; maxDelayMs?: number; lockCheckMs?: number };
+  /** Start runs queued elsewhere (webhooks, "refresh now") at once, through LISTEN/NOTIFY; default true when a database URL is known. */
+  listen?: boolean;
 }
 
 export interface Worker {
@@ -149,6 +152,8 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
         })
       : null;
   const runCtx: CollectorContext = watches ? { ...ctx, liveSource: watches.liveSource } : ctx;
+  const listenUrl = opts.watch ? (opts.watch.databaseUrl ?? process.env.DATABASE_URL) : process.env.DATABASE_URL;
+  const queue = opts.listen !== false && listenUrl ? listenForRuns(listenUrl, () => wake(), ctx.log.child({ component: "run-queue", worker: id })) : null;
 
   const nextRun = async (): Promise<LeasedRun | null> => {
     for (let runId = preferred.shift(); runId !== undefined; runId = preferred.shift()) {
@@ -188,10 +193,14 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
     });
   };
 
+  // Wakes coalesce: many signals during a run start one tick after it, never two ticks at once.
+  let wakePending = false;
   function wake(): void {
-    if (stopped) return;
+    if (stopped || wakePending) return;
+    wakePending = true;
     clearTimeout(timer);
     void busy.then(() => {
+      wakePending = false;
       if (!stopped) {
         clearTimeout(timer);
         loop();
@@ -208,7 +217,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await watches?.stop();
+      await Promise.all([watches?.stop(), queue?.stop()]);
       await busy;
     },
     idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
