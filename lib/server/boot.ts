@@ -32,13 +32,13 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
 
   const prepared = await prepare(log);
   log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
-  await ensureFirstAdmin(prepared.db, log);
   const stoppers: Array<() => Promise<void>> = [disconnectPrisma, prepared.stop];
   try {
     if (opts.afterDatabase) {
       const stop = await opts.afterDatabase(prepared);
       if (stop) stoppers.unshift(stop);
     }
+    await ensureFirstAdmin(prepared.db, log);
     if (opts.inProcessCollector ?? env().DRIFTWATCH_IN_PROCESS_COLLECTOR) {
       const worker = startWorker(collectorContext(prepared.db, prepared.config));
       stoppers.unshift(() => worker.stop());
