@@ -25,6 +25,8 @@ export interface SnapshotEnvironment {
   approvedSha: string | null;
   approvedAt: Date | null;
   appliedSha: string | null;
+  /** The applied revision is a later commit that contains the approved one (not behind). */
+  appliedContainsApproved?: boolean;
   appliedSince: Date | null;
   controller: ControllerStatus | null;
   lastError: EnvironmentError | null;
@@ -104,6 +106,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
       env.approvedSha &&
       env.appliedSha &&
       env.approvedSha !== env.appliedSha &&
+      !env.appliedContainsApproved &&
       env.approvedAt &&
       t - env.approvedAt.getTime() > env.staleAfterMs
     ) {

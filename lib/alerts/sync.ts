@@ -186,6 +186,10 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
     }),
     db.pause.findMany({ where: { endedAt: null, environment: envWhere }, include: { owner: { select: { username: true } } } }),
   ]);
+  const contains = new Map<string, boolean>();
+  for (const e of envs) {
+    if (e.approvedSha && e.appliedSha && e.approvedSha !== e.appliedSha) contains.set(e.id, await revisionContains(db, e.appliedSha, e.approvedSha));
+  }
   return {
     environments: envs.map((e) => {
       const spec = (e.spec ?? {}) as { interval?: unknown; staleAfter?: unknown; confirmPause?: unknown };
@@ -198,6 +202,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
         approvedSha: e.approvedSha,
         approvedAt: e.approvedAt,
         appliedSha: e.appliedSha,
+        appliedContainsApproved: contains.get(e.id) ?? false,
         appliedSince: e.appliedSince,
         controller: (e.controller ?? null) as ControllerStatus | null,
         lastError: (e.lastError ?? null) as EnvironmentError | null,
@@ -283,4 +288,20 @@ export async function listAlerts(
       notifiedAt: r.notifiedAt?.toISOString() ?? null,
     };
   });
+}
+
+/**
+ * Whether `descendant` contains `ancestor` by Git ancestry, from the ingested
+ * revisions (a controller that reports the branch tip after a commit elsewhere
+ * in the repository is not behind).
+ */
+async function revisionContains(db: Db, descendant: string, ancestor: string): Promise<boolean> {
+  const rows = await db.$queryRaw<Array<{ found: boolean }>>`
+    WITH RECURSIVE anc(sha, parents) AS (
+      SELECT sha, parents FROM "Revision" WHERE sha = ${descendant}
+      UNION
+      SELECT r.sha, r.parents FROM "Revision" r JOIN anc ON r.sha = ANY(anc.parents)
+    )
+    SELECT EXISTS (SELECT 1 FROM anc WHERE sha = ${ancestor}) AS found`;
+  return rows[0]?.found === true;
 }
