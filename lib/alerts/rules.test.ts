@@ -71,6 +71,11 @@ describe("evaluateAlerts", () => {
     expect(runbookFor("environment_stale", a!.details).act[0]).toMatch(/Git credential.*rotate/);
   });
 
+  it("does not call an environment stale when its applied revision is a later commit containing the approved one", () => {
+    const ahead = env({ appliedSha: "c".repeat(40), appliedContainsApproved: true, approvedAt: ago(30) });
+    expect(evaluateAlerts(snap({ environments: [ahead] }), now).map((a) => a.type)).not.toContain("environment_stale");
+  });
+
   it("does not call a paused environment stale", () => {
     const stale = env({ appliedSha: "b".repeat(40) });
     const pause = { id: "p1", environmentId: "e1", origin: "dashboard" as const, owner: "alice", reason: "x", expiresAt: ago(-60), controllerRef: null, detectedManager: null, detectedAt: null, startedAt: ago(40) };
