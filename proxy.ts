@@ -3,17 +3,53 @@
 // 401. The session is looked up for real (hashed token in Postgres), so a
 // made-up cookie gets no further than no cookie. Route handlers check again,
 // and check roles; this is the gate for pages, which render data server-side.
+//
+// It also sets the Content-Security-Policy, with a fresh nonce per request:
+// Next.js reads the nonce from the request's CSP header and puts it on the
+// scripts it renders, so no inline script runs without it ('unsafe-inline'
+// is not allowed for scripts). Pages are rendered per request (they read the
+// session), which a nonce requires.
 import { NextResponse, type NextRequest } from "next/server";
+import { env } from "@/lib/env";
 import { getPrisma } from "@/lib/db";
 import { isPublicPath } from "@/lib/auth/request";
 import { SESSION_COOKIE, readSession } from "@/lib/auth/session";
+
+/**
+ * Scripts: only ours ('self'), those carrying this response's nonce, and what
+ * they load ('strict-dynamic'). Styles keep 'unsafe-inline': React renders
+ * style attributes, which nonces cannot cover. Development adds 'unsafe-eval'
+ * for React's debugging aids.
+ */
+function contentSecurityPolicy(nonce: string, dev = false): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 export async function proxy(req: NextRequest): Promise<NextResponse> {
   const { pathname, search } = req.nextUrl;
   const headers = new Headers(req.headers);
   // Pages read this to send a signed-out visitor back where they were (requireUser).
   headers.set("x-driftwatch-path", pathname + search);
-  const pass = () => NextResponse.next({ request: { headers } });
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+  const csp = contentSecurityPolicy(nonce, env().NODE_ENV === "development");
+  headers.set("content-security-policy", csp);
+  headers.set("x-nonce", nonce);
+  const secured = (res: NextResponse) => {
+    res.headers.set("content-security-policy", csp);
+    return res;
+  };
+  const pass = () => secured(NextResponse.next({ request: { headers } }));
   if (isPublicPath(pathname)) return pass();
 
   const token = req.cookies.get(SESSION_COOKIE)?.value;
@@ -28,12 +64,12 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   }
   if (signedIn) return pass();
   if (pathname.startsWith("/api/")) {
-    return NextResponse.json({ error: { code: "unauthorized", message: "sign in first" } }, { status: 401, headers: { "cache-control": "no-store" } });
+    return secured(NextResponse.json({ error: { code: "unauthorized", message: "sign in first" } }, { status: 401, headers: { "cache-control": "no-store" } }));
   }
   const url = req.nextUrl.clone();
   url.pathname = "/signin";
   url.search = `?next=${encodeURIComponent(pathname + search)}`;
-  return NextResponse.redirect(url, 307);
+  return secured(NextResponse.redirect(url, 307));
 }
 
 export const config = {
