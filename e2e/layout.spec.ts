@@ -1,4 +1,5 @@
 import { test, expect, stillBroken } from "./fixtures";
+import { KNOWN } from "./support/known-problems";
 import type { Page } from "@playwright/test";
 
 const PAGES: Array<[string, string]> = [
@@ -45,10 +46,7 @@ test.describe("readable on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
   for (const [name, url] of PAGES.slice(0, 2)) {
     test(name, async ({ page, capture }) => {
-      test.fixme(
-        stillBroken && name === "production drift",
-        "/environments/production at 390 px is ~180 px wider than the phone: the Revisions, Ignored-by-rule and Rollback guidance panels grow to the longest one-line commit message (RevisionLine `truncate` inside grid items without min-w-0)",
-      );
+      test.fixme(stillBroken && name === "production drift", KNOWN.phoneOverflow);
       await page.goto(url);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);

@@ -1,4 +1,5 @@
 import { test, expect, stillBroken } from "./fixtures";
+import { KNOWN } from "./support/known-problems";
 import { EnvironmentsPage } from "./pages/environmentsPage";
 import { EnvironmentPage } from "./pages/environmentPage";
 import { ObjectPage } from "./pages/objectPage";
@@ -44,7 +45,7 @@ test.describe("production drift", () => {
     await expect(failing).toContainText("AuthenticationFailed");
     await expect(failing).toContainText("authentication required");
     await expect(prod.alerts).toContainText("production: 1 drifted object with no owner");
-    await expect(prod.alerts).toContainText(/production is stale: 7b851ae/);
+    await expect(prod.alerts).toContainText(/production is stale: [0-9a-f]{12} approved \d+ min ago, [0-9a-f]{12} still applied/);
     await expect(prod.revisions).toContainText(/Behind by 1 approved commit since/);
   });
 
@@ -98,10 +99,7 @@ test.describe("production drift", () => {
   });
 
   test("the api scale's attribution says when it was made", async ({ page }) => {
-    test.fixme(
-      stillBroken,
-      "object page /environments/production/objects/apps/Deployment/shop/api shows When \"—\": lib/kubesim records the kubectl /scale managedFields entry without `time` (a real API server always sets it)",
-    );
+    test.fixme(stillBroken, KNOWN.scaleWithoutTime);
     const obj = new ObjectPage(page);
     await obj.open("production", "apps/Deployment/shop/api");
     await expect(obj.change("spec.replicas").getByRole("cell").nth(4)).not.toHaveText("—");
