@@ -105,7 +105,8 @@ async function discoveryStub(): Promise<{ url: string; close(): Promise<void> }>
       });
     }
     const gv = /^\/apis\/([^/]+\/[^/]+)$/.exec(p)?.[1];
-    if (gv && groups[gv]) return json(200, list(gv, groups[gv]));
+    const resources = gv ? groups[gv] : undefined;
+    if (gv && resources) return json(200, list(gv, resources));
     return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: `${p} not found` });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
