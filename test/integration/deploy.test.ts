@@ -87,7 +87,7 @@ async function discoveryStub(): Promise<{ url: string; close(): Promise<void> }>
   const verbs = ["create", "delete", "get", "list", "patch", "update", "watch"];
   const list = (gv: string, rs: typeof core) => ({ kind: "APIResourceList", apiVersion: "v1", groupVersion: gv, resources: rs.map((r) => ({ ...r, singularName: "", verbs })) });
   const server = http.createServer((req, res) => {
-    const p = (req.url ?? "/").split("?")[0];
+    const p = (req.url ?? "/").split("?")[0] ?? "/";
     const json = (code: number, body: unknown) => {
       res.writeHead(code, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
