@@ -132,8 +132,8 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
     let last = cold.value;
     const churnPerRun = Math.round(objects * 0.01);
     const profiler = profileTo ? await startProfiler() : null;
-    for (let round = 1; round <= steadyRuns; round++) {
-      await churn(cluster, set.live, 0.01, round);
+    for (let n = 1; n <= steadyRuns; n++) {
+      await churn(cluster, set.live, 0.01, n);
       // The machine is shared and noisy: each run is compared with a bare list taken just before it.
       const t = performance.now();
       await bareList(cluster, set.namespaces);

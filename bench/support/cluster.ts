@@ -19,8 +19,8 @@ export interface BenchCluster {
   discovery: Discovery;
   pid: number;
   seed(objects: Array<Record<string, unknown>>, manager: string): Promise<void>;
-  /** A merge patch as `kubectl patch`/`edit` sends it. */
-  patch(obj: { apiVersion: string; kind: string; namespace?: string; name: string }, body: unknown, fieldManager: string, sub?: string): Promise<void>;
+  /** A merge patch as `kubectl patch`/`edit` sends it; returns the size of the object the server answered with (JSON bytes). */
+  patch(obj: { apiVersion: string; kind: string; namespace?: string; name: string }, body: unknown, fieldManager: string, sub?: string): Promise<number>;
   closeWatches(mode?: "end" | "reset"): Promise<void>;
   /** Resident and peak resident memory of the server process, bytes. */
   memory(): { rss: number; peak: number };
@@ -69,12 +69,13 @@ export async function startBenchCluster(dir: string, opts: KubeSimOptions & { cl
     async patch(obj, body, fieldManager, sub) {
       const r = discovery.lookup(obj.apiVersion, obj.kind);
       if (!r) throw new Error(`no ${obj.kind}`);
-      await client.requestJson("PATCH", resourcePath(r, obj.namespace, obj.name) + (sub ? `/${sub}` : ""), {
+      const updated = await client.requestJson<unknown>("PATCH", resourcePath(r, obj.namespace, obj.name) + (sub ? `/${sub}` : ""), {
         body,
         contentType: "application/merge-patch+json",
         userAgent: KUBECTL_UA,
         query: { fieldManager },
       });
+      return Buffer.byteLength(JSON.stringify(updated));
     },
     closeWatches: (mode = "end") => admin(`/faults/close-watches?mode=${mode}`),
     memory() {

@@ -223,19 +223,22 @@ export async function collectOnce(ctx: CollectorContext, envName: string): Promi
 /**
  * Changes `fraction` of the live objects: half by hand (kubectl-edit: a value
  * Git sets, so drift), half the way controllers do (status, or an annotation
- * written by kube-controller-manager). Returns the changed objects.
+ * written by kube-controller-manager). Returns the changed objects and their
+ * size as the API serves them after the change (JSON bytes).
  */
-export async function churn(cluster: BenchCluster, live: Obj[], fraction: number, round: number, concurrency = 8): Promise<ObjectRef[]> {
+export async function churn(cluster: BenchCluster, live: Obj[], fraction: number, round: number, concurrency = 8): Promise<{ refs: ObjectRef[]; bytes: number }> {
   const random = prng(1_000 + round);
   const count = Math.max(1, Math.round(live.length * fraction));
   const picked = new Set<number>();
   while (picked.size < count) picked.add(Math.floor(random() * live.length));
   const refs = [...picked].map((i) => ({ i, ref: refOf(live[i] as Obj) }));
   let next = 0;
+  let bytes = 0;
   const work = async () => {
     for (let k = next++; k < refs.length; k = next++) {
       const { i, ref } = refs[k] as { i: number; ref: ObjectRef };
       const byHand = (i + round) % 2 === 0;
+      let size: number;
       if (byHand) {
         const body =
           ref.kind === "ConfigMap"
@@ -245,16 +248,18 @@ export async function churn(cluster: BenchCluster, live: Obj[], fraction: number
               : ref.kind === "Secret"
                 ? { data: { password: Buffer.from(`rotated-${round}-${i}`).toString("base64") } }
                 : { metadata: { labels: { team: `hotfix-${round}` } } };
-        await cluster.patch(ref, body, "kubectl-edit");
+        size = await cluster.patch(ref, body, "kubectl-edit");
       } else if (ref.kind === "Deployment") {
-        await cluster.patch(ref, { status: { observedGeneration: 1, readyReplicas: round % 3 } }, "kube-controller-manager", "status");
+        size = await cluster.patch(ref, { status: { observedGeneration: 1, readyReplicas: round % 3 } }, "kube-controller-manager", "status");
       } else {
-        await cluster.patch(ref, { metadata: { annotations: { "bench.driftwatch.io/observed": String(round) } } }, "kube-controller-manager");
+        size = await cluster.patch(ref, { metadata: { annotations: { "bench.driftwatch.io/observed": String(round) } } }, "kube-controller-manager");
       }
+      // Not `bytes += await …`: that would read `bytes` before the await and lose the other workers' sums.
+      bytes += size;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, work));
-  return refs.map((r) => r.ref);
+  return { refs: refs.map((r) => r.ref), bytes };
 }
 
 export function newRepo(prefix: string): TestRepo {

@@ -386,7 +386,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const r = rolloutOf(l.key, l.object);
       if (r) rollout.push(r);
     }
-    state.rollout = rollout;
+    // A stable order (lists may interleave kinds), so an unchanged summary is recognised and not rewritten.
+    state.rollout = rollout.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
     progress.phase = "store";
     report();

@@ -100,6 +100,9 @@ interface StoredConflict {
 
 const OWNER_HISTORY = 20;
 
+/** An open drift item's lastSeenAt is accurate to this (the environment's lastGoodCollectedAt is exact). */
+export const LAST_SEEN_STEP_MS = 5 * 60_000;
+
 function nextConflict(previous: StoredConflict | null, changes: readonly Change[], reopen: StoredConflict["detected"] = null): StoredConflict {
   const snapshot: Record<string, string> = {};
   for (const c of changes) if (c.attribution.manager) snapshot[c.display] = c.attribution.manager;
@@ -255,6 +258,8 @@ export async function persistRun(
     for (const n of Object.values(r.ignored)) stats.ignored += n;
   }
 
+  const rolloutJson = JSON.stringify(state.rollout);
+  const controllerJson = JSON.stringify(state.controller ?? null);
   await db.$transaction(
     async (tx) => {
       stats.blobsWritten = await writeBlobs(tx, blobs);
@@ -278,9 +283,13 @@ export async function persistRun(
         previousResolutions,
       });
       const stillSeen = openItems.filter((i) => !observations.has(i.key) && !state.forbiddenKinds.has(groupKindOfKey(i.key))).map((i) => i.id);
-      // Seen again, unchanged: one statement for all of them.
+      // Seen again, unchanged: one statement for all of them, and only for items
+      // last stamped LAST_SEEN_STEP_MS ago, so every run does not rewrite every
+      // open item (MVCC keeps each rewrite until vacuum).
       const seen = [...stillSeen, ...plan.update.filter((u) => !u.contentChanged).map((u) => u.id)];
-      if (seen.length > 0) await tx.driftItem.updateMany({ where: { id: { in: seen } }, data: { lastSeenAt: now } });
+      if (seen.length > 0) {
+        await tx.driftItem.updateMany({ where: { id: { in: seen }, lastSeenAt: { lt: new Date(now.getTime() - LAST_SEEN_STEP_MS) } }, data: { lastSeenAt: now } });
+      }
       for (const u of plan.update) {
         if (!u.contentChanged) continue;
         const previous = openByKey.get(u.key);
@@ -374,8 +383,9 @@ export async function persistRun(
           appliedSha: applied.sha,
           appliedSource: applied.sha ? applied.source : null,
           ...(appliedSince ? { appliedSince } : {}),
-          controller: (state.controller ?? undefined) as Prisma.InputJsonValue | undefined,
-          rollout: state.rollout as unknown as Prisma.InputJsonValue,
+          // Large summaries are rewritten only when they changed (each rewrite is a new copy until vacuum).
+          ...(remembered?.controller === controllerJson ? {} : { controller: (state.controller ?? undefined) as Prisma.InputJsonValue | undefined }),
+          ...(remembered?.rollout === rolloutJson ? {} : { rollout: state.rollout as unknown as Prisma.InputJsonValue }),
           objectCount: stats.live,
           lastRunId: state.runId,
           lastGoodRunId: state.runId,
@@ -403,6 +413,6 @@ export async function persistRun(
     if (row) prevDesired.set(key, { ...row, revisionSha: state.compareSha });
   }
   for (const key of desiredDeleted) prevDesired.delete(key);
-  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired });
+  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson });
   return { stats, appliedSha: applied.sha };
 }

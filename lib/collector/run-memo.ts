@@ -125,6 +125,9 @@ interface CurrentRows {
   runId: number;
   live: Map<string, CurrentRow>;
   desired: Map<string, CurrentRow>;
+  /** The environment's rollout and controller summaries as written, JSON. */
+  rollout: string;
+  controller: string;
 }
 
 const currentRows = new Map<string, CurrentRows>();

@@ -1,0 +1,305 @@
+// The dashboard under load: 5 environments holding 100,000 live (and
+// desired) objects and 5,000 open drift items, written straight into
+// Postgres; the production server (`next start` on the existing build) in a
+// process of its own; 50 concurrent signed-in clients (autocannon) on
+// GET /api/environments/{env}/drift and on the environments page `/`.
+//
+//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build]
+//
+// --build runs `next build` first; without it the bench uses the build in
+// .next (and runs one only when there is none), and reports the build's age.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { stringify } from "yaml";
+import type { PrismaClient } from "../lib/db/generated/client";
+import { seedCommits, seedManyDrift, seedRepository, sha } from "../test/fixtures/dashboard";
+import { startBenchDatabase } from "./support/db";
+import { viewerCookie } from "./support/fixtures";
+import { flag, isMain, loadAverage, numberArg, percentile, round } from "./support/stats";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+export interface LoadResult {
+  path: string;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+export interface ApiBenchResult {
+  environments: number;
+  liveObjects: number;
+  driftItems: number;
+  connections: number;
+  durationSeconds: number;
+  seedMs: number;
+  build: { builtNow: boolean; ageMinutes: number };
+  api: LoadResult;
+  page: LoadResult;
+  /** The same with one client: the service time without queueing (Little's law: 50 clients wait ≈ 50 / throughput). */
+  single: { api: LoadResult; page: LoadResult };
+  serverPeakRssMiB: number;
+  loadAverage1m: number;
+  targets: { apiP95Ms: number; pageP95Ms: number; apiMet: boolean; pageMet: boolean };
+}
+
+/** The part of autocannon's interface used here (it ships no types). */
+interface AutocannonInstance {
+  on(event: "response", cb: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  on(event: "done", cb: (result: { requests: { total: number }; errors: number; non2xx: number; duration: number }) => void): void;
+  on(event: "error", cb: (e: Error) => void): void;
+}
+type Autocannon = (opts: { url: string; connections: number; duration: number; headers: Record<string, string>; timeout?: number }) => AutocannonInstance;
+
+const ENVIRONMENTS = 5;
+const OBJECTS_PER_ENV = 20_000;
+const DRIFT_PER_ENV = 1_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Environments with revisions, an applied revision, and their objects and drift, in bulk SQL. */
+async function seed(db: PrismaClient): Promise<{ names: string[] }> {
+  const repo = await seedRepository(db, "bench", "https://git.example.com/acme/bench.git");
+  const now = Date.now();
+  const commits = Array.from({ length: 40 }, (_, i) => ({
+    sha: sha(`bench-${i}`),
+    parents: i === 0 ? [] : [sha(`bench-${i - 1}`)],
+    message: `change ${i}`,
+    at: new Date(now - (40 - i) * 3_600_000),
+    paths: [`envs/env-${i % ENVIRONMENTS}/app.yaml`],
+  }));
+  await seedCommits(db, repo.id, commits);
+  const head = commits[commits.length - 1]?.sha ?? null;
+  const names: string[] = [];
+  for (let e = 0; e < ENVIRONMENTS; e++) {
+    const name = `env-${e}`;
+    names.push(name);
+    const env = await db.environment.create({
+      data: {
+        name,
+        position: e,
+        repositoryId: repo.id,
+        branch: "main",
+        path: `envs/${name}`,
+        spec: { name, source: { repository: "bench", branch: "main", path: `envs/${name}`, render: "plain" }, interval: 60_000, staleAfter: 600_000 },
+        approvedSha: head,
+        appliedSha: head,
+        appliedSource: "inferred",
+        appliedSince: new Date(now - 3_600_000),
+        objectCount: OBJECTS_PER_ENV,
+        lastCollectedAt: new Date(now - 30_000),
+        lastGoodCollectedAt: new Date(now - 30_000),
+      },
+    });
+    if (head) await db.appliedRevision.create({ data: { environmentId: env.id, sha: head, source: "inferred", firstSeenAt: new Date(now - 3_600_000), lastSeenAt: new Date(now - 30_000) } });
+    // Objects: one blob per object (as a real environment has), rows on both sides.
+    await db.$executeRawUnsafe(
+      `INSERT INTO "ObjectBlob" (hash, body, size)
+       SELECT md5($1 || ':' || i), jsonb_build_object('apiVersion', 'v1', 'kind', 'ConfigMap',
+                'metadata', jsonb_build_object('name', 'cm-' || i, 'namespace', 'team-' || (i % 20), 'labels', jsonb_build_object('app', 'app-' || (i / 10))),
+                'data', jsonb_build_object('application.yaml', repeat('x', 400), 'LOG_LEVEL', 'info')), 520
+       FROM generate_series(0, $2::int - 1) AS i`,
+      name,
+      OBJECTS_PER_ENV,
+    );
+    for (const table of ["LiveObject", "DesiredObject"]) {
+      const extra = table === "LiveObject" ? `"resourceVersion"` : `"revisionSha", "sourcePath"`;
+      const extraValues = table === "LiveObject" ? `(1000 + i)::text` : `$3, 'app.yaml'`;
+      await db.$executeRawUnsafe(
+        `INSERT INTO "${table}" ("environmentId", key, "apiVersion", kind, namespace, name, "blobHash", ${extra}, "updatedAt")
+         SELECT $1::uuid, '/ConfigMap/team-' || (i % 20) || '/cm-' || i, 'v1', 'ConfigMap', 'team-' || (i % 20), 'cm-' || i, md5($2 || ':' || i), ${extraValues}, now()
+         FROM generate_series(0, ${OBJECTS_PER_ENV - 1}) AS i`,
+        env.id,
+        name,
+        ...(table === "LiveObject" ? [] : [head ?? ""]),
+      );
+    }
+    await seedManyDrift(db, env.id, DRIFT_PER_ENV);
+  }
+  await db.$executeRawUnsafe("VACUUM ANALYZE");
+  return { names };
+}
+
+async function waitForServer(url: string, cookie: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { headers: { cookie } });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server did not answer ${url} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function rssOf(pid: number): number {
+  try {
+    // next start runs the server in a child of the CLI process: sum the tree.
+    const out = spawnSync("ps", ["-o", "rss=", "--ppid", String(pid), "-p", String(pid)], { encoding: "utf8" }).stdout;
+    return out
+      .split("\n")
+      .map((l) => Number(l.trim()) * 1024)
+      .filter((n) => n > 0)
+      .reduce((a, b) => a + b, 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function load(autocannon: Autocannon, url: string, cookie: string, connections: number, duration: number, onSample: () => void): Promise<LoadResult> {
+  const times: number[] = [];
+  const sampler = setInterval(onSample, 500);
+  try {
+    const result = await new Promise<{ requests: { total: number }; errors: number; non2xx: number; duration: number }>((resolve, reject) => {
+      const inst = autocannon({ url, connections, duration, headers: { cookie }, timeout: 30 });
+      inst.on("response", (_client, _status, _bytes, responseTime) => times.push(responseTime));
+      inst.on("done", resolve);
+      inst.on("error", reject);
+    });
+    return {
+      path: new URL(url).pathname,
+      requests: result.requests.total,
+      errors: result.errors,
+      non2xx: result.non2xx,
+      requestsPerSecond: round(result.requests.total / result.duration, 1),
+      p50Ms: round(percentile(times, 0.5), 1),
+      p95Ms: round(percentile(times, 0.95), 1),
+      p99Ms: round(percentile(times, 0.99), 1),
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
+  const duration = opts.duration ?? 10;
+  const connections = opts.connections ?? 50;
+  const log = opts.log ?? (() => {});
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  let builtNow = false;
+  if (opts.build || !fs.existsSync(buildId)) {
+    log("api: building the dashboard (next build)…");
+    const b = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (b.status !== 0) throw new Error("next build failed");
+    builtNow = true;
+  }
+  const ageMinutes = round((Date.now() - fs.statSync(buildId).mtimeMs) / 60_000, 1);
+
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-bench-api-"));
+  const database = await startBenchDatabase("api");
+  let server: ChildProcess | null = null;
+  try {
+    const t = performance.now();
+    const { names } = await seed(database.db);
+    const seedMs = performance.now() - t;
+    const cookie = await viewerCookie(database.db);
+    const configFile = path.join(dir, "driftwatch.yaml");
+    fs.writeFileSync(
+      configFile,
+      stringify({
+        repositories: [{ name: "bench", url: "https://git.example.com/acme/bench.git" }],
+        environments: names.map((n) => ({ name: n, cluster: { kubeconfig: path.join(dir, "no-kubeconfig") }, source: { repository: "bench", branch: "main", path: `envs/${n}` } })),
+      }),
+    );
+    const port = await freePort();
+    server = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        DATABASE_URL: database.url,
+        DRIFTWATCH_CONFIG: configFile,
+        DRIFTWATCH_DATA_DIR: dir,
+        DRIFTWATCH_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
+        DRIFTWATCH_IN_PROCESS_COLLECTOR: "false",
+        LOG_LEVEL: "warn",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitForServer(`${base}/api/environments/env-0/drift`, cookie, server, 120_000);
+    const pid = server.pid ?? 0;
+    let peak = rssOf(pid);
+    const sample = () => {
+      peak = Math.max(peak, rssOf(pid));
+    };
+    // Warm the server (route compilation caches, connection pool) before measuring.
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${base}/api/environments/env-${i % ENVIRONMENTS}/drift`, { headers: { cookie } }).then((r) => r.arrayBuffer());
+      await fetch(`${base}/`, { headers: { cookie } }).then((r) => r.arrayBuffer());
+    }
+    const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+    log(`api: ${connections} clients × ${duration} s on the drift API, then on the environments page`);
+    const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample);
+    const page = await load(autocannon, `${base}/`, cookie, connections, duration, sample);
+    const single = {
+      api: await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, 1, 3, sample),
+      page: await load(autocannon, `${base}/`, cookie, 1, 3, sample),
+    };
+    log(`api: drift API p50 ${api.p50Ms} ms p95 ${api.p95Ms} ms (${api.requestsPerSecond}/s); page p50 ${page.p50Ms} ms p95 ${page.p95Ms} ms (${page.requestsPerSecond}/s)`);
+    log(`api: one client: drift API p50 ${single.api.p50Ms} ms p95 ${single.api.p95Ms} ms; page p50 ${single.page.p50Ms} ms p95 ${single.page.p95Ms} ms`);
+    return {
+      environments: ENVIRONMENTS,
+      liveObjects: ENVIRONMENTS * OBJECTS_PER_ENV,
+      driftItems: ENVIRONMENTS * DRIFT_PER_ENV,
+      connections,
+      durationSeconds: duration,
+      seedMs: round(seedMs),
+      build: { builtNow, ageMinutes },
+      api,
+      page,
+      single,
+      serverPeakRssMiB: round(peak / 1024 / 1024),
+      loadAverage1m: loadAverage(),
+      targets: { apiP95Ms: 150, pageP95Ms: 300, apiMet: api.p95Ms <= 150 && api.non2xx === 0, pageMet: page.p95Ms <= 300 && page.non2xx === 0 },
+    };
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise<void>((resolve) => server?.once("exit", () => resolve()));
+      server.kill("SIGTERM");
+      const timer = setTimeout(() => server?.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await database.stop();
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function main(): Promise<ApiBenchResult> {
+  const r = await runApiBench({ duration: numberArg("duration", 10), connections: numberArg("connections", 50), build: flag("build"), log: (m) => console.log(m) });
+  console.log(JSON.stringify(r));
+  return r;
+}
+
+if (isMain(import.meta.url)) {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

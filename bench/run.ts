@@ -1,0 +1,198 @@
+// `npm run bench`: every benchmark, one after another, each in a process of
+// its own (so one's memory does not inflate the next one's figures), then
+// bench/results/latest.json and bench/results/latest.md (git-ignored).
+//
+//   npm run bench [-- --only collect,latency] [--full]
+//
+// --full adds the 50,000-object collection (about a minute more on 2 cores).
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { machine, round } from "./support/stats";
+import type { CollectBenchResult } from "./collect";
+import type { LatencyBenchResult } from "./latency";
+import type { ApiBenchResult } from "./api";
+import type { StorageBenchResult } from "./storage";
+import type { ScaleOutBenchResult } from "./scale-out";
+import type { DriftBenchResult } from "./drift";
+import type { KubesimListBenchResult } from "./kubesim-list";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const BUDGET_MS = 10 * 60_000;
+
+interface Bench {
+  name: string;
+  file: string;
+  args: string[];
+}
+
+interface Outcome {
+  name: string;
+  ms: number;
+  result: unknown;
+  error: string | null;
+}
+
+function benches(full: boolean): Bench[] {
+  return [
+    { name: "drift", file: "bench/drift.ts", args: [] },
+    { name: "kubesim-list", file: "bench/kubesim-list.ts", args: [] },
+    { name: "collect", file: "bench/collect.ts", args: full ? ["--full"] : [] },
+    { name: "latency", file: "bench/latency.ts", args: [] },
+    { name: "api", file: "bench/api.ts", args: [] },
+    { name: "storage", file: "bench/storage.ts", args: [] },
+    { name: "scale-out", file: "bench/scale-out.ts", args: [] },
+  ];
+}
+
+/** Runs one benchmark script; its last stdout line that parses as a JSON object is its result. */
+function runOne(b: Bench): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, b.file), ...b.args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
+    });
+    let last: unknown = null;
+    let buffer = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      let nl = buffer.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf("\n");
+        if (line.startsWith("{")) {
+          try {
+            last = JSON.parse(line) as unknown;
+            continue;
+          } catch {
+            // a log line that happens to start with a brace
+          }
+        }
+        if (line) console.log(`  ${line}`);
+      }
+    });
+    child.on("exit", (code) => {
+      const ms = performance.now() - started;
+      resolve({ name: b.name, ms, result: last, error: last ? null : `exited with ${code} and printed no result` });
+    });
+  });
+}
+
+const yes = (v: boolean | null | undefined): string => (v === null || v === undefined ? "n/a" : v ? "yes" : "**no**");
+const n = (v: number): string => v.toLocaleString("en-US");
+
+type Row = [string, string, string, string, string, string, string];
+
+function rows(outcomes: Outcome[]): Row[] {
+  const out: Row[] = [];
+  const get = <T>(name: string): T | null => (outcomes.find((o) => o.name === name)?.result as T | null | undefined) ?? null;
+
+  const drift = get<DriftBenchResult>("drift");
+  if (drift) {
+    out.push(["Drift engine", `${n(drift.pairs)} realistic pairs`, `${n(drift.objectsPerSecond)} objects/s`, `microdiff ${n(drift.baselineObjectsPerSecond)} objects/s`, `${drift.ratio}×`, "≥ 20,000/s and ≤ 3×", yes(drift.targets.met)]);
+  }
+  const list = get<KubesimListBenchResult>("kubesim-list");
+  if (list) out.push(["kubesim list", `${n(list.objects)} ConfigMaps, pages of ${list.pageSize}`, `${n(list.elapsedMs)} ms`, "—", "—", "< 2 s", yes(list.target.met)]);
+
+  const collect = get<CollectBenchResult>("collect");
+  if (collect) {
+    for (const s of collect.sizes) {
+      out.push([`Collection, ${n(s.objects)} objects`, "cold first run", `${n(s.coldMs)} ms`, `bare list + JSON.parse ${n(s.baselineMs)} ms`, `${s.coldRatio}×`, "—", "—"]);
+      out.push([`Collection, ${n(s.objects)} objects`, `steady state (Git unchanged, ${n(s.churnPerRun)} live objects changed)`, `${n(s.steadyMs)} ms`, `bare list, paired: ${n(s.baselineMs)} ms`, `${s.steadyRatio}×`, "≤ 2×", yes(s.steadyRatio <= 2)]);
+      out.push([`Collection, ${n(s.objects)} objects`, "peak RSS of the collector process (cold / steady)", `${n(s.peakRssMiB.cold)} / ${n(s.peakRssMiB.steady)} MiB`, `bare list ${n(s.peakRssMiB.baseline)} MiB`, "—", s.objects >= 50_000 ? "< 1 GiB" : "—", s.objects >= 50_000 ? yes(Math.max(s.peakRssMiB.cold, s.peakRssMiB.steady) < 1024) : "—"]);
+    }
+    if (!collect.fullScale) out.push(["Collection, 50,000 objects", "not run (npm run bench -- --full)", "—", "—", "—", "< 1 GiB", "n/a"]);
+  }
+  const latency = get<LatencyBenchResult>("latency");
+  if (latency) {
+    out.push(["Detection latency (watch)", `kubectl scale → drift in GET /api/environments/{env}/drift, ${latency.drift.samples} edits, ${n(latency.objects)} objects`, `p50 ${n(latency.drift.p50Ms)} ms, p95 ${n(latency.drift.p95Ms)} ms`, "—", "—", "p95 ≤ 2 s", yes(latency.targets.driftMet)]);
+    out.push(["Webhook latency", `signed push → approved revision in GET /api/environments/{env}, ${latency.webhook.samples} pushes`, `p50 ${n(latency.webhook.p50Ms)} ms, p95 ${n(latency.webhook.p95Ms)} ms`, "—", "—", "p95 ≤ 2 s", yes(latency.targets.webhookMet)]);
+  }
+  const api = get<ApiBenchResult>("api");
+  if (api) {
+    const data = `${n(api.liveObjects)} objects, ${n(api.driftItems)} drift items, ${api.environments} environments`;
+    out.push(["API under load", `GET /api/environments/{env}/drift, ${api.connections} clients (${data})`, `p50 ${api.api.p50Ms} ms, p95 ${api.api.p95Ms} ms, ${api.api.requestsPerSecond}/s`, `1 client: p50 ${api.single.api.p50Ms} ms`, "—", "p95 ≤ 150 ms", yes(api.targets.apiMet)]);
+    out.push(["API under load", `environments page /, ${api.connections} clients`, `p50 ${api.page.p50Ms} ms, p95 ${api.page.p95Ms} ms, ${api.page.requestsPerSecond}/s`, `1 client: p50 ${api.single.page.p50Ms} ms`, "—", "p95 ≤ 300 ms", yes(api.targets.pageMet)]);
+  }
+  const storage = get<StorageBenchResult>("storage");
+  if (storage) {
+    out.push([
+      "Storage",
+      `${storage.runs} runs, ${n(storage.objects)} objects, 1% churn`,
+      `+${n(round(storage.growthBytes / 1024))} KiB (unchanged run: +${n(round(storage.unchangedRunBytes / 1024, 1))} KiB)`,
+      `changed objects ${n(round(storage.changedBytes / 1024))} KiB`,
+      `${storage.ratio}×`,
+      "≤ 2×",
+      yes(storage.targets.met),
+    ]);
+  }
+  const scale = get<ScaleOutBenchResult>("scale-out");
+  if (scale) {
+    for (const p of scale.phases) {
+      out.push([
+        "Scale-out",
+        `${scale.environments} environments × ${n(scale.objectsPerEnvironment)} objects, ${p.workers} collector process${p.workers > 1 ? "es" : ""}`,
+        `${p.runsPerMinute} runs/min (median run ${n(p.medianRunMs)} ms)`,
+        p.workers === 1 ? "—" : "1 process, same run",
+        `${p.speedup}×`,
+        "—",
+        "—",
+      ]);
+    }
+    out.push(["Scale-out", `never two runs of one environment at once (${n(scale.runsChecked)} runs checked)`, `${scale.overlaps} overlaps`, "—", "—", "0", yes(scale.targets.noOverlap)]);
+  }
+  return out;
+}
+
+function markdown(outcomes: Outcome[], date: string, totalMs: number): string {
+  const m = machine();
+  const lines = [
+    `# Driftwatch benchmarks`,
+    "",
+    `${date} · ${m.cpus} × ${m.cpuModel} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform} · load average ${m.loadAverage1m} at the end · ${round(totalMs / 1000)} s in all`,
+    "",
+    "Ratios compare with a baseline measured in the same run on the same machine (shared and noisy: absolute times move with the load; the ratios move less).",
+    "",
+    "| Benchmark | Measure | Result | Baseline | Ratio | Target | Met |",
+    "|---|---|---|---|---|---|---|",
+    ...rows(outcomes).map((r) => `| ${r.join(" | ")} |`),
+    "",
+    "| Benchmark | Time | Status |",
+    "|---|---|---|",
+    ...outcomes.map((o) => `| ${o.name} | ${round(o.ms / 1000)} s | ${o.error ? `failed: ${o.error}` : "ok"} |`),
+    "",
+  ];
+  return lines.join("\n");
+}
+
+export async function main(): Promise<{ outcomes: Outcome[]; totalMs: number }> {
+  const onlyIdx = process.argv.indexOf("--only");
+  const only = onlyIdx >= 0 ? new Set((process.argv[onlyIdx + 1] ?? "").split(",")) : null;
+  const selected = benches(process.argv.includes("--full")).filter((b) => !only || only.has(b.name));
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const outcomes: Outcome[] = [];
+  for (const b of selected) {
+    console.log(`▶ ${b.name}`);
+    const o = await runOne(b);
+    console.log(`  ${b.name}: ${round(o.ms / 1000)} s${o.error ? ` — ${o.error}` : ""}`);
+    outcomes.push(o);
+  }
+  const totalMs = performance.now() - started;
+  const dir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify({ date, machine: machine(), totalMs: round(totalMs), budgetMs: BUDGET_MS, results: Object.fromEntries(outcomes.map((o) => [o.name, { ms: round(o.ms), error: o.error, result: o.result }])) }, null, 2)}\n`);
+  const md = markdown(outcomes, date, totalMs);
+  fs.writeFileSync(path.join(dir, "latest.md"), md);
+  console.log(`\n${md}`);
+  console.log(`${round(totalMs / 1000)} s in all (budget ${BUDGET_MS / 1000} s)${totalMs > BUDGET_MS ? " — OVER BUDGET" : ""}; bench/results/latest.json, bench/results/latest.md`);
+  if (outcomes.some((o) => o.error)) process.exitCode = 1;
+  return { outcomes, totalMs };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, "bench", "run.ts")) {
+  void main();
+}
