@@ -307,7 +307,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const live = new Map<string, LiveEntry>();
     const forbiddenKinds = new Set<string>();
     const scopes = env.namespaces.length > 0 ? env.namespaces : [undefined];
-    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>) => {
+    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
       for (const item of items) {
         const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
         const key = objectKey(obj);
@@ -318,6 +318,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           if (verdict.type !== "Extra") continue;
         }
         live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+        seen?.push(key);
       }
     };
     const cached = ctx.liveSource
@@ -333,7 +334,12 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       } else {
         try {
           for (const namespace of r.namespaced ? scopes : [undefined]) {
-            await listPaged(client, r, { namespace, pageSize: 500 }, (items) => ingest(r, items));
+            const seen: string[] = [];
+            const onRestart = () => {
+              for (const key of seen) live.delete(key);
+              seen.length = 0;
+            };
+            await listPaged(client, r, { namespace, pageSize: 500, onRestart }, (items) => ingest(r, items, seen));
           }
         } catch (e) {
           if (e instanceof KubeError && e.category === "forbidden") {

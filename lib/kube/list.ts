@@ -1,5 +1,6 @@
 import type { ClusterClient } from "./client";
 import { resourcePath, type ApiResource } from "./discovery";
+import { KubeError } from "./errors";
 
 export interface KubeListPage {
   apiVersion?: string;
@@ -17,18 +18,40 @@ export interface KubeListPage {
 export async function listPaged(
   client: ClusterClient,
   resource: ApiResource,
-  opts: { namespace?: string; pageSize?: number; labelSelector?: string; timeoutMs?: number },
+  opts: {
+    namespace?: string;
+    pageSize?: number;
+    labelSelector?: string;
+    timeoutMs?: number;
+    /** Called before the pages are delivered again from the start (see below); drop what the earlier pages gave. */
+    onRestart?: () => void;
+  },
   onPage: (items: Array<Record<string, unknown>>) => void | Promise<void>,
 ): Promise<{ resourceVersion: string | undefined; count: number }> {
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   let cont: string | undefined;
   let count = 0;
   let resourceVersion: string | undefined;
-  do {
-    const page = await client.requestJson<KubeListPage>("GET", resourcePath(resource, opts.namespace), {
-      query: { limit: opts.pageSize ?? 500, continue: cont, labelSelector: opts.labelSelector },
-      timeoutMs: opts.timeoutMs,
-    });
+  let unpaged = false;
+  for (;;) {
+    let page: KubeListPage;
+    try {
+      page = await client.requestJson<KubeListPage>("GET", resourcePath(resource, opts.namespace), {
+        query: unpaged ? { labelSelector: opts.labelSelector } : { limit: opts.pageSize ?? 500, continue: cont, labelSelector: opts.labelSelector },
+        timeoutMs: opts.timeoutMs,
+      });
+    } catch (e) {
+      // A continue token outlived the API's history (heavy churn between pages: 410 Expired).
+      // Like client-go's pager, fall back once to one consistent list without pages.
+      if (cont && !unpaged && e instanceof KubeError && e.status === 410) {
+        unpaged = true;
+        cont = undefined;
+        count = 0;
+        opts.onRestart?.();
+        continue;
+      }
+      throw e;
+    }
     for (const item of page.items) {
       item.apiVersion = apiVersion;
       item.kind = resource.kind;
@@ -36,7 +59,8 @@ export async function listPaged(
     count += page.items.length;
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     await onPage(page.items);
-    cont = page.metadata?.continue || undefined;
-  } while (cont);
+    cont = unpaged ? undefined : page.metadata?.continue || undefined;
+    if (!cont) break;
+  }
   return { resourceVersion, count };
 }
