@@ -74,6 +74,17 @@ describe("cluster faults", () => {
   });
 
   it("stops answering in the middle of listing: the half-read state is thrown away, not stored", async () => {
+    // Eight kinds to list, so the cluster can stop answering with most of them still to read
+    // (the collector lists a few kinds at a time).
+    const more = [
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "api", namespace: "shop" }, stringData: { K: "v" } },
+      { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "api", namespace: "shop" }, spec: { rules: [{ host: "shop.example.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "api", port: { number: 80 } } } }] } }] } },
+      { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "db", namespace: "shop" }, spec: { serviceName: "db", replicas: 1, selector: { matchLabels: { app: "db" } }, template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", image: "postgres:18" }] } } } },
+      { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata: { name: "api", namespace: "shop" }, spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "api" }, minReplicas: 1, maxReplicas: 10 } },
+    ];
+    f.repo.write("envs/test/more.yaml", more.map((o) => JSON.stringify(o)).join("\n---\n"));
+    f.repo.commit("more kinds");
+    await f.applyAsController(more);
     const before = await goodBaseline();
     // Slow enough that every progress step is written, so the test sees the run reach the list phase.
     f.sim.faults.setLatency(450);

@@ -186,11 +186,8 @@ describe("manifest faults", () => {
     await expectNoDuplicates(f.db);
   });
 
-  // KNOWN BUG (lib/collector/collect-environment.ts, reported to the lead): objects
-  // of a file that fails to parse are carried as desired, but their live
-  // objects are not read (their kinds are not listed, and the list filter
-  // drops keys not in the rendered set), so their live rows are deleted and
-  // they show as false "Missing" drift. Turn `it.fails` into `it` once fixed.
+  // Objects of a file that stops parsing are carried as desired; their live side must be
+  // read too, or their live rows would be deleted and they would show as false "Missing".
   it("malformed YAML: the broken file's objects are still compared with live (no false Missing, their live rows kept)", async () => {
     const before = await breakAppYaml();
     await scaleByHand("api", 7);
