@@ -45,6 +45,8 @@ describe("410 Expired on a paginated list (poll mode)", () => {
     // Like client-go's pager, a 410 on a continue token falls back to one consistent list without pages.
     expect(out.status).toBe("succeeded");
     expect(out.stats?.live).toBe(COUNT);
+    // The churn touched no object of ours: every stored row is exactly as before, none doubled.
+    expect((await storedState(f.db)).live).toEqual(before.live);
     const next = await runWith(f);
     expect(next.status).toBe("succeeded");
     expect(next.stats?.live).toBe(COUNT);
