@@ -1,5 +1,4 @@
-import { test, expect, stillBroken } from "./fixtures";
-import { KNOWN } from "./support/known-problems";
+import { test, expect } from "./fixtures";
 import { EnvironmentsPage } from "./pages/environmentsPage";
 
 test.describe("environments page", () => {
@@ -30,7 +29,6 @@ test.describe("environments page", () => {
   });
 
   test("staging shows an unattributed pause detected in the cluster, written by kubectl-patch", async ({ page }) => {
-    test.fixme(stillBroken, KNOWN.stagingPauseMissing);
     const envs = new EnvironmentsPage(page);
     await envs.open();
     const staging = envs.card("staging");

@@ -27,6 +27,7 @@ test.describe("metrics", () => {
 
     const pauses = metrics.picture("Pauses and their durations");
     await expect(pauses).toBeVisible();
+    await expect(pauses).toHaveAttribute("aria-label", /staging .* active/);
     await expect(pauses).toHaveAttribute("aria-label", /test .* active/);
 
     // Every chart drew something: bars, columns or lanes.

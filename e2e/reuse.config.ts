@@ -9,5 +9,5 @@ export default defineConfig({
   testDir: ".",
   outputDir: "../test-results",
   globalSetup: "./support/reuse-setup.ts",
-  globalTeardown: undefined,
+  globalTeardown: "./support/reuse-teardown.ts",
 });
