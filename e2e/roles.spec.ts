@@ -36,7 +36,7 @@ test.describe("an operator", () => {
     await expect(form).toHaveCount(0);
   });
 
-  test("is offered to take ownership of staging's unattributed pause, or to resume it", async ({ page }) => {
+  test("is offered to take ownership of staging's unattributed pause, or to resume it", async ({ page, capture }) => {
     const staging = new EnvironmentPage(page, "staging");
     await staging.open();
     const banner = staging.pauseBanners.filter({ hasText: "Unattributed pause" });
@@ -44,6 +44,7 @@ test.describe("an operator", () => {
     await expect(banner).toContainText("kubectl-patch");
     await expect(banner.getByRole("button", { name: "Take ownership…" })).toBeVisible();
     await expect(banner.getByRole("button", { name: "Resume reconciliation" })).toBeVisible();
+    await capture(page, "environment-staging");
   });
 });
 
