@@ -38,6 +38,33 @@ function issuesToMessage(error: z.ZodError): string {
     .join("; ");
 }
 
+/**
+ * Postgres cannot store a NUL character in text; input carrying one is
+ * refused up front with a 400 instead of failing deep inside a query. The
+ * walk is iterative and depth-bounded, so hostile nesting is a 400 too.
+ */
+const MAX_INPUT_DEPTH = 64;
+export function refuseNul<T>(value: T): T {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop() as { v: unknown; depth: number };
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) throw new ApiError("bad_request", "input must not contain a NUL character");
+      continue;
+    }
+    if (!v || typeof v !== "object") continue;
+    if (depth >= MAX_INPUT_DEPTH) throw new ApiError("bad_request", `input is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push({ v: item, depth: depth + 1 });
+    } else {
+      for (const [k, item] of Object.entries(v)) {
+        stack.push({ v: k, depth: depth + 1 }, { v: item, depth: depth + 1 });
+      }
+    }
+  }
+  return value;
+}
+
 export function errorResponse(error: unknown): NextResponse {
   if (error instanceof ApiError) {
     return NextResponse.json({ error: { code: error.code, message: error.message, details: error.details } }, { status: error.status });
@@ -70,9 +97,9 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
         if (!session) throw new ApiError("unauthorized", "sign in first");
         user = session.user;
       }
-      const rawParams = (await context.params) ?? {};
+      const rawParams = refuseNul((await context.params) ?? {});
       const params = schemas.params ? schemas.params.parse(rawParams) : rawParams;
-      const rawQuery = Object.fromEntries(req.nextUrl.searchParams.entries());
+      const rawQuery = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
       const query = schemas.query ? schemas.query.parse(rawQuery) : rawQuery;
       const body = await handler({ req, params, query, user } as RouteContext<P, Q>);
       return toResponse(body);
@@ -120,11 +147,11 @@ export function mutationRoute<
       if (!session) throw new ApiError("unauthorized", "sign in first");
       const problem = mutationProblem(req, session, opts.role);
       if (problem) throw new ApiError(problem.code, problem.message);
-      const rawParams = (await context.params) ?? {};
+      const rawParams = refuseNul((await context.params) ?? {});
       const params = opts.params ? opts.params.parse(rawParams) : rawParams;
-      const rawQuery = Object.fromEntries(req.nextUrl.searchParams.entries());
+      const rawQuery = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
       const query = opts.query ? opts.query.parse(rawQuery) : rawQuery;
-      const raw = await readJsonBody(req);
+      const raw = refuseNul(await readJsonBody(req));
       const body = opts.body ? opts.body.parse(raw) : raw;
       const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<P, B, Q>);
       return toResponse(result, opts.status ?? 200);

@@ -5,6 +5,10 @@ import type { ControllerStatus } from "@/lib/domain/types";
 import { reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses";
 import { refreshAlerts, alertOptionsFrom } from "@/lib/alerts";
 import type { CollectorContext } from "./collect-environment";
+import { retentionSweeper } from "./retention";
+
+// One sweeper per process: it prunes at most once an hour whatever the sweep interval.
+const pruneRetention = retentionSweeper();
 
 export async function afterRunHooks(ctx: CollectorContext, environmentId: string): Promise<void> {
   const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: environmentId }, select: { id: true, name: true, controller: true } });
@@ -18,4 +22,6 @@ export async function periodicSweep(ctx: CollectorContext): Promise<void> {
   const now = ctx.now();
   await resumeExpiredPauses(ctx.db, { now });
   await refreshAlerts(ctx.db, null, now, alertOptionsFrom(ctx.config));
+  const pruned = await pruneRetention(ctx.db, ctx.config.retention.rawSnapshots, now);
+  if (pruned) ctx.log.info(pruned, "raw snapshots pruned");
 }

@@ -108,14 +108,22 @@ export async function heartbeat(db: Db, runId: number, workerId: string, leaseMs
  * another worker picks the work up.
  */
 export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
-  const reaped = await db.$queryRaw<Array<{ environmentId: string }>>`
+  const reaped = await db.$queryRaw<Array<{ id: number; environmentId: string }>>`
     UPDATE "CollectionRun"
     SET status = 'failed', "finishedAt" = ${now},
         errors = errors || jsonb_build_array(jsonb_build_object('category', 'worker-lost',
           'message', 'the worker holding this run stopped renewing its lease (' || COALESCE("leaseOwner", '?') || ')'))
     WHERE status = 'running' AND "leaseExpiresAt" < ${now}
-    RETURNING "environmentId"`;
-  for (const r of reaped) await enqueueRun(db, r.environmentId, "retry");
+    RETURNING id, "environmentId"`;
+  for (const r of reaped) {
+    // The environment says so at once (Collection failing), not only after the retry.
+    await db.$executeRaw`
+      UPDATE "Environment" SET "lastError" = jsonb_build_object('category', 'worker-lost',
+        'message', 'the collector running this environment stopped (lease expired); retrying',
+        'at', to_char(${now}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'runId', ${r.id}::int)
+      WHERE id = ${r.environmentId}::uuid`;
+    await enqueueRun(db, r.environmentId, "retry");
+  }
   return reaped.length;
 }
 

@@ -3,7 +3,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse, refuseNul } from "@/lib/api/route";
 import { getPrisma } from "@/lib/db";
 import { getConfig } from "@/lib/config";
 import { clientIp, originProblem, safeNextPath, setSessionCookies } from "@/lib/auth/request";
@@ -31,7 +31,7 @@ export async function POST(req: NextRequest): Promise<NextResponse> {
     } catch {
       throw new ApiError("bad_request", "request body is not valid JSON");
     }
-    const input = body.parse(raw);
+    const input = body.parse(refuseNul(raw));
     const result = await signInWithPassword(getPrisma(), { username: input.username, password: input.password, ip: clientIp(req) });
     if (!result.ok) {
       if (result.reason === "rate_limited") {
