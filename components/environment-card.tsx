@@ -107,7 +107,7 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
               {!ctrl.found ? (
                 <Pill tone="red">not found</Pill>
               ) : (
-                <Pill tone={ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready ${ctrl.ready}`}</Pill>
+                <Pill tone={ctrl.health === "Degraded" ? "amber" : ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready ${ctrl.ready}`}</Pill>
               )}{" "}
               {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
               {ctrl.failure && (

@@ -47,7 +47,8 @@ export function Ago({ iso, now, className }: { iso: string | null | undefined; n
   const mounted = useMounted();
   if (!iso) return <span className={className}>never</span>;
   const delta = now - Date.parse(iso);
-  const text = delta >= 0 ? `${formatAge(delta)} ago` : `in ${formatAge(-delta)}`;
+  // The page clock ticks slower than data arrives: a moment a few seconds "in the future" is just now.
+  const text = delta >= 0 ? `${formatAge(delta)} ago` : delta > -60_000 ? "just now" : `in ${formatAge(-delta)}`;
   return (
     <time dateTime={iso} title={`${mounted ? formatLocal(iso) + " · " : ""}${utc(iso)}`} className={className}>
       {text}

@@ -141,7 +141,7 @@ export function CompareClient({ environments, initial, initialParams, problem }:
                         {o.name}
                       </span>
                       {o.state === "differs" ? (
-                        <Pill tone="amber">{o.fields.length} field{o.fields.length === 1 ? "" : "s"} differ</Pill>
+                        <Pill tone="amber">{o.fields.length === 1 ? "1 field differs" : `${o.fields.length} fields differ`}</Pill>
                       ) : (
                         <Pill tone="slate">only in {o.state === "only-from" ? c.from.environment : c.to.environment}</Pill>
                       )}

@@ -143,7 +143,8 @@ export function fluxStatus(ref: { namespace: string; name: string }, kustomizati
     inventory: arr(rec(status.inventory).entries)
       .map((e) => str(rec(e).id))
       .filter((id): id is string => id !== null),
-    health: ready === "True" ? "Healthy" : ready === "False" ? "Failing" : null,
+    // Applying the last artifact is not healthy while its source cannot fetch a newer one.
+    health: failure ? "Degraded" : ready === "True" ? "Healthy" : ready === "False" ? "Failing" : null,
   };
 }
 

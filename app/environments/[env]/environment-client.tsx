@@ -19,7 +19,7 @@ import { plural } from "@/lib/dashboard/format";
 
 function Panel({ title, children, id }: { title: string; children: React.ReactNode; id?: string }) {
   return (
-    <section aria-labelledby={id ?? title} className="rounded-lg border border-slate-200 bg-white p-4">
+    <section aria-labelledby={id ?? title} className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
       <h2 id={id ?? title} className="mb-3 text-base font-semibold">
         {title}
       </h2>
