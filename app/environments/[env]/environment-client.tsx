@@ -368,6 +368,21 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
       )}
       <PauseBanner pauses={env.pauses} now={now} session={session} />
       <PauseActionSlot environment={env.name} session={session} activePause={env.pauses.some((p) => !p.endedAt)} />
+      {env.lastRun && env.lastRun.errors.length > 0 && env.lastRun.status !== "running" && (
+        <section aria-labelledby="run-problems-heading" className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-950">
+          <h2 id="run-problems-heading" className="mb-1 text-base font-semibold">
+            Last collection: {env.lastRun.status === "partial" ? "partial" : env.lastRun.status} · {env.lastRun.errors.length} problem{env.lastRun.errors.length === 1 ? "" : "s"}
+          </h2>
+          <ul className="list-disc space-y-1 pl-5">
+            {env.lastRun.errors.slice(0, 20).map((e, i) => (
+              <li key={i}>
+                <span className="font-mono text-xs">[{e.category}]</span> {e.path ? <code>{`${e.path}${e.line ? `:${e.line}` : ""}`}</code> : null} {e.resource ? <code>{e.resource}</code> : null} {e.message}
+              </li>
+            ))}
+          </ul>
+          {env.lastRun.status === "partial" && <p className="mt-1 text-xs">What could not be read keeps its last good state; everything else was compared.</p>}
+        </section>
+      )}
 
       {env.alerts.length > 0 && (
         <section aria-labelledby="alerts-heading" className="rounded-lg border border-red-200 bg-white p-4">
