@@ -550,41 +550,60 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
                 Driftwatch never pushes. Current: <RevisionLine rev={env.rollback.current} />
               </p>
               <ol className="space-y-3">
-                {env.rollback.targets.map((t) => (
-                  <li key={t.revision.sha} className="rounded border border-slate-200 p-3">
-                    <RevisionLine rev={t.revision} />
-                    <p className="text-xs text-slate-500">
-                      applied <Time iso={t.firstSeenAt} /> – {t.endedAt ? <Time iso={t.endedAt} /> : "now"}
-                      {t.source === "inferred" ? " (inferred)" : ""}
-                    </p>
-                    {t.revertCommand ? (
-                      <>
-                        <div className="mt-2 flex items-start gap-2">
-                          <code className="block min-w-0 flex-1 break-all rounded bg-slate-900 px-2 py-1 font-mono text-xs text-slate-50">{t.revertCommand}</code>
-                          <CopyButton text={t.revertCommand} />
-                        </div>
-                        <p className="mt-1 text-xs text-slate-600">
-                          Reverts {plural(t.commits, "commit")}.
-                          {t.mergeCommits > 0 && ` ${plural(t.mergeCommits, "merge commit")} in the range need${t.mergeCommits === 1 ? "s" : ""} \`-m 1\`.`}
-                          {t.touchesOtherPaths > 0 && ` ${plural(t.touchesOtherPaths, "commit")} also change${t.touchesOtherPaths === 1 ? "s" : ""} files outside ${env.source.path}; to roll back only this environment:`}
-                        </p>
-                        {t.touchesOtherPaths > 0 && (
-                          <div className="mt-1 flex items-start gap-2">
-                            <code className="block min-w-0 flex-1 break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs">{t.restoreCommand}</code>
-                            <CopyButton text={t.restoreCommand} />
-                          </div>
-                        )}
-                      </>
-                    ) : (
-                      <p className="mt-1 text-xs text-amber-900">This revision is not an ancestor of the current one (history was rewritten); restore its files instead: <code className="break-all">{t.restoreCommand}</code></p>
-                    )}
-                  </li>
+                {env.rollback.targets.slice(0, ROLLBACK_SHOWN).map((t) => (
+                  <RollbackTarget key={t.revision.sha} t={t} env={env} />
                 ))}
               </ol>
+              {env.rollback.targets.length > ROLLBACK_SHOWN && (
+                <details>
+                  <summary className="cursor-pointer text-blue-700">{env.rollback.targets.length - ROLLBACK_SHOWN} older revisions</summary>
+                  <ol className="mt-3 space-y-3">
+                    {env.rollback.targets.slice(ROLLBACK_SHOWN).map((t) => (
+                      <RollbackTarget key={t.revision.sha} t={t} env={env} />
+                    ))}
+                  </ol>
+                </details>
+              )}
             </div>
           )}
         </Panel>
       </div>
     </div>
+  );
+}
+
+/** The most recent earlier revisions are what an on-call engineer rolls back to; older ones fold away. */
+const ROLLBACK_SHOWN = 3;
+
+function RollbackTarget({ t, env }: { t: EnvironmentDetailDto["rollback"]["targets"][number]; env: EnvironmentDetailDto }) {
+  return (
+    <li className="rounded border border-slate-200 p-3">
+      <RevisionLine rev={t.revision} />
+      <p className="text-xs text-slate-500">
+        applied <Time iso={t.firstSeenAt} /> – {t.endedAt ? <Time iso={t.endedAt} /> : "now"}
+        {t.source === "inferred" ? " (inferred)" : ""}
+      </p>
+      {t.revertCommand ? (
+        <>
+          <div className="mt-2 flex items-start gap-2">
+            <code className="block min-w-0 flex-1 break-all rounded bg-slate-900 px-2 py-1 font-mono text-xs text-slate-50">{t.revertCommand}</code>
+            <CopyButton text={t.revertCommand} />
+          </div>
+          <p className="mt-1 text-xs text-slate-600">
+            Reverts {plural(t.commits, "commit")}.
+            {t.mergeCommits > 0 && ` ${plural(t.mergeCommits, "merge commit")} in the range need${t.mergeCommits === 1 ? "s" : ""} \`-m 1\`.`}
+            {t.touchesOtherPaths > 0 && ` ${plural(t.touchesOtherPaths, "commit")} also change${t.touchesOtherPaths === 1 ? "s" : ""} files outside ${env.source.path}; to roll back only this environment:`}
+          </p>
+          {t.touchesOtherPaths > 0 && (
+            <div className="mt-1 flex items-start gap-2">
+              <code className="block min-w-0 flex-1 break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs">{t.restoreCommand}</code>
+              <CopyButton text={t.restoreCommand} />
+            </div>
+          )}
+        </>
+      ) : (
+        <p className="mt-1 text-xs text-amber-900">This revision is not an ancestor of the current one (history was rewritten); restore its files instead: <code className="break-all">{t.restoreCommand}</code></p>
+      )}
+    </li>
   );
 }
