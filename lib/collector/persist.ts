@@ -78,6 +78,11 @@ function stored(obj: KubeObject): KubeObject {
   return { ...rest, metadata } as KubeObject;
 }
 
+/** Whether a key is of a kind the credential may not list (parsing keys only when some kind is). */
+function forbidden(state: Pick<CollectedState, "forbiddenKinds">, key: string): boolean {
+  return state.forbiddenKinds.size > 0 && state.forbiddenKinds.has(groupKindOfKey(key));
+}
+
 function groupKindOfKey(key: string): string {
   const p = parseObjectKey(key);
   return `${p.group}/${p.kind}`;
@@ -153,7 +158,7 @@ export async function persistRun(
   const liveDeleted: string[] = [];
   for (const key of prevLive.keys()) {
     if (state.live.has(key)) continue;
-    if (state.forbiddenKinds.has(groupKindOfKey(key))) continue; // unknown, not gone
+    if (forbidden(state, key)) continue; // unknown, not gone
     liveDeleted.push(key);
     liveVersions.push({ key, blobHash: null });
     liveChanged.add(key);
@@ -202,7 +207,7 @@ export async function persistRun(
   const observations = new Map<string, Observation>();
   const allKeys = new Set<string>([...state.desired.keys(), ...carried.keys(), ...state.live.keys()]);
   for (const key of allKeys) {
-    if (state.forbiddenKinds.has(groupKindOfKey(key))) continue;
+    if (forbidden(state, key)) continue;
     const unchanged = sameOptions && !liveChanged.has(key) && !desiredChanged.has(key) && (prevLive.has(key) || prevDesired.has(key));
     if (unchanged) {
       // Nothing about this object changed since the last good run: its verdict stands.
@@ -218,7 +223,7 @@ export async function persistRun(
   }
   // Open items whose object is now gone from both sides.
   for (const open of openItems) {
-    if (allKeys.has(open.key) || state.forbiddenKinds.has(groupKindOfKey(open.key))) continue;
+    if (allKeys.has(open.key) || forbidden(state, open.key)) continue;
     observations.set(open.key, { drift: { type: "InSync", ignored: {} }, inDesired: false, inLive: false });
   }
   const recent = await db.driftItem.findMany({
@@ -282,7 +287,7 @@ export async function persistRun(
         context: compareContext,
         previousResolutions,
       });
-      const stillSeen = openItems.filter((i) => !observations.has(i.key) && !state.forbiddenKinds.has(groupKindOfKey(i.key))).map((i) => i.id);
+      const stillSeen = openItems.filter((i) => !observations.has(i.key) && !forbidden(state, i.key)).map((i) => i.id);
       // Seen again, unchanged: one statement for all of them, and only for items
       // last stamped LAST_SEEN_STEP_MS ago, so every run does not rewrite every
       // open item (MVCC keeps each rewrite until vacuum).
@@ -383,9 +388,7 @@ export async function persistRun(
           appliedSha: applied.sha,
           appliedSource: applied.sha ? applied.source : null,
           ...(appliedSince ? { appliedSince } : {}),
-          // Large summaries are rewritten only when they changed (each rewrite is a new copy until vacuum).
           ...(remembered?.controller === controllerJson ? {} : { controller: (state.controller ?? undefined) as Prisma.InputJsonValue | undefined }),
-          ...(remembered?.rollout === rolloutJson ? {} : { rollout: state.rollout as unknown as Prisma.InputJsonValue }),
           objectCount: stats.live,
           lastRunId: state.runId,
           lastGoodRunId: state.runId,
@@ -394,6 +397,10 @@ export async function persistRun(
           lastError: Prisma.DbNull,
         },
       });
+      // The rollout summary (one entry per workload) is written as JSON text, and only
+      // when it changed: each rewrite is a new copy until vacuum, and passing it
+      // through the query builder costs more than the statement.
+      if (remembered?.rollout !== rolloutJson) await tx.$executeRaw`UPDATE "Environment" SET rollout = ${rolloutJson}::jsonb WHERE id = ${envId}::uuid`;
       await tx.collectionRun.update({ where: { id: state.runId }, data: { stats: { ...stats, optionsHash } as Prisma.InputJsonValue } });
       await recordEvents(tx, envRow.name, events, now);
     },
