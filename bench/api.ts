@@ -4,7 +4,7 @@
 // process of its own; 50 concurrent signed-in clients (autocannon) on
 // GET /api/environments/{env}/drift and on the environments page `/`.
 //
-//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build]
+//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build] [--profile-server /tmp/next-prof]
 //
 // --build runs `next build` first; without it the bench uses the build in
 // .next (and runs one only when there is none), and reports the build's age.
@@ -192,7 +192,7 @@ async function load(autocannon: Autocannon, url: string, cookie: string, connect
   }
 }
 
-export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
+export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; profileDir?: string; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
   const duration = opts.duration ?? 10;
   const connections = opts.connections ?? 50;
   const log = opts.log ?? (() => {});
@@ -223,7 +223,9 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
       }),
     );
     const port = await freePort();
-    server = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    // --profile-server <dir>: a CPU profile of the server, written when it stops.
+    const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
+    server = spawn(process.execPath, [...profile, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
@@ -289,7 +291,14 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
 }
 
 export async function main(): Promise<ApiBenchResult> {
-  const r = await runApiBench({ duration: numberArg("duration", 10), connections: numberArg("connections", 50), build: flag("build"), log: (m) => console.log(m) });
+  const profileIdx = process.argv.indexOf("--profile-server");
+  const r = await runApiBench({
+    duration: numberArg("duration", 10),
+    connections: numberArg("connections", 50),
+    build: flag("build"),
+    profileDir: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
+    log: (m) => console.log(m),
+  });
   console.log(JSON.stringify(r));
   return r;
 }

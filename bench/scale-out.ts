@@ -115,7 +115,9 @@ export async function runScaleOutBench(opts: { windowSeconds?: number; workers?:
         started.push(child);
         children.push(child);
       }
-      // Warm-up: every process has started and finished a run (its first run per environment fills its caches).
+      // Warm-up: every process has started and finished a run, then (for at
+      // most 30 s more) about one run per environment per process, since a
+      // process's first run of an environment renders its manifests afresh.
       const phaseStart = new Date();
       const deadline = Date.now() + 120_000;
       for (;;) {
@@ -124,7 +126,10 @@ export async function runScaleOutBench(opts: { windowSeconds?: number; workers?:
         if (Date.now() > deadline) throw new Error(`only ${owners.length} of ${n} collector processes finished a run within 120 s`);
         await new Promise((r) => setTimeout(r, 250));
       }
-      await new Promise((r) => setTimeout(r, 3_000));
+      const warmUntil = Date.now() + 30_000;
+      while (Date.now() < warmUntil && (await database.db.collectionRun.count({ where: { finishedAt: { gte: phaseStart }, status: "succeeded" } })) < ENVIRONMENTS * n) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
       const from = new Date();
       await new Promise((r) => setTimeout(r, windowSeconds * 1_000));
       const to = new Date();
