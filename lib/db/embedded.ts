@@ -280,7 +280,17 @@ function isAlive(owner: LockOwner): boolean {
     const now = processStartTime(owner.pid);
     if (now !== null && now !== owner.startTime) return false;
   }
-  return true;
+  // A killed owner that its parent has not reaped yet is a zombie: it holds nothing any more.
+  return !isZombie(owner.pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
 }
 
 function parseLock(text: string): LockOwner | undefined {
