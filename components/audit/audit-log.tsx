@@ -3,22 +3,11 @@
 // exactly the filtered events, and a check of the hash chain.
 import { useMemo, useState, type FormEvent } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import type { AuditEventDto } from "@/lib/audit/query";
 import { Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
-export interface AuditEventView {
-  id: string;
-  at: string;
-  actorType: string;
-  actorName: string;
-  action: string;
-  targetType: string;
-  targetId: string;
-  environment: string | null;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  hash: string;
-}
+/** What the audit API returns for one event. */
+export type AuditEventView = AuditEventDto;
 
 export interface AuditFilters {
   from?: string;

@@ -1,5 +1,6 @@
 // Reading the audit log: filters shared by the page, the JSON API and the
 // exports, so what you export is exactly what you were looking at.
+import type { AuditContent } from "./chain";
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 
@@ -29,22 +30,8 @@ export const auditFilterSchema = z.object({
 });
 export type AuditFilter = z.infer<typeof auditFilterSchema>;
 
-export interface AuditEventDto {
-  id: string;
-  at: string;
-  actorType: string;
-  actorId: string | null;
-  actorName: string;
-  action: string;
-  targetType: string;
-  targetId: string;
-  environment: string | null;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  prevHash: string;
-  hash: string;
-}
+/** An audit event as the API returns it: the hashed content with its time as ISO text, plus its place in the chain. */
+export type AuditEventDto = Omit<AuditContent, "at"> & { id: string; at: string; prevHash: string; hash: string };
 
 export function auditWhere(f: AuditFilter): Prisma.AuditEventWhereInput {
   const and: Prisma.AuditEventWhereInput[] = [];

@@ -1,5 +1,6 @@
 // One chronological stream out of the audit log and the commits: what an
 // incident commander reads top to bottom. Pure: rows in, events out.
+import type { AuditEventDto } from "@/lib/audit/query";
 import { objectLabel, objectPagePath, partsOfKey } from "@/lib/dashboard/object-key";
 
 export const TIMELINE_TYPES = ["commit", "approved", "applied", "drift", "pause", "claim", "alert", "collection", "access"] as const;
@@ -37,19 +38,8 @@ export interface TimelineEvent {
   link: string | null;
 }
 
-export interface AuditEventInput {
-  id: string;
-  at: string;
-  actorType: string;
-  actorName: string;
-  action: string;
-  targetType: string;
-  targetId: string;
-  environment: string | null;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-}
+/** The audit fields the timeline reads (the chain's hashes are not its business). */
+export type AuditEventInput = Omit<AuditEventDto, "actorId" | "prevHash" | "hash">;
 
 export interface CommitInput {
   sha: string;
