@@ -1,4 +1,4 @@
-export { appendAudit, verifyAuditChain, hashEvent, GENESIS_HASH, SYSTEM } from "./chain";
+export { appendAudit, appendAuditBatch, verifyAuditChain, hashEvent, GENESIS_HASH, SYSTEM } from "./chain";
 export type { Actor, AuditInput, AuditContent, ChainVerification } from "./chain";
 export { canonicalJson } from "./canonical";
 export {

@@ -2,7 +2,7 @@
 // transaction as the state itself, so the log never claims what was not stored.
 import type { Prisma } from "@/lib/db/generated/client";
 import type { AuditAction } from "@/lib/domain/types";
-import { appendAudit } from "@/lib/audit";
+import { appendAuditBatch } from "@/lib/audit";
 
 export interface ObservedEvent {
   action: AuditAction;
@@ -14,8 +14,9 @@ export interface ObservedEvent {
 }
 
 export async function recordEvents(tx: Prisma.TransactionClient, environment: string, events: ObservedEvent[], at: Date): Promise<void> {
-  for (const e of events) {
-    await appendAudit(tx, {
+  await appendAuditBatch(
+    tx,
+    events.map((e) => ({
       at,
       actor: { type: "system", id: null, name: "collector" },
       action: e.action,
@@ -25,6 +26,6 @@ export async function recordEvents(tx: Prisma.TransactionClient, environment: st
       reason: e.reason ?? (e.key ? e.key : null),
       before: e.before ?? null,
       after: e.after ?? null,
-    });
-  }
+    })),
+  );
 }
