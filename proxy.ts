@@ -1,7 +1,8 @@
 // Next.js 16 request proxy (formerly middleware; runs on Node.js): signed-out
 // page views go to /signin and come back afterwards; signed-out API calls get
 // 401. The session is looked up for real (hashed token in Postgres), so a
-// made-up cookie gets no further than no cookie. Route handlers check again,
+// made-up cookie gets no further than no cookie (known sessions are cached
+// per process until Postgres reports a change; lib/auth/session-cache.ts). Route handlers check again,
 // and check roles; this is the gate for pages, which render data server-side.
 //
 // It also sets the Content-Security-Policy, with a fresh nonce per request:
@@ -11,9 +12,9 @@
 // session), which a nonce requires.
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
-import { getPrisma } from "@/lib/db";
 import { isPublicPath } from "@/lib/auth/request";
-import { SESSION_COOKIE, readSession } from "@/lib/auth/session";
+import { SESSION_COOKIE } from "@/lib/auth/session";
+import { readSessionCached } from "@/lib/auth/session-cache";
 
 /**
  * Scripts: only ours ('self'), those carrying this response's nonce, and what
@@ -56,7 +57,7 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   let signedIn = false;
   if (token) {
     try {
-      signedIn = (await readSession(getPrisma(), token)) !== null;
+      signedIn = (await readSessionCached(token)) !== null;
     } catch {
       // Database down: let the request through to its handler, which answers with the real error.
       return pass();

@@ -4,7 +4,10 @@
 // process of its own; 50 concurrent signed-in clients (autocannon) on
 // GET /api/environments/{env}/drift and on the environments page `/`.
 //
-//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build] [--profile-server /tmp/next-prof]
+//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build] [--profile-server /tmp/next-prof] [--serve]
+//
+// --serve keeps the seeded server running (printing its URL and a session
+// cookie) until Ctrl-C, then measures as usual.
 //
 // --build runs `next build` first; without it the bench uses the build in
 // .next (and runs one only when there is none), and reports the build's age.
@@ -192,7 +195,7 @@ async function load(autocannon: Autocannon, url: string, cookie: string, connect
   }
 }
 
-export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; profileDir?: string; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
+export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; profileDir?: string; serve?: boolean; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
   const duration = opts.duration ?? 10;
   const connections = opts.connections ?? 50;
   const log = opts.log ?? (() => {});
@@ -252,6 +255,11 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
       await fetch(`${base}/api/environments/env-${i % ENVIRONMENTS}/drift`, { headers: { cookie } }).then((r) => r.arrayBuffer());
       await fetch(`${base}/`, { headers: { cookie } }).then((r) => r.arrayBuffer());
     }
+    if (opts.serve) {
+      // --serve: keep the seeded server up for probing by hand, until Ctrl-C.
+      console.log(`serving ${base}\ncookie: ${cookie}\nnpx autocannon -c ${connections} -d ${duration} -H 'cookie: ${cookie}' ${base}/api/environments/env-2/drift`);
+      await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+    }
     const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
     log(`api: ${connections} clients × ${duration} s on the drift API, then on the environments page`);
     const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample);
@@ -297,6 +305,7 @@ export async function main(): Promise<ApiBenchResult> {
     connections: numberArg("connections", 50),
     build: flag("build"),
     profileDir: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
+    serve: flag("serve"),
     log: (m) => console.log(m),
   });
   console.log(JSON.stringify(r));

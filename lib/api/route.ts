@@ -9,7 +9,9 @@ import { logger } from "@/lib/log";
 import { getPrisma, type PrismaClient } from "@/lib/db";
 import { isPublicPath } from "@/lib/auth/request";
 import { mutationProblem, sessionFromRequest } from "@/lib/auth/guard";
-import type { Session, SessionUser } from "@/lib/auth/session";
+import { SESSION_COOKIE, type Session, type SessionUser } from "@/lib/auth/session";
+import { readSessionCached } from "@/lib/auth/session-cache";
+import { changeFeed } from "@/lib/db/change-feed";
 import type { Role } from "@/lib/auth/roles";
 
 type Params = Record<string, string | string[] | undefined>;
@@ -93,7 +95,7 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
     try {
       let user: SessionUser | null = null;
       if (!isPublicPath(req.nextUrl.pathname)) {
-        const session = await sessionFromRequest(getPrisma(), req);
+        const session = await readSessionCached(req.cookies.get(SESSION_COOKIE)?.value);
         if (!session) throw new ApiError("unauthorized", "sign in first");
         user = session.user;
       }
@@ -154,6 +156,8 @@ export function mutationRoute<
       const raw = refuseNul(await readJsonBody(req));
       const body = opts.body ? opts.body.parse(raw) : raw;
       const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<P, B, Q>);
+      // Our own reads after this (the page refetches at once) must not be answered from cache.
+      changeFeed()?.touch();
       return toResponse(result, opts.status ?? 200);
     } catch (error) {
       return errorResponse(error);

@@ -1,14 +1,14 @@
 // Sign-in state for server components and pages (reads the request's cookies).
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { getPrisma } from "@/lib/db";
-import { SESSION_COOKIE, readSession, type Session, type SessionUser } from "./session";
+import { SESSION_COOKIE, type Session, type SessionUser } from "./session";
+import { readSessionCached } from "./session-cache";
 import { hasRole, type Role } from "./roles";
 
 export async function getCurrentSession(): Promise<Session | null> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  return readSession(getPrisma(), token);
+  return readSessionCached(token);
 }
 
 export async function getCurrentUser(): Promise<SessionUser | null> {

@@ -1,8 +1,6 @@
 import { jsonRoute } from "@/lib/api/route";
-import { getPrisma } from "@/lib/db";
-import { listEnvironments } from "@/lib/dashboard";
-import { configSummary } from "@/lib/dashboard/params";
+import { cachedEnvironments } from "@/lib/dashboard/cached";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({}, async () => listEnvironments(getPrisma(), configSummary()));
+export const GET = jsonRoute({}, () => cachedEnvironments());

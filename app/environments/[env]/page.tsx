@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/server";
-import { getPrisma } from "@/lib/db";
-import { getEnvironmentDetail, listDrift, driftQuerySchema } from "@/lib/dashboard";
+import { driftQuerySchema } from "@/lib/dashboard";
+import { cachedDrift, cachedEnvironmentDetail } from "@/lib/dashboard/cached";
 import { envParams } from "@/lib/dashboard/params";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { EnvironmentClient } from "./environment-client";
@@ -24,10 +24,9 @@ export default async function EnvironmentPage({ params, searchParams }: Props) {
   const filters = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) if (typeof v === "string" && k !== "cursor") filters.set(k, v);
   const parsed = driftQuerySchema.safeParse(Object.fromEntries(filters));
-  const db = getPrisma();
   const [detail, drift] = await Promise.all([
-    orNotFound(getEnvironmentDetail(db, env)),
-    parsed.success ? orNotFound(listDrift(db, env, parsed.data)) : Promise.resolve(null),
+    orNotFound(cachedEnvironmentDetail(env)),
+    parsed.success ? orNotFound(cachedDrift(env, parsed.data)) : Promise.resolve(null),
   ]);
   return <EnvironmentClient initial={detail} initialDrift={drift} initialFilters={filters.toString()} />;
 }

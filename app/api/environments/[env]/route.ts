@@ -1,8 +1,7 @@
 import { jsonRoute } from "@/lib/api/route";
-import { getPrisma } from "@/lib/db";
-import { getEnvironmentDetail } from "@/lib/dashboard";
+import { cachedEnvironmentDetail } from "@/lib/dashboard/cached";
 import { envParams } from "@/lib/dashboard/params";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({ params: envParams }, async ({ params }) => getEnvironmentDetail(getPrisma(), params.env));
+export const GET = jsonRoute({ params: envParams }, ({ params }) => cachedEnvironmentDetail(params.env));

@@ -1,0 +1,86 @@
+// Which tables changed, as Postgres tells us: statement-level triggers (see
+// the change_feed migration) send the table's name on `driftwatch_changes`
+// when a transaction that wrote it commits. In-process caches key their
+// entries by a topic's generation, which moves on every such notification, so
+// a cached answer is never served once the data under it has changed — in
+// this process or any other (collectors, the CLI, other web processes).
+//
+// While the LISTEN connection is down nobody can tell what changed: the
+// generation is then `null` and caches must compute afresh. When it comes
+// back, every generation moves (changes may have been missed meanwhile).
+import { logger, type Logger } from "@/lib/log";
+import { listen, type Listener } from "./listen";
+
+export const CHANGES_CHANNEL = "driftwatch_changes";
+
+/** Who is signed in (sessions, users) versus everything the dashboard shows. */
+export type ChangeTopic = "auth" | "data";
+
+const AUTH_TABLES = new Set(["Session", "User"]);
+
+export function topicOf(table: string): ChangeTopic {
+  return AUTH_TABLES.has(table) ? "auth" : "data";
+}
+
+export interface ChangeFeed {
+  /** The topic's current generation, or null while changes cannot be observed. */
+  generation(topic: ChangeTopic): number | null;
+  /**
+   * This process has just committed a change itself: move every generation
+   * now, so its next read does not wait for the notification to come back.
+   */
+  touch(): void;
+  stop(): Promise<void>;
+}
+
+export function startChangeFeed(databaseUrl: string, log: Logger = logger): ChangeFeed {
+  const generations: Record<ChangeTopic, number> = { auth: 0, data: 0 };
+  const bumpAll = () => {
+    generations.auth++;
+    generations.data++;
+  };
+  const listener: Listener = listen({
+    databaseUrl,
+    channels: [CHANGES_CHANNEL],
+    applicationName: "driftwatch-change-feed",
+    log,
+    lostMessage: "change notifications lost; caches are bypassed meanwhile",
+    onNotification: (_channel, table) => {
+      generations[topicOf(table)]++;
+    },
+    onState: bumpAll,
+  });
+  return {
+    generation: (topic) => (listener.live ? generations[topic] : null),
+    touch: bumpAll,
+    stop: () => listener.stop(),
+  };
+}
+
+interface Held {
+  url: string;
+  feed: ChangeFeed;
+}
+const holder = globalThis as typeof globalThis & { __driftwatchChangeFeed?: Held };
+
+/**
+ * This process's feed for DATABASE_URL, started on first use (so scripts that
+ * never cache never open the connection). Kept on globalThis: Next.js bundles
+ * the proxy and the routes separately, and both must share one feed.
+ */
+export function changeFeed(): ChangeFeed | null {
+  const url = process.env.DATABASE_URL;
+  if (!url) return null;
+  const held = holder.__driftwatchChangeFeed;
+  if (held?.url === url) return held.feed;
+  if (held) void held.feed.stop();
+  const feed = startChangeFeed(url);
+  holder.__driftwatchChangeFeed = { url, feed };
+  return feed;
+}
+
+export async function stopChangeFeed(): Promise<void> {
+  const held = holder.__driftwatchChangeFeed;
+  holder.__driftwatchChangeFeed = undefined;
+  await held?.feed.stop();
+}
