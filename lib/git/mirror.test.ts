@@ -95,6 +95,34 @@ describe("syncMirror", () => {
     expect(existsSync(path.join(mirrors, "never.git"))).toBe(false);
   });
 
+  it("reports the same branches as git for packed, loose and nested refs, and drops deleted ones", async () => {
+    const repo = TestRepo.create("mirror-refs");
+    cleanups.push(() => repo.cleanup());
+    repo.write("a.yaml", configMap("a", { v: "1" }));
+    repo.commit("c1");
+    for (const b of ["feature/login", "release/2026/12", "constructor", "gone"]) repo.git("branch", "--quiet", b);
+    const cfg: RepositoryConfig = { name: "refs", url: repo.dir, auth: none };
+    const { mirrorPath } = await syncMirror(cfg, mirrors);
+    const gitSays = () =>
+      Object.fromEntries(
+        repo
+          .git("--git-dir", mirrorPath, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/heads/")
+          .trim()
+          .split("\n")
+          .map((l) => l.split(" ")),
+      );
+    // Every ref packed, then some moved or deleted upstream: loose refs over packed ones, deletions pruned.
+    repo.git("--git-dir", mirrorPath, "pack-refs", "--all");
+    expect(existsSync(path.join(mirrorPath, "packed-refs"))).toBe(true);
+    repo.write("a.yaml", configMap("a", { v: "2" }));
+    const c2 = repo.commit("c2");
+    repo.git("branch", "--quiet", "--force", "feature/login", c2);
+    repo.git("branch", "--quiet", "-D", "gone");
+    const res = await syncMirror(cfg, mirrors);
+    expect(res.heads).toEqual(gitSays());
+    expect(res.heads).toEqual({ main: c2, "feature/login": c2, "release/2026/12": repo.head("release/2026/12"), constructor: repo.head("constructor") });
+  });
+
   it("queues concurrent syncs of one mirror instead of failing on git's ref locks", async () => {
     const cfg: RepositoryConfig = { name: "concurrent", url: upstream.dir, auth: none };
     const results = await Promise.all([1, 2, 3, 4].map(() => syncMirror(cfg, mirrors)));

@@ -2,7 +2,7 @@
 // lib/git reads from the mirror, so a remote that is down or gone only makes
 // the data stale: a failed fetch never touches what the mirror already has.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import type { RepositoryConfig } from "@/lib/config/schema";
@@ -145,16 +145,30 @@ function fetchError(repo: RepositoryConfig, e: unknown, access: RemoteAccess, ti
   return new GitError(category, `fetching ${where} failed${hint}: ${summary}`, access.secrets);
 }
 
+// The two questions below are asked on every run, so they are answered from
+// the mirror's files: starting a git process from a collector holding a large
+// heap costs tens of milliseconds of its event loop each time (fork copies
+// the page tables), more than the fetch itself. Anything these readers do not
+// recognise is left to git.
+
+/** What git itself checks before calling a folder a repository (HEAD, objects/, refs/), and that its config says bare. */
 async function isBareRepository(dir: string): Promise<boolean> {
   try {
-    const res = await runGit(dir, ["rev-parse", "--is-bare-repository"], { timeoutMs: 30_000 });
-    return res.code === 0 && res.stdout.toString().trim() === "true";
+    const [head, config, objects, refs] = await Promise.all([
+      readFile(path.join(dir, "HEAD"), "utf8"),
+      readFile(path.join(dir, "config"), "utf8"),
+      stat(path.join(dir, "objects")),
+      stat(path.join(dir, "refs")),
+    ]);
+    return objects.isDirectory() && refs.isDirectory() && /^(ref: refs\/|[0-9a-f]{40})/.test(head) && /^\s*bare\s*=\s*true\s*$/im.test(config);
   } catch {
     return false;
   }
 }
 
 async function readHeads(mirrorPath: string): Promise<Record<string, string>> {
+  const fromFiles = await readHeadFiles(mirrorPath);
+  if (fromFiles) return fromFiles;
   const res = await runGit(mirrorPath, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]);
   if (res.code !== 0) throw new GitError("git-fetch", `reading branches of ${mirrorPath} failed: ${gitStderrSummary(res.stderr)}`);
   const heads: Record<string, string> = {};
@@ -163,6 +177,64 @@ async function readHeads(mirrorPath: string): Promise<Record<string, string>> {
     if (m?.[1] && m[2]) heads[m[2]] = m[1];
   }
   return heads;
+}
+
+const SHA_LINE = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/;
+
+/**
+ * Branch heads from the files ref backend: loose refs under refs/heads, then
+ * packed-refs for the rest (loose wins, as in git). Loose refs are read first
+ * so a ref packed meanwhile (loose file gone) is still found in packed-refs.
+ * Null for what only git should interpret: another ref backend (reftable), a
+ * symbolic or unreadable branch ref.
+ */
+async function readHeadFiles(mirrorPath: string): Promise<Record<string, string> | null> {
+  const config = await readFile(path.join(mirrorPath, "config"), "utf8").catch(() => null);
+  if (config === null || /refstorage/i.test(config)) return null;
+  // A Map, not an object: a branch may be called __proto__ or constructor.
+  const heads = new Map<string, string>();
+  const visit = async (dir: string, prefix: string): Promise<boolean> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === "ENOENT";
+    }
+    for (const ent of entries) {
+      const name = prefix + ent.name;
+      if (ent.isDirectory()) {
+        if (!(await visit(path.join(dir, ent.name), `${name}/`))) return false;
+      } else if (ent.isFile()) {
+        if (ent.name.endsWith(".lock")) continue;
+        let text: string;
+        try {
+          text = await readFile(path.join(dir, ent.name), "utf8");
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") continue; // deleted or packed meanwhile
+          return false;
+        }
+        const m = SHA_LINE.exec(text);
+        if (!m?.[1]) return false;
+        heads.set(name, m[1]);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!(await visit(path.join(mirrorPath, "refs", "heads"), ""))) return null;
+  let packed: string;
+  try {
+    packed = await readFile(path.join(mirrorPath, "packed-refs"), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return Object.fromEntries(heads);
+    return null;
+  }
+  for (const line of packed.split("\n")) {
+    const m = /^([0-9a-f]{40}|[0-9a-f]{64}) refs\/heads\/(.+)$/.exec(line);
+    if (m?.[1] && m[2] && !heads.has(m[2])) heads.set(m[2], m[1]);
+  }
+  return Object.fromEntries(heads);
 }
 
 /**
