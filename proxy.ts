@@ -1,9 +1,10 @@
 // Next.js 16 request proxy (formerly middleware; runs on Node.js): signed-out
 // page views go to /signin and come back afterwards; signed-out API calls get
 // 401. The session is looked up for real (hashed token in Postgres), so a
-// made-up cookie gets no further than no cookie (known sessions are cached
-// per process until Postgres reports a change; lib/auth/session-cache.ts). Route handlers check again,
-// and check roles; this is the gate for pages, which render data server-side.
+// made-up cookie gets no further than no cookie; known sessions are cached
+// per process until Postgres reports a change (lib/auth/session-cache.ts).
+// Route handlers check again, and check roles; this is the gate for pages,
+// which render data server-side.
 //
 // It also sets the Content-Security-Policy, with a fresh nonce per request:
 // Next.js reads the nonce from the request's CSP header and puts it on the

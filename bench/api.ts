@@ -4,13 +4,18 @@
 // process of its own; 50 concurrent signed-in clients (autocannon) on
 // GET /api/environments/{env}/drift and on the environments page `/`.
 //
-//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--build] [--profile-server /tmp/next-prof] [--serve]
+// The server is what `npm start` runs (scripts/start.ts: the Next.js handler
+// in DRIFTWATCH_WEB_PROCESSES web processes, default one per CPU up to 4),
+// against the bench's database, with no in-process collector.
+//
+//   npx tsx bench/api.ts [--duration 10] [--connections 50] [--web-processes N] [--build] [--profile-server /tmp/next-prof] [--serve]
 //
 // --serve keeps the seeded server running (printing its URL and a session
 // cookie) until Ctrl-C, then measures as usual.
 //
 // --build runs `next build` first; without it the bench uses the build in
-// .next (and runs one only when there is none), and reports the build's age.
+// .next (and builds only when it is missing or older than the sources), and
+// reports the build's age.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
@@ -22,6 +27,7 @@ import { stringify } from "yaml";
 import type { PrismaClient } from "../lib/db/generated/client";
 import { seedCommits, seedManyDrift, seedRepository, sha } from "../test/fixtures/dashboard";
 import { startBenchDatabase } from "./support/db";
+import { buildIsCurrent } from "../lib/server/build";
 import { viewerCookie } from "./support/fixtures";
 import { flag, isMain, loadAverage, numberArg, percentile, round } from "./support/stats";
 
@@ -46,6 +52,7 @@ export interface ApiBenchResult {
   durationSeconds: number;
   seedMs: number;
   build: { builtNow: boolean; ageMinutes: number };
+  webProcesses: string;
   api: LoadResult;
   page: LoadResult;
   /** The same with one client: the service time without queueing (Little's law: 50 clients wait ≈ 50 / throughput). */
@@ -156,15 +163,24 @@ async function waitForServer(url: string, cookie: string, child: ChildProcess, t
   }
 }
 
+/** Resident memory of a process and all its descendants (the start script, its web processes). */
 function rssOf(pid: number): number {
   try {
-    // next start runs the server in a child of the CLI process: sum the tree.
-    const out = spawnSync("ps", ["-o", "rss=", "--ppid", String(pid), "-p", String(pid)], { encoding: "utf8" }).stdout;
-    return out
-      .split("\n")
-      .map((l) => Number(l.trim()) * 1024)
-      .filter((n) => n > 0)
-      .reduce((a, b) => a + b, 0);
+    const rows = spawnSync("ps", ["-e", "-o", "pid=,ppid=,rss="], { encoding: "utf8" })
+      .stdout.split("\n")
+      .map((l) => l.trim().split(/\s+/).map(Number))
+      .filter((r): r is [number, number, number] => r.length === 3 && r.every((n) => Number.isFinite(n)));
+    const tree = new Set([pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [p, parent] of rows) {
+        if (!tree.has(p) && tree.has(parent)) {
+          tree.add(p);
+          grew = true;
+        }
+      }
+    }
+    return rows.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss * 1024, 0);
   } catch {
     return 0;
   }
@@ -195,13 +211,15 @@ async function load(autocannon: Autocannon, url: string, cookie: string, connect
   }
 }
 
-export async function runApiBench(opts: { duration?: number; connections?: number; build?: boolean; profileDir?: string; serve?: boolean; log?: (m: string) => void } = {}): Promise<ApiBenchResult> {
+export async function runApiBench(
+  opts: { duration?: number; connections?: number; webProcesses?: string; build?: boolean; profileDir?: string; serve?: boolean; log?: (m: string) => void } = {},
+): Promise<ApiBenchResult> {
   const duration = opts.duration ?? 10;
   const connections = opts.connections ?? 50;
   const log = opts.log ?? (() => {});
   const buildId = path.join(ROOT, ".next", "BUILD_ID");
   let builtNow = false;
-  if (opts.build || !fs.existsSync(buildId)) {
+  if (opts.build || !buildIsCurrent(ROOT)) {
     log("api: building the dashboard (next build)…");
     const b = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
     if (b.status !== 0) throw new Error("next build failed");
@@ -226,9 +244,10 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
       }),
     );
     const port = await freePort();
-    // --profile-server <dir>: a CPU profile of the server, written when it stops.
+    // --profile-server <dir>: a CPU profile of each server process, written when it stops.
     const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
-    server = spawn(process.execPath, [...profile, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    const webProcesses = opts.webProcesses ?? "auto";
+    server = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
@@ -239,6 +258,9 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
         DRIFTWATCH_DATA_DIR: dir,
         DRIFTWATCH_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
         DRIFTWATCH_IN_PROCESS_COLLECTOR: "false",
+        DRIFTWATCH_WEB_PROCESSES: webProcesses,
+        PORT: String(port),
+        HOST: "127.0.0.1",
         LOG_LEVEL: "warn",
         NEXT_TELEMETRY_DISABLED: "1",
       },
@@ -278,6 +300,7 @@ export async function runApiBench(opts: { duration?: number; connections?: numbe
       durationSeconds: duration,
       seedMs: round(seedMs),
       build: { builtNow, ageMinutes },
+      webProcesses,
       api,
       page,
       single,
@@ -305,6 +328,7 @@ export async function main(): Promise<ApiBenchResult> {
     connections: numberArg("connections", 50),
     build: flag("build"),
     profileDir: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
+    webProcesses: process.argv.includes("--web-processes") ? process.argv[process.argv.indexOf("--web-processes") + 1] : undefined,
     serve: flag("serve"),
     log: (m) => console.log(m),
   });

@@ -11,6 +11,13 @@ const schema = z.object({
   DRIFTWATCH_SECRET: z.string().min(32).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
+  /**
+   * Web server processes sharing the port (Node.js cluster). "auto": one per
+   * CPU, at most 4. Development always uses one.
+   */
+  DRIFTWATCH_WEB_PROCESSES: z
+    .union([z.literal("auto"), z.coerce.number().int().min(1).max(64)])
+    .default("auto"),
   /** Run a collector inside the web server process (single-machine install). */
   DRIFTWATCH_IN_PROCESS_COLLECTOR: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   /** Binary used for `render: kustomize` (kustomize or kubectl). */

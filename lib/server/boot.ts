@@ -1,13 +1,13 @@
-// Starts the whole single-machine install in one process: the database
-// (embedded unless DATABASE_URL is set), the Next.js server and, optionally,
-// an in-process collector. Stops them in reverse order on SIGINT/SIGTERM.
-import http from "node:http";
-import next from "next";
+// Starts the whole single-machine install: the database (embedded unless
+// DATABASE_URL is set), the Next.js server (in this process or in several web
+// processes, lib/server/web.ts) and, optionally, an in-process collector.
+// Stops them in reverse order on SIGINT/SIGTERM.
 import { env } from "@/lib/env";
 import { disconnectPrisma } from "@/lib/db";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
+import { serveNext, serveNextCluster, webProcessCount } from "./web";
 import { ensureFirstAdmin } from "@/lib/auth";
 
 export interface BootOptions {
@@ -49,20 +49,10 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       else ensureProductionBuild(root, log);
     }
     const { PORT, HOST } = env();
-    const app = next({ dev: Boolean(opts.dev), dir: root, hostname: HOST, port: PORT });
-    await app.prepare();
-    const handle = app.getRequestHandler();
-    const server = http.createServer((req, res) => void handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(PORT, HOST, resolve);
-    });
-    stoppers.unshift(
-      () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-    );
+    const processes = webProcessCount(Boolean(opts.dev));
+    const web = processes > 1 ? await serveNextCluster({ root, count: processes, log }) : await serveNext({ dev: Boolean(opts.dev), root });
+    stoppers.unshift(() => web.stop());
+    if (processes > 1) log(`${processes} web processes serving (DRIFTWATCH_WEB_PROCESSES)`);
     const url = `http://${HOST === "0.0.0.0" ? "localhost" : HOST}:${PORT}`;
     return { url, stop: () => runStoppers(stoppers) };
   } catch (e) {

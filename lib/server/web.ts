@@ -1,0 +1,107 @@
+// The HTTP side of `npm start`: the Next.js request handler on PORT/HOST, in
+// this process or in several (Node.js cluster). One Node.js process renders
+// pages on one core; the others sit idle under load. With more than one web
+// process the first one (the primary) keeps everything else — the database,
+// the in-process collector — and the web processes only serve requests. They
+// share nothing in memory: sessions and the job queue live in Postgres, and
+// each process's caches follow Postgres's change notifications.
+import cluster, { type Worker } from "node:cluster";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import next from "next";
+import { env } from "@/lib/env";
+
+export interface WebServer {
+  stop(): Promise<void>;
+}
+
+/** How many web processes to run: DRIFTWATCH_WEB_PROCESSES, "auto" = one per CPU (at most 4); 1 in development. */
+export function webProcessCount(dev: boolean): number {
+  if (dev) return 1;
+  const configured = env().DRIFTWATCH_WEB_PROCESSES;
+  return configured === "auto" ? Math.max(1, Math.min(4, os.availableParallelism())) : configured;
+}
+
+/** Next.js on PORT/HOST in this process. */
+export async function serveNext(opts: { dev: boolean; root: string }): Promise<WebServer> {
+  const { PORT, HOST } = env();
+  const app = next({ dev: opts.dev, dir: opts.root, hostname: HOST, port: PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(PORT, HOST, resolve);
+  });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web-worker.ts");
+
+/**
+ * `count` web processes (scripts/web-worker.ts) sharing PORT; resolves once
+ * all of them listen. A process that dies is replaced, unless they keep dying
+ * (then the last error is logged and the rest carry on).
+ */
+export async function serveNextCluster(opts: { root: string; count: number; log: (m: string) => void }): Promise<WebServer> {
+  // The workers run TypeScript through the same loader as this process (tsx).
+  cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: process.execArgv, silent: false });
+  let stopping = false;
+  let restarts = 0;
+  const workers = new Set<Worker>();
+
+  const fork = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const w = cluster.fork({ ...process.env, DRIFTWATCH_WEB_WORKER: "1" });
+      workers.add(w);
+      const onEarlyExit = (code: number | null) => reject(new Error(`a web process exited with code ${code} while starting`));
+      w.once("listening", () => {
+        w.off("exit", onEarlyExit);
+        resolve();
+      });
+      w.once("exit", onEarlyExit);
+      w.on("exit", (code, signal) => {
+        workers.delete(w);
+        if (stopping) return;
+        if (restarts >= 10) {
+          opts.log(`A web process exited (${signal ?? code}); not replacing it after ${restarts} restarts.`);
+          return;
+        }
+        restarts++;
+        opts.log(`A web process exited (${signal ?? code}); starting another.`);
+        fork().catch((e: unknown) => opts.log(e instanceof Error ? e.message : String(e)));
+      });
+    });
+
+  const stop = async () => {
+    stopping = true;
+    await Promise.all(
+      [...workers].map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            const timer = setTimeout(() => w.process.kill("SIGKILL"), 10_000);
+            w.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            w.process.kill("SIGTERM");
+          }),
+      ),
+    );
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.count }, fork));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { stop };
+}
