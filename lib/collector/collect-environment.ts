@@ -8,12 +8,12 @@ import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncesto
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
-import { listPaged } from "@/lib/kube/list";
 import { KubeError } from "@/lib/kube/errors";
 import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
-import { clusterFor, forgetCluster, hashedDesiredSecret, memoGit, memoRender } from "./run-memo";
+import { clusterFor, forgetCluster, hashedDesiredSecret, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
+import { LiveLists } from "./live-lists";
 import { persistRun, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
@@ -65,8 +65,6 @@ export interface RunOutcome {
   approvedSha: string | null;
   appliedSha: string | null;
 }
-
-const LIST_CONCURRENCY = 2;
 
 class RunFailure extends Error {
   constructor(readonly errors: RunError[]) {
@@ -146,6 +144,56 @@ async function readController(client: ClusterClient, discovery: Discovery, env: 
   return argoStatus(c, app);
 }
 
+interface GitSide {
+  mirrorPath: string;
+  approved: string;
+  /** The branch tip as fetched (undefined: the branch is gone from the remote). */
+  tipSha: string | undefined;
+}
+
+/** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
+async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig): Promise<GitSide> {
+  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+  let mirrorPath: string;
+  let approved: string | null;
+  let tipSha: string | undefined;
+  try {
+    let heads: Record<string, string>;
+    ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+    tipSha = heads[env.source.branch];
+    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
+    // An unmoved branch has nothing new to ingest; asking git would only cost processes.
+    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+    if (revisions.length > 0) {
+      await ctx.db.revision.createMany({
+        data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
+        skipDuplicates: true,
+      });
+      const tip = revisions[0];
+      if (tip) {
+        await ctx.db.branchHead.upsert({
+          where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
+          create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
+          update: { sha: tip.sha, updatedAt: ctx.now() },
+        });
+      }
+    }
+    await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
+    const mirror = mirrorPath;
+    approved = tipSha
+      ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
+      : await approvedRevision(mirror, env.source.branch, env.source.path);
+  } catch (e) {
+    if (e instanceof GitError) {
+      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
+      throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+    }
+    throw e;
+  }
+  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
+  return { mirrorPath, approved, tipSha };
+}
+
 export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onProgress: (p: RunProgress) => void = () => {}): Promise<RunOutcome> {
   const started = Date.now();
   const env = ctx.config.environments.find((e) => e.name === run.environmentName);
@@ -158,46 +206,24 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
   const report = () => onProgress({ ...progress });
   report();
 
+  // Lists still running when the run fails stop at their next page; nobody waits for them.
+  let lists: LiveLists | undefined;
   try {
-    // ── Git ───────────────────────────────────────────────────────────────
-    const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
-    let mirrorPath: string;
-    let approved: string | null;
-    let tipSha: string | undefined;
-    try {
-      let heads: Record<string, string>;
-      ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
-      tipSha = heads[env.source.branch];
-      const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
-      // An unmoved branch has nothing new to ingest; asking git would only cost processes.
-      const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
-      if (revisions.length > 0) {
-        await ctx.db.revision.createMany({
-          data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
-          skipDuplicates: true,
-        });
-        const tip = revisions[0];
-        if (tip) {
-          await ctx.db.branchHead.upsert({
-            where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
-            create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
-            update: { sha: tip.sha, updatedAt: ctx.now() },
-          });
-        }
-      }
-      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
-      const mirror = mirrorPath;
-      approved = tipSha
-        ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
-        : await approvedRevision(mirror, env.source.branch, env.source.path);
-    } catch (e) {
-      if (e instanceof GitError) {
-        await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
-        throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
-      }
-      throw e;
-    }
-    if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
+    // Git and the cluster do not depend on each other until rendering (which
+    // needs the controller's applied revision): both sides start at once, and
+    // the kinds this environment listed last time are listed meanwhile. A Git
+    // failure still fails the run as git's, whatever the cluster side did.
+    const gitSide = syncGit(ctx, env, repo);
+    // Speculative lists only where the run lists anyway: a watch cache answers without them.
+    const remembered = ctx.liveSource ? [] : rememberedKinds(env.name);
+    lists = new LiveLists(progress, report, env.namespaces.length > 0 ? env.namespaces : [undefined]);
+    const clusterSide = (async () => {
+      const c = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000);
+      for (const r of remembered) lists?.start(c.client, r);
+      return { ...c, controller: await readController(c.client, c.discovery, env) };
+    })();
+    clusterSide.catch(() => undefined); // awaited below, after Git
+    const { mirrorPath, approved, tipSha } = await gitSide;
 
     // ── Cluster ───────────────────────────────────────────────────────────
     progress.phase = "discover";
@@ -207,8 +233,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     let discoveryCached: boolean;
     let controller: ControllerStatus | null;
     try {
-      ({ client, discovery, cached: discoveryCached } = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000));
-      controller = await readController(client, discovery, env);
+      ({ client, discovery, cached: discoveryCached, controller } = await clusterSide);
     } catch (e) {
       throw new RunFailure([kubeRunError(e)]);
     }
@@ -300,18 +325,16 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       pickResources();
     }
     for (const u of unserved) warnings.push({ category: "render", severity: "warning", message: `the cluster does not serve ${u}; its objects count as missing` });
+    rememberKinds(env.name, [...resources.values()]);
 
     progress.phase = "list";
-    progress.kindsTotal = resources.size;
     report();
     const live = new Map<string, LiveEntry>();
     const forbiddenKinds = new Set<string>();
-    const scopes = env.namespaces.length > 0 ? env.namespaces : [undefined];
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
       for (const item of items) {
         const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
         const key = objectKey(obj);
-        progress.objectsRead++;
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
           const verdict = compareObject(null, obj, compareContext);
@@ -322,52 +345,30 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       }
     };
     const cached = ctx.liveSource
-      ? await ctx.liveSource({ environment: env.name, trigger: run.trigger, resources: [...resources.values()], namespaces: scopes }).catch((e: unknown) => {
+      ? await ctx.liveSource({ environment: env.name, trigger: run.trigger, resources: [...resources.values()], namespaces: lists.scopes }).catch((e: unknown) => {
           ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, "watch cache unavailable; listing instead");
           return null;
         })
       : null;
-    const listKind = async (r: ApiResource) => {
+    const wanted: ApiResource[] = [];
+    for (const r of resources.values()) {
       const fromCache = cached?.get(`${r.group}/${r.kind}`);
       if (fromCache) {
-        ingest(r, fromCache);
-      } else {
-        try {
-          for (const namespace of r.namespaced ? scopes : [undefined]) {
-            const seen: string[] = [];
-            const onRestart = () => {
-              for (const key of seen) live.delete(key);
-              seen.length = 0;
-            };
-            await listPaged(client, r, { namespace, pageSize: 500, onRestart }, (items) => ingest(r, items, seen));
-          }
-        } catch (e) {
-          if (e instanceof KubeError && e.category === "forbidden") {
-            forbiddenKinds.add(`${r.group}/${r.kind}`);
-            warnings.push({ category: "forbidden", message: e.message, resource: `${r.resource}${r.group ? "." + r.group : ""}` });
-            return;
-          }
-          throw new RunFailure([kubeRunError(e, `${r.resource}${r.group ? "." + r.group : ""}`)]);
-        }
-      }
-      progress.kindsDone++;
-      report();
-    };
-    // Two kinds at a time: the API server prepares the next page while this process parses the last.
-    const queue = [...resources.values()];
-    let listFailed = false;
-    await Promise.all(
-      Array.from({ length: Math.min(LIST_CONCURRENCY, queue.length) }, async () => {
-        for (let r = queue.shift(); r && !listFailed; r = queue.shift()) {
-          await listKind(r).catch((e: unknown) => {
-            listFailed = true;
-            throw e;
-          });
-        }
-      }),
-    );
+        const items = [...fromCache];
+        progress.objectsRead += items.length;
+        ingest(r, items);
+        progress.kindsDone++;
+      } else wanted.push(r);
+    }
+    // From here on pages go straight to `ingest`; what the speculative lists buffered goes first.
+    const listed = await lists.settle(client, wanted, { ingest, forget: (keys) => keys.forEach((k) => live.delete(k)) }, resources.size);
+    const resourceName = (r: ApiResource) => `${r.resource}${r.group ? "." + r.group : ""}`;
+    if (listed.failure) throw new RunFailure([kubeRunError(listed.failure.error, resourceName(listed.failure.resource))]);
+    for (const f of listed.forbidden) {
+      forbiddenKinds.add(`${f.resource.group}/${f.resource.kind}`);
+      warnings.push({ category: "forbidden", message: f.error.message, resource: resourceName(f.resource) });
+    }
     if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
-
     // ── Compare ───────────────────────────────────────────────────────────
     progress.phase = "compare";
     report();
@@ -414,6 +415,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       appliedSha: result.appliedSha,
     };
   } catch (e) {
+    lists?.abandon();
     forgetCluster(env.name);
     if (e instanceof RunFailure) return { status: "failed", errors: [...e.errors, ...warnings], stats: null, approvedSha: null, appliedSha: null };
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");

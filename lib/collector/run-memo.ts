@@ -6,7 +6,7 @@
 // Losing any of it — a restart, another worker taking the environment — only
 // costs time.
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
-import { discover, type Discovery } from "@/lib/kube/discovery";
+import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import type { ClusterConfig } from "@/lib/config";
 import { hashSecretValues, type KubeObject } from "@/lib/drift";
 import type { CurrentRow } from "./store";
@@ -114,6 +114,20 @@ export async function clusterFor(environment: string, cluster: ClusterConfig, ti
   const discovery = await discover(client);
   clusters.set(environment, { key, client, discovery, at: now });
   return { client, discovery, cached: false };
+}
+
+const kinds = new Map<string, readonly ApiResource[]>();
+
+/**
+ * The kinds the environment's last run listed: the next run starts listing
+ * them while Git is fetched (a wrong guess only costs the listing).
+ */
+export function rememberedKinds(environment: string): readonly ApiResource[] {
+  return kinds.get(environment) ?? [];
+}
+
+export function rememberKinds(environment: string, resources: readonly ApiResource[]): void {
+  kinds.set(environment, resources);
 }
 
 /** After a cluster error the next run starts from a fresh client and discovery. */
