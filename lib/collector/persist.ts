@@ -14,8 +14,11 @@ import {
   type Change,
   type CompareContext,
   type CompareOptions,
+  type Attribution,
   type DriftEpisode,
+  type DriftItemUpdate,
   type KubeObject,
+  type NewDriftItem,
   type Observation,
   type ObjectDrift,
 } from "@/lib/drift";
@@ -32,6 +35,7 @@ import {
   writeBlobs,
   type Blob,
   type CurrentRow,
+  type Tx,
 } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
@@ -92,7 +96,7 @@ function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
   return { key, apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name, blobHash };
 }
 
-type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; key: true; type: true; changes: true; conflict: true; openedAt: true } }>;
+type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
 
 /**
  * DriftItem.conflict: who owned each drifted field at each collection (a
@@ -126,15 +130,30 @@ export async function persistRun(
   const envId = state.environmentId;
   const optionsHash = contentHash({ ...state.compareOptions, secretKey: undefined, extraTracking: { ...state.compareOptions.extraTracking, fluxInventory: undefined } }).hash;
 
-  const lastGood = await db.environment.findUniqueOrThrow({ where: { id: envId }, select: { lastGoodRunId: true, appliedSha: true, approvedSha: true } });
+  // The environment, its last good run's comparison settings and its open drift, read at once.
+  const [lastGoodRows, openItems, recent] = await Promise.all([
+    db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null }>>`
+      SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash"
+      FROM "Environment" e LEFT JOIN "CollectionRun" r ON r.id = e."lastGoodRunId"
+      WHERE e.id = ${envId}::uuid`,
+    db.driftItem.findMany({
+      where: { environmentId: envId, resolvedAt: null },
+      select: { id: true, key: true, type: true, changes: true, conflict: true, openedAt: true, lastSeenAt: true },
+    }),
+    db.driftItem.findMany({
+      where: { environmentId: envId, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
+      select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
+    }),
+  ]);
+  const lastGood = lastGoodRows[0];
+  if (!lastGood) throw new Error(`environment ${envId} does not exist`);
   // The rows this process wrote as the last good run are the rows in Postgres, unless someone ran since.
   const remembered = rememberedRows(envId, lastGood.lastGoodRunId);
   const [prevLive, prevDesired] = remembered
     ? [remembered.live, remembered.desired]
     : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
   forgetRows(envId);
-  const lastGoodRun = lastGood.lastGoodRunId ? await db.collectionRun.findUnique({ where: { id: lastGood.lastGoodRunId }, select: { stats: true } }) : null;
-  const sameOptions = (lastGoodRun?.stats as { optionsHash?: string } | null)?.optionsHash === optionsHash;
+  const sameOptions = lastGood.optionsHash === optionsHash;
 
   // ── Live rows ──────────────────────────────────────────────────────────
   const blobs: Blob[] = [];
@@ -197,10 +216,6 @@ export async function persistRun(
   const carriedBodies = await readBlobs(db, [...carried.values()].map((c) => c.blobHash));
 
   // ── Compare (only what changed, unless the comparison itself changed) ─────
-  const openItems = await db.driftItem.findMany({
-    where: { environmentId: envId, resolvedAt: null },
-    select: { id: true, key: true, type: true, changes: true, conflict: true, openedAt: true },
-  });
   const openByKey = new Map<string, OpenItem>(openItems.map((i) => [i.key, i]));
   const compareContext = state.compareContext;
   const results = new Map<string, ObjectDrift>();
@@ -226,10 +241,6 @@ export async function persistRun(
     if (allKeys.has(open.key) || forbidden(state, open.key)) continue;
     observations.set(open.key, { drift: { type: "InSync", ignored: {} }, inDesired: false, inLive: false });
   }
-  const recent = await db.driftItem.findMany({
-    where: { environmentId: envId, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
-    select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
-  });
   const previousResolutions = new Map<string, number>();
   const recentEpisodes = new Map<string, DriftEpisode[]>();
   for (const r of recent) {
@@ -248,7 +259,6 @@ export async function persistRun(
 
   const applied = await resolveApplied(results);
   const events: ObservedEvent[] = [];
-  const envRow = await db.environment.findUniqueOrThrow({ where: { id: envId }, select: { name: true } });
 
   const stats = {
     desired: state.desired.size + carried.size,
@@ -291,28 +301,16 @@ export async function persistRun(
       // Seen again, unchanged: one statement for all of them, and only for items
       // last stamped LAST_SEEN_STEP_MS ago, so every run does not rewrite every
       // open item (MVCC keeps each rewrite until vacuum).
-      const seen = [...stillSeen, ...plan.update.filter((u) => !u.contentChanged).map((u) => u.id)];
+      const stale = new Date(now.getTime() - LAST_SEEN_STEP_MS);
+      const lastSeen = new Map(openItems.map((i) => [i.id, i.lastSeenAt]));
+      const seen = [...stillSeen, ...plan.update.filter((u) => !u.contentChanged).map((u) => u.id)].filter((id) => (lastSeen.get(id) ?? now) < stale);
       if (seen.length > 0) {
         await tx.driftItem.updateMany({ where: { id: { in: seen }, lastSeenAt: { lt: new Date(now.getTime() - LAST_SEEN_STEP_MS) } }, data: { lastSeenAt: now } });
       }
-      for (const u of plan.update) {
-        if (!u.contentChanged) continue;
-        const previous = openByKey.get(u.key);
-        const conflict = nextConflict(previous?.conflict as StoredConflict | null, u.changes);
-        await tx.driftItem.update({
-          where: { id: u.id },
-          data: {
-            type: u.type,
-            changes: u.changes as unknown as Prisma.InputJsonValue,
-            ignored: u.ignored,
-            lastSeenAt: now,
-            attributionManager: u.attribution?.manager ?? null,
-            attributionClass: u.attribution?.class ?? null,
-            attributionTime: u.attribution?.time ? new Date(u.attribution.time) : null,
-            conflict: conflict as unknown as Prisma.InputJsonValue,
-          },
-        });
-      }
+      const changed = plan.update
+        .filter((u) => u.contentChanged)
+        .map((u) => ({ u, conflict: nextConflict(openByKey.get(u.key)?.conflict as StoredConflict | null, u.changes) }));
+      await updateDriftContent(tx, changed, now);
       // Resolutions that end the same way are written (and their claims closed) together.
       const resolvedBy = new Map<string, { reason: (typeof plan.resolve)[number]["reason"]; sha: string | null; ids: string[] }>();
       for (const r of plan.resolve) {
@@ -327,7 +325,7 @@ export async function persistRun(
       }
       // A claimed divergence ends by itself when its drift does, recording how.
       for (const g of resolvedBy.values()) await closeClaimsForResolvedDrift(tx, g.ids, { resolution: g.reason, sha: g.sha }, now);
-      const opened: Prisma.DriftItemCreateManyInput[] = [];
+      const opened: NewDriftRow[] = [];
       for (const n of plan.open) {
         const parts = parseObjectKey(n.key);
         const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
@@ -338,37 +336,24 @@ export async function persistRun(
         )[0];
         const conflict = nextConflict(null, n.changes, reopen ? { path: reopen.path, managers: reopen.managers, flips: reopen.flips } : null);
         const id = randomUUID();
-        opened.push({
-          id,
-          environmentId: envId,
-          key: n.key,
-          apiVersion: obj?.apiVersion ?? "",
-          kind: parts.kind,
-          namespace: parts.namespace,
-          name: parts.name,
-          type: n.type,
-          changes: n.changes as unknown as Prisma.InputJsonValue,
-          ignored: n.ignored,
-          openedAt: now,
-          lastSeenAt: now,
-          reopenCount: n.reopenCount,
-          conflict: conflict as unknown as Prisma.InputJsonValue,
-          attributionManager: n.attribution?.manager ?? null,
-          attributionClass: n.attribution?.class ?? null,
-          attributionTime: n.attribution?.time ? new Date(n.attribution.time) : null,
-        });
+        opened.push({ id, key: n.key, apiVersion: obj?.apiVersion ?? "", kind: parts.kind, namespace: parts.namespace, name: parts.name, item: n, conflict });
         events.push({ action: "drift.opened", targetId: id, key: n.key, after: { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null } });
       }
-      if (opened.length > 0) await tx.driftItem.createMany({ data: opened });
+      await insertDriftItems(tx, envId, opened, now);
 
       // ── Lineage ──────────────────────────────────────────────────────────
       let appliedSince: Date | undefined;
       if (applied.sha) {
-        const current = await tx.appliedRevision.findFirst({ where: { environmentId: envId, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
-        if (current?.sha === applied.sha) {
-          await tx.appliedRevision.update({ where: { id: current.id }, data: { lastSeenAt: now, source: applied.source } });
-          appliedSince = current.firstSeenAt;
+        // Still the same applied revision (nearly every run): one statement stamps it and says since when.
+        const [still] = await tx.$queryRaw<Array<{ firstSeenAt: Date }>>`
+          UPDATE "AppliedRevision" SET "lastSeenAt" = ${now}, source = ${applied.source}
+          WHERE id = (SELECT id FROM "AppliedRevision" WHERE "environmentId" = ${envId}::uuid AND "endedAt" IS NULL ORDER BY "firstSeenAt" DESC LIMIT 1)
+            AND sha = ${applied.sha}
+          RETURNING "firstSeenAt"`;
+        if (still) {
+          appliedSince = still.firstSeenAt;
         } else {
+          const current = await tx.appliedRevision.findFirst({ where: { environmentId: envId, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
           if (current) await tx.appliedRevision.update({ where: { id: current.id }, data: { endedAt: now } });
           await tx.appliedRevision.create({ data: { environmentId: envId, sha: applied.sha, source: applied.source, firstSeenAt: now, lastSeenAt: now } });
           appliedSince = now;
@@ -378,31 +363,30 @@ export async function persistRun(
       if (lastGood.approvedSha !== state.approvedSha) {
         events.push({ action: "revision.approved", targetId: state.approvedSha, key: null, before: { sha: lastGood.approvedSha }, after: { sha: state.approvedSha } });
       }
-      const approvedRev = await tx.revision.findFirst({ where: { sha: state.approvedSha }, select: { committedAt: true } });
-
-      await tx.environment.update({
-        where: { id: envId },
-        data: {
-          approvedSha: state.approvedSha,
-          approvedAt: approvedRev?.committedAt ?? null,
-          appliedSha: applied.sha,
-          appliedSource: applied.sha ? applied.source : null,
-          ...(appliedSince ? { appliedSince } : {}),
-          ...(remembered?.controller === controllerJson ? {} : { controller: (state.controller ?? undefined) as Prisma.InputJsonValue | undefined }),
-          objectCount: stats.live,
-          lastRunId: state.runId,
-          lastGoodRunId: state.runId,
-          lastCollectedAt: now,
-          lastGoodCollectedAt: now,
-          lastError: Prisma.DbNull,
-        },
-      });
-      // The rollout summary (one entry per workload) is written as JSON text, and only
-      // when it changed: each rewrite is a new copy until vacuum, and passing it
-      // through the query builder costs more than the statement.
-      if (remembered?.rollout !== rolloutJson) await tx.$executeRaw`UPDATE "Environment" SET rollout = ${rolloutJson}::jsonb WHERE id = ${envId}::uuid`;
-      await tx.collectionRun.update({ where: { id: state.runId }, data: { stats: { ...stats, optionsHash } as Prisma.InputJsonValue } });
-      await recordEvents(tx, envRow.name, events, now);
+      // The environment's summary and the run's stats in one statement. The
+      // rollout summary (one entry per workload) and the controller status are
+      // written only when they changed: each rewrite is a new copy until vacuum.
+      const controllerChanged = state.controller !== null && remembered?.controller !== controllerJson;
+      const rolloutChanged = remembered?.rollout !== rolloutJson;
+      await tx.$executeRaw`
+        WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash })}::jsonb WHERE id = ${state.runId})
+        UPDATE "Environment" SET
+          "approvedSha" = ${state.approvedSha},
+          "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${state.approvedSha} LIMIT 1),
+          "appliedSha" = ${applied.sha},
+          "appliedSource" = ${applied.sha ? applied.source : null},
+          "appliedSince" = COALESCE(${appliedSince ?? null}::timestamptz, "appliedSince"),
+          "objectCount" = ${stats.live},
+          "lastRunId" = ${state.runId},
+          "lastGoodRunId" = ${state.runId},
+          "lastCollectedAt" = ${now},
+          "lastGoodCollectedAt" = ${now},
+          "lastError" = NULL,
+          "updatedAt" = ${new Date()}
+          ${controllerChanged ? Prisma.sql`, controller = ${controllerJson}::jsonb` : Prisma.empty}
+          ${rolloutChanged ? Prisma.sql`, rollout = ${rolloutJson}::jsonb` : Prisma.empty}
+        WHERE id = ${envId}::uuid`;
+      await recordEvents(tx, lastGood.name, events, now);
     },
     { timeout: 120_000, maxWait: 30_000 },
   );
@@ -422,4 +406,47 @@ export async function persistRun(
   for (const key of desiredDeleted) prevDesired.delete(key);
   rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson });
   return { stats, appliedSha: applied.sha };
+}
+
+interface NewDriftRow {
+  id: string;
+  key: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  item: NewDriftItem;
+  conflict: StoredConflict;
+}
+
+const json = (v: unknown): string => JSON.stringify(v);
+const attributionTime = (a: Attribution | null): string | null => (a?.time ? new Date(a.time).toISOString() : null);
+
+/** New drift items, one statement (JSON passed as text, as the query builder would). */
+async function insertDriftItems(tx: Tx, environmentId: string, rows: NewDriftRow[], now: Date): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO "DriftItem" (id, "environmentId", key, "apiVersion", kind, namespace, name, type, changes, ignored, "openedAt", "lastSeenAt", "reopenCount", conflict,
+                             "attributionManager", "attributionClass", "attributionTime")
+    SELECT id::uuid, ${environmentId}::uuid, k, av, ki, ns, n, ty::"DriftType", ch::jsonb, ig::jsonb, ${now}, ${now}, rc, co::jsonb, am, ac, at::timestamptz
+    FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.apiVersion)}::text[], ${rows.map((r) => r.kind)}::text[],
+                ${rows.map((r) => r.namespace)}::text[], ${rows.map((r) => r.name)}::text[], ${rows.map((r) => r.item.type)}::text[],
+                ${rows.map((r) => json(r.item.changes))}::text[], ${rows.map((r) => json(r.item.ignored))}::text[], ${rows.map((r) => r.item.reopenCount)}::int[],
+                ${rows.map((r) => json(r.conflict))}::text[], ${rows.map((r) => r.item.attribution?.manager ?? null)}::text[],
+                ${rows.map((r) => r.item.attribution?.class ?? null)}::text[], ${rows.map((r) => attributionTime(r.item.attribution))}::text[])
+      AS t(id, k, av, ki, ns, n, ty, ch, ig, rc, co, am, ac, at)`;
+}
+
+/** Open drift items whose content changed (type, fields, attribution), one statement. */
+async function updateDriftContent(tx: Tx, rows: Array<{ u: DriftItemUpdate; conflict: StoredConflict }>, now: Date): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.$executeRaw`
+    UPDATE "DriftItem" d SET type = t.ty::"DriftType", changes = t.ch::jsonb, ignored = t.ig::jsonb, "lastSeenAt" = ${now},
+      "attributionManager" = t.am, "attributionClass" = t.ac, "attributionTime" = t.at::timestamptz, conflict = t.co::jsonb
+    FROM unnest(${rows.map((r) => r.u.id)}::text[], ${rows.map((r) => r.u.type)}::text[], ${rows.map((r) => json(r.u.changes))}::text[],
+                ${rows.map((r) => json(r.u.ignored))}::text[], ${rows.map((r) => r.u.attribution?.manager ?? null)}::text[],
+                ${rows.map((r) => r.u.attribution?.class ?? null)}::text[], ${rows.map((r) => attributionTime(r.u.attribution))}::text[],
+                ${rows.map((r) => json(r.conflict))}::text[])
+      AS t(id, ty, ch, ig, am, ac, at, co)
+    WHERE d.id = t.id::uuid`;
 }

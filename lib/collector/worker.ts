@@ -55,20 +55,19 @@ export async function finishRun(
   const now = ctx.now();
   const { db } = ctx;
   const env = { lastError: previousError };
+  // One statement; the stats persistRun stored with the run's state are kept and extended.
+  const recordRun = (tx: Prisma.TransactionClient | typeof db) => tx.$executeRaw`
+    UPDATE "CollectionRun" SET status = ${outcome.status}::"RunStatus", "finishedAt" = ${now}, errors = ${JSON.stringify(outcome.errors)}::jsonb,
+      "approvedSha" = ${outcome.approvedSha}, "appliedSha" = ${outcome.appliedSha}, "leaseExpiresAt" = NULL
+      ${outcome.stats ? Prisma.sql`, stats = (CASE WHEN jsonb_typeof(stats) = 'object' THEN stats ELSE '{}'::jsonb END) || ${JSON.stringify(outcome.stats)}::jsonb` : Prisma.empty}
+    WHERE id = ${run.id}`;
+  // A good run after good runs writes nothing else: no transaction needed.
+  if (outcome.status !== "failed" && !env.lastError) {
+    await recordRun(db);
+    return;
+  }
   await db.$transaction(async (tx) => {
-    const existing = await tx.collectionRun.findUniqueOrThrow({ where: { id: run.id }, select: { stats: true } });
-    await tx.collectionRun.update({
-      where: { id: run.id },
-      data: {
-        status: outcome.status,
-        finishedAt: now,
-        errors: outcome.errors as unknown as Prisma.InputJsonValue,
-        approvedSha: outcome.approvedSha,
-        appliedSha: outcome.appliedSha,
-        leaseExpiresAt: null,
-        stats: outcome.stats ? ({ ...(existing.stats as object | null), ...outcome.stats } as Prisma.InputJsonValue) : undefined,
-      },
-    });
+    await recordRun(tx);
     if (outcome.status === "failed") {
       const first = outcome.errors.find((e) => e.severity !== "warning") ?? outcome.errors[0];
       await tx.environment.update({
