@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
 
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "bench/results/", "test-results/", "playwright-report/", "next-env.d.ts"] },
@@ -16,6 +17,11 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "no-console": "off",
     },
+  },
+  {
+    // Plain JavaScript run by Node.js (scripts/web-worker.mjs, configs).
+    files: ["**/*.{js,mjs,cjs}"],
+    languageOptions: { globals: globals.node },
   },
   {
     files: ["components/**/*.{ts,tsx}", "app/**/*-client.tsx"],

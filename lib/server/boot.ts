@@ -49,10 +49,8 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       else ensureProductionBuild(root, log);
     }
     const { PORT, HOST } = env();
-    const processes = webProcessCount(Boolean(opts.dev));
-    const web = processes > 1 ? await serveNextCluster({ root, count: processes, log }) : await serveNext({ dev: Boolean(opts.dev), root });
+    const web = opts.dev ? await serveNext({ dev: true, root }) : await serveNextCluster({ root, count: webProcessCount(false), log });
     stoppers.unshift(() => web.stop());
-    if (processes > 1) log(`${processes} web processes serving (DRIFTWATCH_WEB_PROCESSES)`);
     const url = `http://${HOST === "0.0.0.0" ? "localhost" : HOST}:${PORT}`;
     return { url, stop: () => runStoppers(stoppers) };
   } catch (e) {

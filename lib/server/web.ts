@@ -1,10 +1,10 @@
-// The HTTP side of `npm start`: the Next.js request handler on PORT/HOST, in
-// this process or in several (Node.js cluster). One Node.js process renders
-// pages on one core; the others sit idle under load. With more than one web
-// process the first one (the primary) keeps everything else — the database,
-// the in-process collector — and the web processes only serve requests. They
-// share nothing in memory: sessions and the job queue live in Postgres, and
-// each process's caches follow Postgres's change notifications.
+// The HTTP side of Driftwatch: the Next.js request handler on PORT/HOST.
+// `npm start` serves from web processes (Node.js cluster, scripts/web-worker.mjs)
+// while this process keeps everything else (the database, the in-process
+// collector): one Node.js process renders pages on one core, so with one per
+// core none sits idle under load. They share nothing in memory: sessions and
+// the job queue live in Postgres, and each process's caches follow Postgres's
+// change notifications. `npm run dev` serves from this process.
 import cluster, { type Worker } from "node:cluster";
 import http from "node:http";
 import os from "node:os";
@@ -23,7 +23,7 @@ export function webProcessCount(dev: boolean): number {
   return configured === "auto" ? Math.max(1, Math.min(4, os.availableParallelism())) : configured;
 }
 
-/** Next.js on PORT/HOST in this process. */
+/** Next.js on PORT/HOST in this process (development). */
 export async function serveNext(opts: { dev: boolean; root: string }): Promise<WebServer> {
   const { PORT, HOST } = env();
   const app = next({ dev: opts.dev, dir: opts.root, hostname: HOST, port: PORT });
@@ -43,7 +43,7 @@ export async function serveNext(opts: { dev: boolean; root: string }): Promise<W
   };
 }
 
-const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web-worker.ts");
+const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web-worker.mjs");
 
 /**
  * `count` web processes (scripts/web-worker.ts) sharing PORT; resolves once
@@ -51,15 +51,16 @@ const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web
  * (then the last error is logged and the rest carry on).
  */
 export async function serveNextCluster(opts: { root: string; count: number; log: (m: string) => void }): Promise<WebServer> {
-  // The workers run TypeScript through the same loader as this process (tsx).
-  cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: process.execArgv, silent: false });
+  // Plain Node.js: the workers run the compiled build, not our TypeScript.
+  cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: [], silent: false });
+  const { PORT, HOST } = env();
   let stopping = false;
   let restarts = 0;
   const workers = new Set<Worker>();
 
   const fork = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = cluster.fork({ ...process.env, DRIFTWATCH_WEB_WORKER: "1" });
+      const w = cluster.fork({ ...process.env, PORT: String(PORT), HOST, NODE_ENV: "production" });
       workers.add(w);
       const onEarlyExit = (code: number | null) => reject(new Error(`a web process exited with code ${code} while starting`));
       w.once("listening", () => {
@@ -99,6 +100,7 @@ export async function serveNextCluster(opts: { root: string; count: number; log:
   };
   try {
     await Promise.all(Array.from({ length: opts.count }, fork));
+    opts.log(`${opts.count} web process${opts.count === 1 ? "" : "es"} serving (DRIFTWATCH_WEB_PROCESSES)`);
   } catch (e) {
     await stop();
     throw e;

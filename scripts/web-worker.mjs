@@ -1,0 +1,30 @@
+// One web process of `npm start`, forked by lib/server/web.ts with the
+// primary's environment (DATABASE_URL, PORT and HOST included). It only
+// serves HTTP; the primary owns the database and the collector.
+//
+// Plain JavaScript on purpose: the server code it runs is the compiled build
+// in .next, and a TypeScript loader in this process (tsx) would only add
+// module hooks and source-map work to every request.
+import http from "node:http";
+import next from "next";
+
+const port = Number(process.env.PORT);
+const hostname = process.env.HOST;
+
+const app = next({ dev: false, dir: process.cwd(), hostname, port });
+try {
+  await app.prepare();
+} catch (e) {
+  console.error("web process failed to start:", e instanceof Error ? e.message : e);
+  process.exit(1);
+}
+const handle = app.getRequestHandler();
+const server = http.createServer((req, res) => void handle(req, res));
+server.listen(port, hostname);
+
+process.once("SIGTERM", () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});
+// Ctrl-C reaches the whole process group; the primary decides when we stop.
+process.on("SIGINT", () => undefined);
