@@ -57,6 +57,11 @@ export interface ApiBenchResult {
   page: LoadResult;
   /** The same with one client: the service time without queueing (Little's law: 50 clients wait ≈ 50 / throughput). */
   single: { api: LoadResult; page: LoadResult };
+  /**
+   * Same-run baseline: the sign-in page (public, no data, no session) under the
+   * same load — what one Next.js page render costs here before any of ours.
+   */
+  barePage: LoadResult;
   serverPeakRssMiB: number;
   loadAverage1m: number;
   targets: { apiP95Ms: number; pageP95Ms: number; apiMet: boolean; pageMet: boolean };
@@ -244,10 +249,10 @@ export async function runApiBench(
       }),
     );
     const port = await freePort();
-    // --profile-server <dir>: a CPU profile of each server process, written when it stops.
-    const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
+    // --profile-server <dir>: a CPU profile of each server process (the web processes too), written when it stops.
+    const profile = opts.profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${opts.profileDir}` } : {};
     const webProcesses = opts.webProcesses ?? "auto";
-    server = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
+    server = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
@@ -263,6 +268,7 @@ export async function runApiBench(
         HOST: "127.0.0.1",
         LOG_LEVEL: "warn",
         NEXT_TELEMETRY_DISABLED: "1",
+        ...profile,
       },
     });
     const base = `http://127.0.0.1:${port}`;
@@ -286,11 +292,13 @@ export async function runApiBench(
     log(`api: ${connections} clients × ${duration} s on the drift API, then on the environments page`);
     const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample);
     const page = await load(autocannon, `${base}/`, cookie, connections, duration, sample);
+    const barePage = await load(autocannon, `${base}/signin`, "", connections, duration, sample);
     const single = {
       api: await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, 1, 3, sample),
       page: await load(autocannon, `${base}/`, cookie, 1, 3, sample),
     };
     log(`api: drift API p50 ${api.p50Ms} ms p95 ${api.p95Ms} ms (${api.requestsPerSecond}/s); page p50 ${page.p50Ms} ms p95 ${page.p95Ms} ms (${page.requestsPerSecond}/s)`);
+    log(`api: baseline, the bare sign-in page: p50 ${barePage.p50Ms} ms p95 ${barePage.p95Ms} ms (${barePage.requestsPerSecond}/s)`);
     log(`api: one client: drift API p50 ${single.api.p50Ms} ms p95 ${single.api.p95Ms} ms; page p50 ${single.page.p50Ms} ms p95 ${single.page.p95Ms} ms`);
     return {
       environments: ENVIRONMENTS,
@@ -304,6 +312,7 @@ export async function runApiBench(
       api,
       page,
       single,
+      barePage,
       serverPeakRssMiB: round(peak / 1024 / 1024),
       loadAverage1m: loadAverage(),
       targets: { apiP95Ms: 150, pageP95Ms: 300, apiMet: api.p95Ms <= 150 && api.non2xx === 0, pageMet: page.p95Ms <= 300 && page.non2xx === 0 },
