@@ -74,6 +74,11 @@ export function runGit(gitDir: string, args: readonly string[], opts: RunGitOpti
     const timer = setTimeout(() => {
       failure = new GitError(category, `git ${args[0] ?? ""} timed out after ${Math.round(timeoutMs / 1000)}s`);
       child.kill("SIGKILL");
+      // A helper git started (git-remote-http waiting on a silent server) can keep
+      // the pipes open after git itself is gone: do not wait for them to close.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(failure);
     }, timeoutMs);
     child.stdout.on("data", (c: Buffer) => {
       size += c.length;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import type { RepositoryConfig } from "@/lib/config/schema";
 import { GitError, categoriseFetchFailure, gitStderrSummary, redact } from "./errors";
-import { gitEnv, runGit } from "./exec";
+import { gitEnv, runGit, type RunGitResult } from "./exec";
 import { remoteAccess, type RemoteAccess } from "./remote-access";
 
 export interface SyncResult {
@@ -88,23 +88,36 @@ function git(baseDir: string, access: RemoteAccess, timeoutMs: number): SimpleGi
 }
 
 async function fetch(repo: RepositoryConfig, gitDir: string, access: RemoteAccess, timeoutMs: number): Promise<void> {
-  const started = Date.now();
+  // Our own child rather than simple-git's: simple-git waits 50 ms more after a
+  // process that printed nothing, which a quiet fetch with nothing new always is.
+  let res: RunGitResult;
   try {
-    await git(gitDir, access, timeoutMs).raw([
-      "fetch",
-      "--quiet",
-      "--prune",
-      "--force",
-      // FETCH_HEAD would record the URL and is of no use to a mirror.
-      "--no-write-fetch-head",
-      "--no-recurse-submodules",
-      access.url,
-      "+refs/heads/*:refs/heads/*",
-      "+refs/tags/*:refs/tags/*",
-    ]);
+    res = await runGit(
+      gitDir,
+      [
+        "-c",
+        "gc.autoDetach=false",
+        "-c",
+        "maintenance.auto=false",
+        "fetch",
+        "--quiet",
+        "--prune",
+        "--force",
+        // FETCH_HEAD would record the URL and is of no use to a mirror.
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        access.url,
+        "+refs/heads/*:refs/heads/*",
+        "+refs/tags/*:refs/tags/*",
+      ],
+      { env: gitEnv(access.env), timeoutMs },
+    );
   } catch (e) {
-    throw fetchError(repo, e, access, timeoutMs, Date.now() - started);
+    // runGit gives up only when git could not run or ran past the timeout.
+    const timedOut = e instanceof GitError && /timed out/.test(e.message);
+    throw timedOut ? new GitError("git-fetch", `fetching ${repoLabel(repo)} timed out after ${Math.round(timeoutMs / 1000)}s`, access.secrets) : e;
   }
+  if (res.code !== 0) throw fetchError(repo, res.stderr || `git fetch failed with exit code ${res.code}`, access);
 }
 
 async function fetchWithRetry(repo: RepositoryConfig, gitDir: string, access: RemoteAccess, timeoutMs: number): Promise<void> {
@@ -121,13 +134,11 @@ async function fetchWithRetry(repo: RepositoryConfig, gitDir: string, access: Re
   }
 }
 
-function fetchError(repo: RepositoryConfig, e: unknown, access: RemoteAccess, timeoutMs: number, elapsedMs: number): GitError {
-  if (e instanceof GitError) return e;
-  const raw = e instanceof Error ? e.message : String(e);
-  const where = `repository "${repo.name}" (${redact(repo.url)})`;
-  if (/abort/i.test(raw) && elapsedMs >= timeoutMs - 50) {
-    return new GitError("git-fetch", `fetching ${where} timed out after ${Math.round(timeoutMs / 1000)}s`, access.secrets);
-  }
+function repoLabel(repo: RepositoryConfig): string {
+  return `repository "${repo.name}" (${redact(repo.url)})`;
+}
+
+function fetchError(repo: RepositoryConfig, raw: string, access: RemoteAccess): GitError {
   const category = categoriseFetchFailure(raw);
   let summary = gitStderrSummary(raw) || "git fetch failed";
   // git's wording for an HTTP 401 with prompts off names a prompt nobody sees.
@@ -142,7 +153,7 @@ function fetchError(repo: RepositoryConfig, e: unknown, access: RemoteAccess, ti
           ? " (check auth.keyFile and auth.knownHostsFile)"
           : " (the repository needs credentials: configure auth)"
       : "";
-  return new GitError(category, `fetching ${where} failed${hint}: ${summary}`, access.secrets);
+  return new GitError(category, `fetching ${repoLabel(repo)} failed${hint}: ${summary}`, access.secrets);
 }
 
 // The two questions below are asked on every run, so they are answered from
