@@ -156,6 +156,28 @@ describe("collector", () => {
     expect(await f.db.driftItem.count({ where: { resolvedAt: null, key: "apps/Deployment/shop/api" } })).toBe(1);
   });
 
+  it("lists a kind Git starts declaring and forgets one Git stops declaring, from one run to the next", async () => {
+    // Tracked by label, so a live ConfigMap Git no longer declares would be Extra if its kind were still read.
+    await f.cleanup();
+    const tracked = { ...config, metadata: { ...config.metadata, labels: { team: "shop" } } };
+    f = await createCollectorFixture({ "envs/test/api.yaml": [api, tracked], "envs/test/secret.yaml": [secret] }, { envYaml: { trackingLabel: "team=shop" } });
+    await f.applyAsController([api, tracked, secret]);
+    const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "api", namespace: "shop", labels: { team: "shop" } } };
+    await f.applyAsController([account]);
+    await f.run();
+    expect(await f.db.liveObject.count({ where: { kind: "ConfigMap" } })).toBe(1);
+    // The next run starts listing this run's kinds (ConfigMap among them, ServiceAccount not) before it has read Git.
+    f.repo.write("envs/test/api.yaml", stringify(api));
+    f.repo.write("envs/test/account.yaml", stringify(account));
+    f.repo.commit("config map out, service account in");
+    const out = await f.run();
+    expect(out.status).toBe("succeeded");
+    expect(out.stats).toMatchObject({ desired: 3, live: 3, drift: { Modified: 0, Missing: 0, Extra: 0 } });
+    const kinds = (await f.db.liveObject.findMany({ select: { kind: true } })).map((r) => r.kind).sort();
+    expect(kinds).toEqual(["Deployment", "Secret", "ServiceAccount"]);
+    expect(await f.db.driftItem.count()).toBe(0);
+  });
+
   it("resolves drift as adopted when Git changes to match live, naming the commit", async () => {
     await f.run();
     await patchAsKubectl(deploymentPath("api", "/scale"), { spec: { replicas: 4 } }, "application/merge-patch+json");
