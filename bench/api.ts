@@ -250,9 +250,9 @@ export async function runApiBench(
     );
     const port = await freePort();
     // --profile-server <dir>: a CPU profile of each server process (the web processes too), written when it stops.
-    const profile = opts.profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${opts.profileDir}` } : {};
+    const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
     const webProcesses = opts.webProcesses ?? "auto";
-    server = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
+    server = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
@@ -268,7 +268,6 @@ export async function runApiBench(
         HOST: "127.0.0.1",
         LOG_LEVEL: "warn",
         NEXT_TELEMETRY_DISABLED: "1",
-        ...profile,
       },
     });
     const base = `http://127.0.0.1:${port}`;

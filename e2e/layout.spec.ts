@@ -1,5 +1,4 @@
-import { test, expect, stillBroken } from "./fixtures";
-import { KNOWN } from "./support/known-problems";
+import { test, expect } from "./fixtures";
 import type { Page } from "@playwright/test";
 
 const PAGES: Array<[string, string]> = [
@@ -46,7 +45,6 @@ test.describe("readable on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
   for (const [name, url] of PAGES.slice(0, 2)) {
     test(name, async ({ page, capture }) => {
-      test.fixme(stillBroken && name === "production drift", KNOWN.phoneOverflow);
       await page.goto(url);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);

@@ -107,3 +107,44 @@ describe("preferGitSpelling", () => {
     expect(r.live).toEqual({ spec: { cpu: "500m", memory: "128Mi", limit: "2147483648" } });
   });
 });
+
+describe("an item added above an unchanged one", () => {
+  // The demo's worker: kubectl-edit added ORDERS_BATCH_SIZE before QUEUE. The
+  // engine reports the added item at its index in live (0), which is QUEUE's
+  // index in Git: only the added lines may be highlighted.
+  const gitWorker = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "worker", namespace: "shop" },
+    spec: { template: { spec: { containers: [{ name: "worker", env: [{ name: "QUEUE", value: "orders" }, { name: "CONCURRENCY", value: "4" }] }] } } },
+  };
+  const liveWorker = structuredClone(gitWorker);
+  liveWorker.spec.template.spec.containers[0]!.env.unshift({ name: "ORDERS_BATCH_SIZE", value: "50" });
+  const added: ChangeDto = {
+    path: ["spec", "template", "spec", "containers", 0, "env", 0],
+    display: "spec.template.spec.containers[name=worker].env[name=ORDERS_BATCH_SIZE]",
+    kind: "added",
+    desired: null,
+    live: { name: "ORDERS_BATCH_SIZE", value: "50" },
+    attribution: { manager: "kubectl-edit", operation: "Update", subresource: null, time: "2025-03-10T11:58:00Z", class: "human" },
+  };
+
+  it("highlights the added lines and leaves the unchanged item after them alone", () => {
+    const { rows } = objectDiff(gitWorker, liveWorker, [added]);
+    const highlighted = rows.filter((r) => r.kind !== "same").map((r) => r.right?.text.trim());
+    expect(highlighted).toEqual(["- name: ORDERS_BATCH_SIZE", 'value: "50"']);
+    expect(rows.filter((r) => r.change === 0)).toHaveLength(2);
+    const queue = rows.find((r) => r.right?.text.includes("QUEUE"));
+    expect(queue).toMatchObject({ kind: "same", change: null, left: { text: expect.stringContaining("QUEUE") } });
+  });
+
+  it("still marks an item only Git has, by its index in Git", () => {
+    const removed: ChangeDto = { ...added, path: ["spec", "template", "spec", "containers", 0, "env", 1], kind: "removed", desired: { name: "CONCURRENCY", value: "4" }, live: null };
+    const liveWithout = structuredClone(gitWorker);
+    liveWithout.spec.template.spec.containers[0]!.env.pop();
+    const { rows } = objectDiff(gitWorker, liveWithout, [removed]);
+    const marked = rows.filter((r) => r.change === 0);
+    expect(marked.map((r) => r.left?.text.trim())).toEqual(["- name: CONCURRENCY", 'value: "4"']);
+    expect(marked.every((r) => r.kind === "removed")).toBe(true);
+  });
+});

@@ -220,11 +220,11 @@ export function yamlLines(value: Json): YamlLine[] {
 
 const startsWith = (path: Path, prefix: Path) => prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
 
-function changeFor(path: Path, changes: readonly ChangeDto[]): number | null {
+function changeFor(path: Path, changes: readonly ChangeDto[], onlyKind?: ChangeDto["kind"]): number | null {
   let best: number | null = null;
   let bestLen = -1;
   changes.forEach((c, i) => {
-    if (startsWith(path, c.path) && c.path.length > bestLen) {
+    if ((onlyKind === undefined || c.kind === onlyKind) && startsWith(path, c.path) && c.path.length > bestLen) {
       best = i;
       bestLen = c.path.length;
     }
@@ -278,7 +278,10 @@ export function sideBySide(desired: YamlLine[] | null, live: YamlLine[] | null, 
   ).map(([li, ri]) => {
     const l = li === null ? undefined : left[li];
     const r = ri === null ? undefined : right[ri];
-    const change = (r ? changeFor(r.path, changes) : null) ?? (l ? changeFor(l.path, changes) : null);
+    // A change's list indices count in live, except for items only Git has
+    // ("removed"): a Git-side path may only match those, or an item added
+    // above an unchanged one would mark the unchanged one too.
+    const change = r ? (changeFor(r.path, changes) ?? (l ? changeFor(l.path, changes, "removed") : null)) : l ? changeFor(l.path, changes) : null;
     let kind: DiffRowDto["kind"];
     if (l && r) kind = l.text === r.text && change === null ? "same" : "changed";
     else kind = l ? "removed" : "added";

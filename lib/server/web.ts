@@ -43,6 +43,25 @@ export async function serveNext(opts: { dev: boolean; root: string }): Promise<W
   };
 }
 
+/**
+ * This process's Node.js flags (heap size, --cpu-prof…) for the web
+ * processes, without the TypeScript loader (tsx): they run the compiled build.
+ */
+export function nodeFlagsWithoutLoader(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i] as string;
+    const [name, inline] = flag.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (name === "--require" || name === "-r" || name === "--import" || name === "--loader" || name === "--experimental-loader") {
+      const value = inline ?? execArgv[++i] ?? "";
+      if (!/(^|[/\\])tsx([/\\]|$)/.test(value)) out.push(name, value);
+      continue;
+    }
+    out.push(flag);
+  }
+  return out;
+}
+
 const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web-worker.mjs");
 
 /**
@@ -51,8 +70,7 @@ const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web
  * (then the last error is logged and the rest carry on).
  */
 export async function serveNextCluster(opts: { root: string; count: number; log: (m: string) => void }): Promise<WebServer> {
-  // Plain Node.js: the workers run the compiled build, not our TypeScript.
-  cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: [], silent: false });
+  cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: nodeFlagsWithoutLoader(process.execArgv), silent: false });
   const { PORT, HOST } = env();
   let stopping = false;
   let restarts = 0;

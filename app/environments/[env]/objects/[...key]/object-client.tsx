@@ -145,7 +145,23 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
                         {[c.attribution.operation, c.attribution.subresource && `/${c.attribution.subresource}`, c.attribution.class].filter(Boolean).join(" · ")}
                       </span>
                     </td>
-                    <td className="whitespace-nowrap px-3 py-2">{c.attribution.time ? <Time iso={c.attribution.time} /> : "—"}</td>
+                    <td className="px-3 py-2">
+                      {c.attribution.time ? (
+                        <span className="whitespace-nowrap">
+                          <Time iso={c.attribution.time} />
+                        </span>
+                      ) : (
+                        // Kubernetes keeps no time for some writes (a new manager of /scale among them): say so, and what we do know.
+                        <span className="text-xs text-slate-600">
+                          not recorded by Kubernetes
+                          {d && (
+                            <span className="block whitespace-nowrap">
+                              first seen by Driftwatch <Time iso={d.openedAt} />
+                            </span>
+                          )}
+                        </span>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { nodeFlagsWithoutLoader } from "./web";
+
+describe("nodeFlagsWithoutLoader", () => {
+  it("keeps Node.js flags and drops the TypeScript loader in every spelling", () => {
+    expect(
+      nodeFlagsWithoutLoader([
+        "--require",
+        "/app/node_modules/tsx/dist/preflight.cjs",
+        "--import",
+        "file:///app/node_modules/tsx/dist/loader.mjs",
+        "--max-old-space-size=640",
+        "--import=tsx",
+        "--cpu-prof",
+        "--cpu-prof-dir=/tmp/prof",
+        "--require",
+        "/app/instrument.cjs",
+      ]),
+    ).toEqual(["--max-old-space-size=640", "--cpu-prof", "--cpu-prof-dir=/tmp/prof", "--require", "/app/instrument.cjs"]);
+  });
+});
