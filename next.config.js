@@ -31,8 +31,13 @@ const nextConfig = {
           // No other site gets a window handle on ours, nor embeds its responses.
           { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
           { key: "Cross-Origin-Resource-Policy", value: "same-origin" },
-          // The Content-Security-Policy (with a per-request script nonce) is set by proxy.ts.
+          // Pages get their Content-Security-Policy (with a per-request script nonce) from proxy.ts.
         ],
+      },
+      {
+        // JSON and redirects only: nothing in an API response may load or run anything.
+        source: "/api/:path*",
+        headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'" }],
       },
     ];
   },

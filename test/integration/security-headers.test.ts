@@ -1,14 +1,15 @@
-// Security headers: every response the proxy handles carries a
+// Security headers: every page response the proxy handles carries a
 // Content-Security-Policy whose scripts need this response's nonce (no
 // 'unsafe-inline', no 'unsafe-eval' in production), frames nobody, and is
-// handed to Next.js on the request so its scripts get the nonce; the static
-// headers in next.config.js cover the rest.
+// handed to Next.js on the request so its scripts get the nonce. API routes
+// skip the proxy and get a policy that allows nothing; the static headers in
+// next.config.js cover the rest.
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
-import { proxy } from "@/proxy";
+import { proxy, config as proxyConfig } from "@/proxy";
 import path from "node:path";
 import type { NextConfig } from "next";
 
@@ -28,11 +29,10 @@ function directives(csp: string | null): Map<string, string[]> {
 const request = (path: string, headers: Record<string, string> = {}) => new NextRequest(`http://localhost${path}`, { headers: { host: "localhost", ...headers } });
 
 describe("Content-Security-Policy from proxy.ts", () => {
-  it("on a page, a signed-out redirect, a refused API call and a public path alike", async () => {
+  it("on a page, a signed-out redirect and a public page alike", async () => {
     const cases = [
       { what: "signed-in page", res: await proxy(request("/environments/production", { cookie: session.cookie })), status: 200 },
       { what: "signed-out page", res: await proxy(request("/timeline")), status: 307 },
-      { what: "signed-out API", res: await proxy(request("/api/environments")), status: 401 },
       { what: "public page", res: await proxy(request("/signin")), status: 200 },
     ];
     for (const { what, res, status } of cases) {
@@ -62,6 +62,22 @@ describe("Content-Security-Policy from proxy.ts", () => {
   });
 });
 
+describe("which requests the proxy sees", () => {
+  // Next.js anchors each matcher to the whole path.
+  const matched = (p: string) => proxyConfig.matcher.some((m) => new RegExp(`^${m}$`).test(p));
+
+  it("every page, and no API route (they authenticate on their own)", () => {
+    for (const p of ["/", "/environments/production", "/timeline", "/signin", "/audit"]) expect(matched(p), p).toBe(true);
+    for (const p of ["/api/environments", "/api/environments/production/drift", "/api/claims"]) expect(matched(p), p).toBe(false);
+  });
+
+  it("a signed-out API call is still refused, by the route itself", async () => {
+    const { GET } = await import("@/app/api/environments/route");
+    const res = await GET(request("/api/environments"), { params: Promise.resolve({}) });
+    expect(res.status).toBe(401);
+  });
+});
+
 describe("static security headers (next.config.js)", () => {
   it("forbid sniffing and framing on every path", async () => {
     const file = path.resolve(import.meta.dirname, "../../next.config.js");
@@ -75,5 +91,14 @@ describe("static security headers (next.config.js)", () => {
     expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
     // One CSP only: a second, nonce-less one here would block every script.
     expect(headers["content-security-policy"]).toBeUndefined();
+  });
+
+  it("give API responses a policy that allows nothing", async () => {
+    const file = path.resolve(import.meta.dirname, "../../next.config.js");
+    const { default: nextConfig } = (await import(file)) as { default: NextConfig };
+    const api = ((await nextConfig.headers?.()) ?? []).find((r) => r.source === "/api/:path*");
+    const csp = directives(api?.headers.find((h) => h.key.toLowerCase() === "content-security-policy")?.value ?? null);
+    expect(csp.get("default-src")).toEqual(["'none'"]);
+    expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
   });
 });
