@@ -42,6 +42,8 @@ export interface LoadResult {
   p50Ms: number;
   p95Ms: number;
   p99Ms: number;
+  /** CPU the server's processes spent per request (see cpuMsOf). */
+  serverCpuMsPerRequest: number;
 }
 
 export interface ApiBenchResult {
@@ -168,31 +170,58 @@ async function waitForServer(url: string, cookie: string, child: ChildProcess, t
   }
 }
 
-/** Resident memory of a process and all its descendants (the start script, its web processes). */
-function rssOf(pid: number): number {
-  try {
-    const rows = spawnSync("ps", ["-e", "-o", "pid=,ppid=,rss="], { encoding: "utf8" })
-      .stdout.split("\n")
-      .map((l) => l.trim().split(/\s+/).map(Number))
-      .filter((r): r is [number, number, number] => r.length === 3 && r.every((n) => Number.isFinite(n)));
-    const tree = new Set([pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [p, parent] of rows) {
-        if (!tree.has(p) && tree.has(parent)) {
-          tree.add(p);
-          grew = true;
-        }
+/** A process and all its descendants (the start script, its web processes), with their resident memory. */
+function processTree(pid: number): Array<[number, number, number]> {
+  const rows = spawnSync("ps", ["-e", "-o", "pid=,ppid=,rss="], { encoding: "utf8" })
+    .stdout.split("\n")
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter((r): r is [number, number, number] => r.length === 3 && r.every((n) => Number.isFinite(n)));
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, parent] of rows) {
+      if (!tree.has(p) && tree.has(parent)) {
+        tree.add(p);
+        grew = true;
       }
     }
-    return rows.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss * 1024, 0);
+  }
+  return rows.filter(([p]) => tree.has(p));
+}
+
+/**
+ * CPU time (user + system, ms) the server's processes have used so far. Per
+ * request, it says what the server costs independently of what else the
+ * machine runs: latency under load is mostly queueing for a free core.
+ */
+function cpuMsOf(pid: number): number {
+  let ticks = 0;
+  for (const [p] of processTree(pid)) {
+    try {
+      // Fields after the command name: state is 3rd, utime 14th, stime 15th.
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+/** Resident memory of a process and all its descendants. */
+function rssOf(pid: number): number {
+  try {
+    return processTree(pid).reduce((sum, [, , rss]) => sum + rss * 1024, 0);
   } catch {
     return 0;
   }
 }
 
-async function load(autocannon: Autocannon, url: string, cookie: string, connections: number, duration: number, onSample: () => void): Promise<LoadResult> {
+
+async function load(autocannon: Autocannon, url: string, cookie: string, connections: number, duration: number, onSample: () => void, serverPid: number): Promise<LoadResult> {
   const times: number[] = [];
+  const cpuBefore = cpuMsOf(serverPid);
   const sampler = setInterval(onSample, 500);
   try {
     const result = await new Promise<{ requests: { total: number }; errors: number; non2xx: number; duration: number }>((resolve, reject) => {
@@ -210,6 +239,7 @@ async function load(autocannon: Autocannon, url: string, cookie: string, connect
       p50Ms: round(percentile(times, 0.5), 1),
       p95Ms: round(percentile(times, 0.95), 1),
       p99Ms: round(percentile(times, 0.99), 1),
+      serverCpuMsPerRequest: round((cpuMsOf(serverPid) - cpuBefore) / Math.max(1, result.requests.total), 2),
     };
   } finally {
     clearInterval(sampler);
@@ -289,14 +319,15 @@ export async function runApiBench(
     }
     const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
     log(`api: ${connections} clients × ${duration} s on the drift API, then on the environments page`);
-    const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample);
-    const page = await load(autocannon, `${base}/`, cookie, connections, duration, sample);
-    const barePage = await load(autocannon, `${base}/signin`, "", connections, duration, sample);
+    const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample, pid);
+    const page = await load(autocannon, `${base}/`, cookie, connections, duration, sample, pid);
+    const barePage = await load(autocannon, `${base}/signin`, "", connections, duration, sample, pid);
     const single = {
-      api: await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, 1, 3, sample),
-      page: await load(autocannon, `${base}/`, cookie, 1, 3, sample),
+      api: await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, 1, 3, sample, pid),
+      page: await load(autocannon, `${base}/`, cookie, 1, 3, sample, pid),
     };
     log(`api: drift API p50 ${api.p50Ms} ms p95 ${api.p95Ms} ms (${api.requestsPerSecond}/s); page p50 ${page.p50Ms} ms p95 ${page.p95Ms} ms (${page.requestsPerSecond}/s)`);
+    log(`api: server CPU per request: drift API ${api.serverCpuMsPerRequest} ms, page ${page.serverCpuMsPerRequest} ms, bare page ${barePage.serverCpuMsPerRequest} ms`);
     log(`api: baseline, the bare sign-in page: p50 ${barePage.p50Ms} ms p95 ${barePage.p95Ms} ms (${barePage.requestsPerSecond}/s)`);
     log(`api: one client: drift API p50 ${single.api.p50Ms} ms p95 ${single.api.p95Ms} ms; page p50 ${single.page.p50Ms} ms p95 ${single.page.p95Ms} ms`);
     return {

@@ -80,10 +80,26 @@ export function errorResponse(error: unknown): NextResponse {
 
 const NO_STORE = { "cache-control": "no-store" };
 
+/**
+ * The JSON text of an answer, kept as long as the answer object lives: cached
+ * answers (lib/dashboard/cached.ts) are the same object for every reader, so
+ * each is serialised once rather than once per request.
+ */
+const jsonTexts = new WeakMap<object, string>();
+function jsonText(body: unknown): string {
+  if (body === null || typeof body !== "object") return JSON.stringify(body ?? null);
+  let text = jsonTexts.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    jsonTexts.set(body, text);
+  }
+  return text;
+}
+
 function toResponse(body: unknown, status = 200): NextResponse {
   if (body instanceof NextResponse) return body;
   if (body instanceof Response) return new NextResponse(body.body, { status: body.status, headers: body.headers });
-  return NextResponse.json(body ?? null, { status, headers: NO_STORE });
+  return new NextResponse(jsonText(body), { status, headers: { ...NO_STORE, "content-type": "application/json" } });
 }
 
 /** A read-only JSON route: signed-in user (unless public), params and query validated, errors mapped. */
