@@ -29,7 +29,7 @@ import { seedCommits, seedManyDrift, seedRepository, sha } from "../test/fixture
 import { startBenchDatabase } from "./support/db";
 import { buildIsCurrent } from "../lib/server/build";
 import { viewerCookie } from "./support/fixtures";
-import { flag, isMain, loadAverage, numberArg, percentile, round } from "./support/stats";
+import { flag, loadAverage, numberArg, percentile, round, runIfMain, stringArg } from "./support/stats";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -361,13 +361,12 @@ export async function runApiBench(
 }
 
 export async function main(): Promise<ApiBenchResult> {
-  const profileIdx = process.argv.indexOf("--profile-server");
   const r = await runApiBench({
     duration: numberArg("duration", 10),
     connections: numberArg("connections", 50),
     build: flag("build"),
-    profileDir: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
-    webProcesses: process.argv.includes("--web-processes") ? process.argv[process.argv.indexOf("--web-processes") + 1] : undefined,
+    profileDir: stringArg("profile-server"),
+    webProcesses: stringArg("web-processes"),
     serve: flag("serve"),
     log: (m) => console.log(m),
   });
@@ -375,12 +374,4 @@ export async function main(): Promise<ApiBenchResult> {
   return r;
 }
 
-if (isMain(import.meta.url)) {
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

@@ -24,7 +24,7 @@ import { POST as postWebhook } from "../app/api/webhooks/git/route";
 import { startBenchCluster } from "./support/cluster";
 import { startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, newRepo, refOf, syncConfig, viewerCookie, writeManifests } from "./support/fixtures";
-import { isMain, loadAverage, numberArg, percentile, round } from "./support/stats";
+import { runIfMain, loadAverage, numberArg, percentile, round } from "./support/stats";
 
 export interface LatencyStats {
   samples: number;
@@ -186,12 +186,4 @@ export async function main(): Promise<LatencyBenchResult> {
   return r;
 }
 
-if (isMain(import.meta.url)) {
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

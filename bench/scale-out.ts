@@ -15,7 +15,7 @@ import path from "node:path";
 import { startBenchCluster } from "./support/cluster";
 import { startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, collectOnce, newRepo, syncConfig, writeManifests } from "./support/fixtures";
-import { isMain, loadAverage, MiB, numberArg, round } from "./support/stats";
+import { runIfMain, loadAverage, MiB, numberArg, round } from "./support/stats";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ENVIRONMENTS = 20;
@@ -195,12 +195,4 @@ export async function main(): Promise<ScaleOutBenchResult> {
   return r;
 }
 
-if (isMain(import.meta.url)) {
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

@@ -11,7 +11,7 @@ import path from "node:path";
 import { startBenchCluster } from "./support/cluster";
 import { databaseBytes, startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeManifests } from "./support/fixtures";
-import { isMain, loadAverage, median, numberArg, round } from "./support/stats";
+import { runIfMain, loadAverage, median, numberArg, round } from "./support/stats";
 
 export interface StorageBenchResult {
   objects: number;
@@ -99,12 +99,4 @@ export async function main(): Promise<StorageBenchResult> {
   return r;
 }
 
-if (isMain(import.meta.url)) {
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

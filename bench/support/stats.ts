@@ -64,6 +64,24 @@ export function isMain(metaUrl: string): boolean {
   return arg !== undefined && metaUrl === pathToFileURL(path.resolve(arg)).href;
 }
 
+/** Runs a benchmark's main() when its file is the script node was started with; the exit code says whether it threw. */
+export function runIfMain(metaUrl: string, main: () => Promise<unknown>): void {
+  if (!isMain(metaUrl)) return;
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
+
+/** The value after `--name`, if given. */
+export function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 export function flag(name: string): boolean {
   return process.argv.includes(`--${name}`);
 }
