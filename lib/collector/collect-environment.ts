@@ -14,7 +14,7 @@ import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
 import { clusterFor, forgetCluster, hashedDesiredSecret, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
-import { persistRun, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
+import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
 export interface CollectorContext {
@@ -214,6 +214,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // the kinds this environment listed last time are listed meanwhile. A Git
     // failure still fails the run as git's, whatever the cluster side did.
     const gitSide = syncGit(ctx, env, repo);
+    // What the write phase reads first does not depend on what this run finds.
+    const persistInputs = readPersistInputs(ctx.db, run.environmentId, ctx.now());
+    persistInputs.catch(() => undefined); // awaited by persistRun
     // Speculative lists only where the run lists anyway: a watch cache answers without them.
     const remembered = ctx.liveSource ? [] : rememberedKinds(env.name);
     lists = new LiveLists(progress, report, env.namespaces.length > 0 ? env.namespaces : [undefined]);
@@ -387,6 +390,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       rollout: [],
       appliedSha: null,
       appliedSource: null,
+      inputs: persistInputs,
     };
     const rollout: RolloutStatus[] = [];
     for (const l of live.values()) {

@@ -73,6 +73,8 @@ export interface CollectedState {
   rollout: RolloutStatus[];
   appliedSha: string | null;
   appliedSource: "controller" | "inferred" | null;
+  /** readPersistInputs, started early by the run; read here when absent. */
+  inputs?: Promise<PersistInputs>;
 }
 
 /** Same as storedForm in collect-environment, kept here to avoid an import cycle. */
@@ -120,17 +122,14 @@ function nextConflict(previous: StoredConflict | null, changes: readonly Change[
   return { owners, detected: field ? { path: field.path, managers: [...field.managers], flips: field.flips } : (reopen ?? previous?.detected ?? null) };
 }
 
-export async function persistRun(
-  ctx: CollectorContext,
-  state: CollectedState,
-  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<{ sha: string | null; source: "controller" | "inferred" }>,
-): Promise<{ stats: Omit<RunStats, "durationMs">; appliedSha: string | null }> {
-  const now = ctx.now();
-  const { db } = ctx;
-  const envId = state.environmentId;
-  const optionsHash = contentHash({ ...state.compareOptions, secretKey: undefined, extraTracking: { ...state.compareOptions.extraTracking, fluxInventory: undefined } }).hash;
+export type PersistInputs = Awaited<ReturnType<typeof readPersistInputs>>;
 
-  // The environment, its last good run's comparison settings and its open drift, read at once.
+/**
+ * What persistRun reads before it writes: the environment, its last good
+ * run's comparison settings and its drift (open, and resolved within a day).
+ * Nothing in the run changes these, so a run may start reading them early.
+ */
+export async function readPersistInputs(db: CollectorContext["db"], envId: string, now: Date) {
   const [lastGoodRows, openItems, recent] = await Promise.all([
     db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null }>>`
       SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash"
@@ -145,6 +144,20 @@ export async function persistRun(
       select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
     }),
   ]);
+  return { lastGoodRows, openItems, recent };
+}
+
+export async function persistRun(
+  ctx: CollectorContext,
+  state: CollectedState,
+  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<{ sha: string | null; source: "controller" | "inferred" }>,
+): Promise<{ stats: Omit<RunStats, "durationMs">; appliedSha: string | null }> {
+  const now = ctx.now();
+  const { db } = ctx;
+  const envId = state.environmentId;
+  const optionsHash = contentHash({ ...state.compareOptions, secretKey: undefined, extraTracking: { ...state.compareOptions.extraTracking, fluxInventory: undefined } }).hash;
+
+  const { lastGoodRows, openItems, recent } = await (state.inputs ?? readPersistInputs(db, envId, now));
   const lastGood = lastGoodRows[0];
   if (!lastGood) throw new Error(`environment ${envId} does not exist`);
   // The rows this process wrote as the last good run are the rows in Postgres, unless someone ran since.
