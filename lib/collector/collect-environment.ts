@@ -12,7 +12,7 @@ import { KubeError } from "@/lib/kube/errors";
 import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
-import { clusterFor, forgetCluster, hashedDesiredSecret, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
+import { clusterFor, forgetCluster, hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
@@ -265,14 +265,18 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
       throw new RunFailure(warnings.filter((w) => w.severity === "error"));
     }
-    const desired = new Map<string, DesiredEntry>();
-    for (const r of rendered.objects) {
-      const obj = r.object as KubeObject;
-      // Rendered objects are frozen and reused while the commit is: hash their secrets once.
-      const safe = obj.kind === "Secret" ? hashedDesiredSecret(obj, ctx.secretKey) : obj;
-      const key = objectKey(safe);
-      desired.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
-    }
+    // Built once per render (reused while the commit is) and never changed after: later runs share it.
+    const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex")], () => {
+      const map = new Map<string, DesiredEntry>();
+      for (const r of rendered.objects) {
+        const obj = r.object as KubeObject;
+        // Rendered objects are frozen and reused while the commit is: hash their secrets once.
+        const safe = obj.kind === "Secret" ? hashedDesiredSecret(obj, ctx.secretKey) : obj;
+        const key = objectKey(safe);
+        map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
+      }
+      return map;
+    });
     // Objects of a file that no longer parses keep their last good desired state
     // (persist carries them over); their live objects must be read and kept too.
     const carriedKinds = new Map<string, { apiVersion: string; kind: string }>();

@@ -68,6 +68,22 @@ export function memoRender<T>(environment: string, parts: readonly string[], fn:
   return result;
 }
 
+const desiredSets = new WeakMap<object, { key: string; value: ReadonlyMap<string, unknown> }>();
+
+/**
+ * A value derived from a render result (the run's desired set keyed by
+ * object), kept with the render it came from: runs that reuse a render reuse
+ * it. The caller must not change what it gets.
+ */
+export function memoDesired<T extends ReadonlyMap<string, unknown>>(render: object, parts: readonly string[], build: () => T): T {
+  const key = parts.join("\0");
+  const hit = desiredSets.get(render);
+  if (hit && hit.key === key) return hit.value as T;
+  const value = build();
+  desiredSets.set(render, { key, value });
+  return value;
+}
+
 const hashedSecrets = new WeakMap<object, { key: Buffer; hashed: KubeObject }>();
 
 /** Secret values of a rendered object, hashed once per rendered object (rendered objects are frozen and shared). */
