@@ -227,6 +227,8 @@ describe.skipIf(!kubectl)("deploy/ Kubernetes manifests", () => {
     expect(webC.args).toEqual(["npm", "start"]);
     expect(colC.args).toEqual(["npm", "run", "collector"]);
     expect(webC.env.find((e) => e.name === "DRIFTWATCH_IN_PROCESS_COLLECTOR")?.value).toBe("false");
+    // A pod's memory limit is sized for one web process; "auto" would start one per CPU of the node.
+    expect(webC.env.find((e) => e.name === "DRIFTWATCH_WEB_PROCESSES")?.value).toBe("1");
     expect(collector.spec.replicas).toBe(3);
     expect(webC.readinessProbe.httpGet.path).toBe("/api/health");
     expect(webC.startupProbe.httpGet.path).toBe("/api/health");
