@@ -5,7 +5,7 @@
 // GET /api/environments/{env}/drift and on the environments page `/`.
 //
 // The server is what `npm start` runs (scripts/start.ts: the Next.js handler
-// in DRIFTWATCH_WEB_PROCESSES web processes, default one per CPU up to 4),
+// in DRIFTWATCH_WEB_PROCESSES web processes, "auto": one per CPU but one, 1–4),
 // against the bench's database, with no in-process collector.
 //
 //   npx tsx bench/api.ts [--duration 10] [--connections 50] [--web-processes N] [--build] [--profile-server /tmp/next-prof] [--serve]
@@ -75,7 +75,17 @@ interface AutocannonInstance {
   on(event: "done", cb: (result: { requests: { total: number }; errors: number; non2xx: number; duration: number }) => void): void;
   on(event: "error", cb: (e: Error) => void): void;
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; headers: Record<string, string>; timeout?: number }) => AutocannonInstance;
+interface AutocannonRequest {
+  headers?: Record<string, string>;
+  [key: string]: unknown;
+}
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  timeout?: number;
+  requests: Array<{ setupRequest: (req: AutocannonRequest) => AutocannonRequest }>;
+}) => AutocannonInstance;
 
 const ENVIRONMENTS = 5;
 const OBJECTS_PER_ENV = 20_000;
@@ -219,13 +229,21 @@ function rssOf(pid: number): number {
 }
 
 
-async function load(autocannon: Autocannon, url: string, cookie: string, connections: number, duration: number, onSample: () => void, serverPid: number): Promise<LoadResult> {
+/**
+ * `connections` clients on `url` for `duration` seconds. Requests take the
+ * session cookies in turn: 50 clients are 50 people signed in, not one
+ * person with 50 tabs (an empty list: signed-out requests).
+ */
+async function load(autocannon: Autocannon, url: string, cookies: readonly string[], connections: number, duration: number, onSample: () => void, serverPid: number): Promise<LoadResult> {
   const times: number[] = [];
   const cpuBefore = cpuMsOf(serverPid);
   const sampler = setInterval(onSample, 500);
+  let turn = 0;
+  const setupRequest = (req: AutocannonRequest): AutocannonRequest =>
+    cookies.length === 0 ? req : { ...req, headers: { ...req.headers, cookie: cookies[turn++ % cookies.length] as string } };
   try {
     const result = await new Promise<{ requests: { total: number }; errors: number; non2xx: number; duration: number }>((resolve, reject) => {
-      const inst = autocannon({ url, connections, duration, headers: { cookie }, timeout: 30 });
+      const inst = autocannon({ url, connections, duration, timeout: 30, requests: [{ setupRequest }] });
       inst.on("response", (_client, _status, _bytes, responseTime) => times.push(responseTime));
       inst.on("done", resolve);
       inst.on("error", reject);
@@ -269,7 +287,10 @@ export async function runApiBench(
     const t = performance.now();
     const { names } = await seed(database.db);
     const seedMs = performance.now() - t;
-    const cookie = await viewerCookie(database.db);
+    // One signed-in viewer per client.
+    const cookies: string[] = [];
+    for (let i = 0; i < connections; i++) cookies.push(await viewerCookie(database.db));
+    const cookie = cookies[0] as string;
     const configFile = path.join(dir, "driftwatch.yaml");
     fs.writeFileSync(
       configFile,
@@ -319,12 +340,12 @@ export async function runApiBench(
     }
     const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
     log(`api: ${connections} clients × ${duration} s on the drift API, then on the environments page`);
-    const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, connections, duration, sample, pid);
-    const page = await load(autocannon, `${base}/`, cookie, connections, duration, sample, pid);
-    const barePage = await load(autocannon, `${base}/signin`, "", connections, duration, sample, pid);
+    const api = await load(autocannon, `${base}/api/environments/env-2/drift`, cookies, connections, duration, sample, pid);
+    const page = await load(autocannon, `${base}/`, cookies, connections, duration, sample, pid);
+    const barePage = await load(autocannon, `${base}/signin`, [], connections, duration, sample, pid);
     const single = {
-      api: await load(autocannon, `${base}/api/environments/env-2/drift`, cookie, 1, 3, sample, pid),
-      page: await load(autocannon, `${base}/`, cookie, 1, 3, sample, pid),
+      api: await load(autocannon, `${base}/api/environments/env-2/drift`, [cookie], 1, 3, sample, pid),
+      page: await load(autocannon, `${base}/`, [cookie], 1, 3, sample, pid),
     };
     log(`api: drift API p50 ${api.p50Ms} ms p95 ${api.p95Ms} ms (${api.requestsPerSecond}/s); page p50 ${page.p50Ms} ms p95 ${page.p95Ms} ms (${page.requestsPerSecond}/s)`);
     log(`api: server CPU per request: drift API ${api.serverCpuMsPerRequest} ms, page ${page.serverCpuMsPerRequest} ms, bare page ${barePage.serverCpuMsPerRequest} ms`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nodeFlagsWithoutLoader } from "./web";
+import { autoWebProcesses, nodeFlagsWithoutLoader } from "./web";
 
 describe("nodeFlagsWithoutLoader", () => {
   it("keeps Node.js flags and drops the TypeScript loader in every spelling", () => {
@@ -17,5 +17,11 @@ describe("nodeFlagsWithoutLoader", () => {
         "/app/instrument.cjs",
       ]),
     ).toEqual(["--max-old-space-size=640", "--cpu-prof", "--cpu-prof-dir=/tmp/prof", "--require", "/app/instrument.cjs"]);
+  });
+});
+
+describe("autoWebProcesses", () => {
+  it("leaves one CPU to the collector and Postgres, and runs 1 to 4 web processes", () => {
+    expect([1, 2, 3, 4, 8, 64].map(autoWebProcesses)).toEqual([1, 1, 2, 3, 4, 4]);
   });
 });
