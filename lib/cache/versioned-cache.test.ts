@@ -83,4 +83,16 @@ describe("VersionedCache", () => {
     expect(await cache.get("a", 1, c.compute("a"))).toBe("a#1");
     expect(await cache.get("b", 1, c.compute("b"))).toBe("b#4");
   });
+
+  it("forgets a key only while it still holds the answer named, when one is named", async () => {
+    const cache = new VersionedCache<string>({ maxEntries: 10, ttlMs: 60_000 });
+    const c = counter();
+    const old = cache.get("k", 1, c.compute("k"));
+    await old;
+    const newer = cache.get("k", 2, c.compute("k")); // the data moved on: a newer answer
+    cache.delete("k", old);
+    expect(await cache.get("k", 2, c.compute("k"))).toBe(await newer);
+    cache.delete("k", newer);
+    expect(await cache.get("k", 2, c.compute("k"))).toBe("k#3");
+  });
 });

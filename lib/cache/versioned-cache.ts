@@ -57,10 +57,13 @@ export class VersionedCache<V> {
     return value;
   }
 
-  /** Forgets one key (or everything). */
-  delete(key?: string): void {
+  /**
+   * Forgets one key (or everything). With `value`, only while the key still
+   * holds that answer (a newer computation started meanwhile is kept).
+   */
+  delete(key?: string, value?: Promise<V>): void {
     if (key === undefined) this.entries.clear();
-    else this.entries.delete(key);
+    else if (value === undefined || this.entries.get(key)?.value === value) this.entries.delete(key);
   }
 
   get size(): number {

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { CACHE_HEADER, RenderedPages, singleCookie, type RenderedPagesOptions } from "./rendered-pages";
+import net from "node:net";
+import { acceptsGzip, CACHE_HEADER, plainTarget, RenderedPages, singleCookie, type RenderedPagesOptions } from "./rendered-pages";
 
 // A real HTTP server in front of a page renderer that behaves like Next.js
 // behind proxy.ts: a fresh nonce per render, in the CSP header and on every
@@ -48,10 +49,16 @@ async function rig(render: Renderer = nextLikePage, opts: Partial<RenderedPagesO
     ...opts,
   });
   const server = http.createServer((req, res) => {
-    void pages.serve(req, res, async () => {
-      renders++;
-      await render(req, res, randomBytes(16).toString("base64"));
-    });
+    pages
+      .serve(req, res, async () => {
+        renders++;
+        await render(req, res, randomBytes(16).toString("base64"));
+      })
+      .catch(() => {
+        // as scripts/web-worker.mjs does
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500).end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const r: Rig = {
@@ -148,6 +155,62 @@ describe("rendered pages", () => {
     expect(s.renders()).toBe(Object.keys(byPath).length * 2 + 4);
   });
 
+  it("never keeps a page that streamed a 404, a redirect or an error after its 200", async () => {
+    // Pages stream behind app/loading.tsx: notFound() and thrown errors arrive after the status line.
+    const marks = ['<script>self.__next_f.push([1,"NEXT_HTTP_ERROR_FALLBACK;404"])</script>', '<meta id="__next-page-redirect" http-equiv="refresh" content="1;url=/signin"/>', '<template data-dgst="2863110"></template>', '<script>$RX("B:0","1234")</script>'];
+    const s = await rig((req, res, nonce) => {
+      const i = Number(new URL(req.url ?? "/", "http://x").searchParams.get("i"));
+      res.setHeader("content-type", "text/html; charset=utf-8");
+      res.setHeader("content-security-policy", `script-src 'nonce-${nonce}'`);
+      res.write(`<html><script nonce="${nonce}"></script><p>Loading…</p>`);
+      res.end(`${marks[i]}</html>`);
+    });
+    for (let i = 0; i < marks.length; i++) {
+      expect((await get(`${s.url}/environments/nope?i=${i}`)).status).toBe(200);
+      expect((await get(`${s.url}/environments/nope?i=${i}`)).cache).toBe("miss");
+    }
+    expect(s.renders()).toBe(marks.length * 2);
+  });
+
+  it("does not make other readers wait while the first reader's connection is slow", async () => {
+    const big = "x".repeat(8 * 1024 * 1024); // more than the socket buffers hold
+    const s = await rig(
+      (_req, res, nonce) => {
+        res.setHeader("content-type", "text/html; charset=utf-8");
+        res.setHeader("content-security-policy", `script-src 'nonce-${nonce}'`);
+        res.write(`<html><script nonce="${nonce}"></script>`);
+        res.end(`<p>${big}</p></html>`);
+      },
+      { maxPageBytes: 32 * 1024 * 1024 },
+    );
+    const stalled = net.connect(Number(new URL(s.url).port), "127.0.0.1");
+    stalled.pause(); // reads nothing
+    stalled.write("GET / HTTP/1.1\r\nhost: x\r\ncookie: driftwatch_session=viewer-token\r\n\r\n");
+    try {
+      await expect.poll(() => s.renders(), { timeout: 5_000 }).toBe(1);
+      const second = await get(`${s.url}/`);
+      expect(second.cache).toBe("hit");
+      expect(s.renders()).toBe(1);
+    } finally {
+      stalled.destroy();
+    }
+  });
+
+  it("passes a failed render on to the server, and the readers waiting for it render their own", async () => {
+    let calls = 0;
+    const s = await rig(async (req, res, nonce) => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 50));
+      if (calls === 1) throw new Error("render crashed");
+      nextLikePage(req, res, nonce);
+    });
+    const [a, b] = await Promise.all([get(`${s.url}/`), get(`${s.url}/`)]);
+    expect([a.status, b.status].sort()).toEqual([200, 500]);
+    expect(s.renders()).toBe(2);
+    expect((await get(`${s.url}/`)).cache).toBe("miss");
+    expect((await get(`${s.url}/`)).cache).toBe("hit");
+  });
+
   it("lets concurrent first readers share one render", async () => {
     const s = await rig(async (req, res, nonce) => {
       await new Promise((r) => setTimeout(r, 100));
@@ -196,11 +259,39 @@ describe("rendered pages", () => {
     expect(s.renders()).toBe(1);
   });
 
-  it("does not keep pages over the size limit", async () => {
+  it("does not keep pages over the size limit, compressed ones measured uncompressed", async () => {
     const s = await rig(nextLikePage, { maxPageBytes: 100 });
     await get(`${s.url}/`);
     expect((await get(`${s.url}/`)).cache).toBe("miss");
-    expect(s.renders()).toBe(2);
+    const zipped = await rig(
+      (_req, res, nonce) => {
+        const gz = zlib.gzipSync(`<html><script nonce="${nonce}"></script>${" ".repeat(4096)}</html>`);
+        res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "content-security-policy": `script-src 'nonce-${nonce}'` });
+        res.end(gz);
+      },
+      { maxPageBytes: 1024 },
+    );
+    await get(`${zipped.url}/`);
+    expect((await get(`${zipped.url}/`)).cache).toBe("miss");
+  });
+});
+
+describe("acceptsGzip", () => {
+  it("reads Accept-Encoding with q-values", () => {
+    expect(acceptsGzip("gzip, deflate, br")).toBe(true);
+    expect(acceptsGzip("br;q=1.0, GZIP;q=0.5")).toBe(true);
+    expect(acceptsGzip("gzip; q=0")).toBe(false);
+    expect(acceptsGzip("gzip;q=0.000")).toBe(false);
+    expect(acceptsGzip("x-gzip, br")).toBe(false);
+    expect(acceptsGzip(undefined)).toBe(false);
+  });
+});
+
+describe("plainTarget", () => {
+  it("takes only targets Next.js serves as they are", () => {
+    expect(plainTarget("/timeline?env=production")).toEqual({ pathname: "/timeline", search: "?env=production" });
+    expect(plainTarget("/environments/prod/objects/_/ConfigMap/shop/app.config")?.pathname).toBe("/environments/prod/objects/_/ConfigMap/shop/app.config");
+    for (const bad of ["//evil/lineage", "/environments/../lineage", "/a/%2e%2e/lineage", "/a/%2E/b", "/\\evil", "http://x/", "", undefined]) expect(plainTarget(bad), String(bad)).toBeNull();
   });
 });
 

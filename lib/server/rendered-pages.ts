@@ -15,14 +15,15 @@
 // - An entry dies with the next committed change to the data (the change
 //   feed's generation, lib/db/change-feed) and after `ttlMs` regardless;
 //   while the feed is down nothing is served from here.
-// - Each hit gets a new nonce: the old one is replaced everywhere in the body
-//   and in the CSP header. Markup that could carry the old nonce was rendered
-//   before anyone could know it.
-// - Only plain 200 HTML responses without Set-Cookie are kept; redirects,
-//   404s, errors, client-side navigations (RSC requests) and prefetches pass
-//   through untouched.
+// - Each hit gets a new nonce in the body and in the CSP header. Markup that
+//   could carry the old nonce was rendered before anyone could know it.
+// - Only pages that rendered completely are kept: a 200 HTML response without
+//   Set-Cookie and without the marks Next.js streams when a page turns out to
+//   be a 404, a redirect or an error after the 200 has gone out (pages stream
+//   behind app/loading.tsx). Client-side navigations (RSC requests),
+//   prefetches and URLs Next.js would normalise pass through untouched.
 //
-// Misses stream from Next.js exactly as before, teed into the cache.
+// Misses stream from Next.js exactly as before, copied on the way out.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
@@ -30,8 +31,8 @@ import { VersionedCache } from "@/lib/cache/versioned-cache";
 
 export interface RenderedPage {
   headers: OutgoingHttpHeaders;
-  body: string;
-  /** The nonce the page was rendered with, to be replaced on every hit. */
+  /** The body split around the nonce it was rendered with: a hit joins the pieces with a new one. */
+  pieces: Buffer[];
   nonce: string;
 }
 
@@ -45,8 +46,9 @@ export interface RenderedPagesOptions {
   /** Paths that never need a session (the sign-in page…): always rendered. */
   isPublicPath(pathname: string): boolean;
   ttlMs: number;
+  /** Pages kept at most (with maxPageBytes, the memory bound: 64 × 1 MiB by default). */
   maxEntries?: number;
-  /** Pages larger than this are not kept. */
+  /** Pages larger than this (uncompressed) are not kept. */
   maxPageBytes?: number;
   now?: () => number;
 }
@@ -59,6 +61,14 @@ const PER_RESPONSE_HEADERS = new Set(["date", "connection", "keep-alive", "trans
 
 // Requests made by the Next.js router in the browser (RSC payloads, prefetches): not pages.
 const ROUTER_HEADERS = ["rsc", "next-router-prefetch", "next-router-state-tree", "next-router-segment-prefetch", "next-action"];
+
+/**
+ * What Next.js and React write into a streamed page that went wrong after its
+ * 200 was sent: notFound()/forbidden() (NEXT_HTTP_ERROR_FALLBACK), redirect()
+ * (NEXT_REDIRECT, the refresh meta), and errors caught by a boundary (digests,
+ * React's client-side error switch). Such a page is never kept.
+ */
+const UNFINISHED_PAGE_MARKS = ["NEXT_HTTP_ERROR_FALLBACK", "NEXT_REDIRECT", "__next-page-redirect", "data-dgst", "$RX(", "data-rxi"];
 
 /** The value of one cookie, or null when it is absent, sent twice, or malformed. */
 export function singleCookie(header: string | undefined, name: string): string | null {
@@ -78,6 +88,31 @@ export function singleCookie(header: string | undefined, name: string): string |
   return found || null;
 }
 
+/** True when the client takes gzip (Accept-Encoding, with q-values). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  if (typeof header !== "string") return false;
+  for (const item of header.split(",")) {
+    const [coding, ...params] = item.split(";").map((s) => s.trim().toLowerCase());
+    if (coding !== "gzip") continue;
+    const q = params.find((p) => p.startsWith("q="));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
+
+/**
+ * The request target, when it is one Next.js serves as it is: a single
+ * leading slash, no backslashes, no dot segments (plain or %-encoded). Others
+ * (`//host/x`, `/a/../b`) are left to Next.js, which redirects or rejects them.
+ */
+export function plainTarget(url: string | undefined): { pathname: string; search: string } | null {
+  if (!url || !url.startsWith("/") || url.startsWith("//") || url.includes("\\")) return null;
+  const q = url.indexOf("?");
+  const pathname = q < 0 ? url : url.slice(0, q);
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(pathname)) return null;
+  return { pathname, search: q < 0 ? "" : url.slice(q) };
+}
+
 function nonceOf(csp: unknown): string | null {
   return typeof csp === "string" ? (/'nonce-([A-Za-z0-9+/_=-]+)'/.exec(csp)?.[1] ?? null) : null;
 }
@@ -86,24 +121,38 @@ function newNonce(): string {
   return randomBytes(16).toString("base64");
 }
 
-function decode(body: Buffer, encoding: string | undefined): string | null {
-  switch ((encoding ?? "identity").toLowerCase()) {
-    case "identity":
-      return body.toString("utf8");
-    case "gzip":
-      return zlib.gunzipSync(body).toString("utf8");
-    case "deflate":
-      return zlib.inflateSync(body).toString("utf8");
-    case "br":
-      return zlib.brotliDecompressSync(body).toString("utf8");
-    default:
-      return null;
+/** The body as text, or null when its encoding is unknown or it is larger than `limit` once decoded. */
+function decode(body: Buffer, encoding: string | undefined, limit: number): Buffer | null {
+  const opts = { maxOutputLength: limit };
+  try {
+    switch ((encoding ?? "identity").toLowerCase()) {
+      case "identity":
+        return body;
+      case "gzip":
+        return zlib.gunzipSync(body, opts);
+      case "deflate":
+        return zlib.inflateSync(body, opts);
+      case "br":
+        return zlib.brotliDecompressSync(body, opts);
+      default:
+        return null;
+    }
+  } catch {
+    return null; // corrupt, or over the limit
   }
 }
 
-function acceptsGzip(req: IncomingMessage): boolean {
-  const accept = req.headers["accept-encoding"];
-  return typeof accept === "string" && /\bgzip\b(?!;q=0(\.0*)?(,|$))/i.test(accept);
+function splitAround(body: Buffer, separator: string): Buffer[] {
+  const sep = Buffer.from(separator, "utf8");
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (let at = body.indexOf(sep, from); at >= 0; at = body.indexOf(sep, from)) {
+    pieces.push(body.subarray(from, at));
+    from = at + sep.length;
+  }
+  pieces.push(body.subarray(from));
+  // One copy per kept page, so the captured chunks can go.
+  return pieces.map((p) => Buffer.from(p));
 }
 
 export class RenderedPages {
@@ -111,15 +160,18 @@ export class RenderedPages {
   private readonly maxPageBytes: number;
 
   constructor(private readonly opts: RenderedPagesOptions) {
-    this.pages = new VersionedCache({ maxEntries: opts.maxEntries ?? 200, ttlMs: opts.ttlMs, now: opts.now });
-    this.maxPageBytes = opts.maxPageBytes ?? 2 * 1024 * 1024;
+    this.pages = new VersionedCache({ maxEntries: opts.maxEntries ?? 64, ttlMs: opts.ttlMs, now: opts.now });
+    this.maxPageBytes = opts.maxPageBytes ?? 1024 * 1024;
   }
 
   get size(): number {
     return this.pages.size;
   }
 
-  /** Answers `req` from a kept page, or lets `render` answer it (keeping what it renders when it can). */
+  /**
+   * Answers `req` from a kept page, or lets `render` answer it (keeping what
+   * it renders when it can). Rejects when `render` does.
+   */
   async serve(req: IncomingMessage, res: ServerResponse, render: () => unknown): Promise<void> {
     const key = await this.keyOf(req);
     const generation = key === null ? null : this.opts.generation();
@@ -127,16 +179,23 @@ export class RenderedPages {
       await render();
       return;
     }
-    let rendering: Promise<RenderedPage | null> | null = null;
-    const page = await this.pages.get(key, generation, () => (rendering = this.renderAndCapture(res, render)));
-    if (rendering) {
+    let rendered: Promise<unknown> | null = null;
+    const shared = this.pages.get(key, generation, () => {
+      const capture = this.capture(res);
+      rendered = Promise.resolve().then(render);
+      rendered.catch(() => capture.abandon());
+      return capture.page;
+    });
+    const page = await shared;
+    if (rendered) {
       // This request rendered it and has been answered; a render that cannot be kept is not remembered.
-      if (!page) this.pages.delete(key);
+      if (!page) this.pages.delete(key, shared);
+      await rendered;
       return;
     }
     if (!page) {
       // The render shared with another request could not be kept (a redirect, an error…): render our own.
-      this.pages.delete(key);
+      this.pages.delete(key, shared);
       await render();
       return;
     }
@@ -145,16 +204,12 @@ export class RenderedPages {
 
   /** The cache key for a page request by a signed-in user, or null when it must be rendered. */
   private async keyOf(req: IncomingMessage): Promise<string | null> {
-    if (req.method !== "GET" || !req.url) return null;
+    if (req.method !== "GET") return null;
     if (ROUTER_HEADERS.some((h) => req.headers[h] !== undefined)) return null;
-    let url: URL;
-    try {
-      url = new URL(req.url, "http://page.invalid");
-    } catch {
-      return null;
-    }
-    const { pathname } = url;
-    if (pathname.startsWith("/api/") || pathname.startsWith("/_next/") || url.searchParams.has("_rsc") || this.opts.isPublicPath(pathname)) return null;
+    const target = plainTarget(req.url);
+    if (!target) return null;
+    const { pathname, search } = target;
+    if (pathname.startsWith("/api/") || pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search) || this.opts.isPublicPath(pathname)) return null;
     const token = singleCookie(req.headers.cookie, this.opts.sessionCookie);
     if (!token) return null;
     let role: string | null;
@@ -163,15 +218,28 @@ export class RenderedPages {
     } catch {
       return null; // the database is down: the page's own render says so
     }
-    return role === null ? null : `${role}\u0000${url.pathname}${url.search}`;
+    return role === null ? null : `${role}\u0000${pathname}${search}`;
   }
 
-  /** Lets Next.js answer, copying what it sends; resolves to the page when it can be kept. */
-  private renderAndCapture(res: ServerResponse, render: () => unknown): Promise<RenderedPage | null> {
+  /**
+   * Copies what Next.js sends on `res`. `page` resolves when the response
+   * ends (all bytes have passed through write/end, compressed or not; the
+   * client may still be receiving them — other readers do not wait for that).
+   */
+  private capture(res: ServerResponse): { page: Promise<RenderedPage | null>; abandon: () => void } {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let tooBig = false;
     let headHeaders: OutgoingHttpHeaders = {};
+    let settle: (page: RenderedPage | null) => void = () => undefined;
+    const page = new Promise<RenderedPage | null>((resolve) => {
+      let settled = false;
+      settle = (p) => {
+        if (settled) return;
+        settled = true;
+        resolve(p);
+      };
+    });
     const collect = (chunk: unknown, encoding?: unknown) => {
       if (tooBig || chunk === undefined || chunk === null || typeof chunk === "function") return;
       const buf = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array);
@@ -180,6 +248,14 @@ export class RenderedPages {
         tooBig = true;
         chunks.length = 0;
       } else chunks.push(buf);
+    };
+    const finish = () => {
+      if (tooBig) return settle(null);
+      try {
+        settle(this.keepable(res.statusCode, { ...res.getHeaders(), ...lowerKeys(headHeaders) }, Buffer.concat(chunks)));
+      } catch {
+        settle(null);
+      }
     };
     const write = res.write;
     const end = res.end;
@@ -190,28 +266,18 @@ export class RenderedPages {
     } as typeof res.write;
     res.end = function (this: ServerResponse, ...args: unknown[]) {
       collect(args[0], args[1]);
-      return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+      const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+      finish();
+      return out;
     } as typeof res.end;
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       const last = args[args.length - 1];
       if (last && typeof last === "object" && !Array.isArray(last)) headHeaders = last as OutgoingHttpHeaders;
       return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as typeof res.writeHead;
-
     res.setHeader(CACHE_HEADER, "miss");
-    return new Promise<RenderedPage | null>((resolve) => {
-      res.once("finish", () => {
-        try {
-          resolve(tooBig ? null : this.keepable(res.statusCode, { ...res.getHeaders(), ...lowerKeys(headHeaders) }, Buffer.concat(chunks)));
-        } catch {
-          resolve(null);
-        }
-      });
-      res.once("close", () => resolve(null)); // after finish this changes nothing
-      Promise.resolve()
-        .then(render)
-        .catch(() => resolve(null));
-    });
+    res.once("close", () => settle(null)); // closed before it ended: the client went away
+    return { page, abandon: () => settle(null) };
   }
 
   private keepable(status: number, headers: OutgoingHttpHeaders, raw: Buffer): RenderedPage | null {
@@ -221,11 +287,11 @@ export class RenderedPages {
     const nonce = nonceOf(headers["content-security-policy"]);
     if (!nonce) return null;
     const encoding = headers["content-encoding"];
-    const body = decode(raw, typeof encoding === "string" ? encoding : undefined);
-    if (body === null) return null;
+    const body = decode(raw, typeof encoding === "string" ? encoding : undefined, this.maxPageBytes);
+    if (body === null || UNFINISHED_PAGE_MARKS.some((mark) => body.includes(mark))) return null;
     const kept: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(headers)) if (value !== undefined && !PER_RESPONSE_HEADERS.has(name)) kept[name] = value;
-    return { headers: kept, body, nonce };
+    return { headers: kept, pieces: splitAround(body, nonce), nonce };
   }
 
   private async send(req: IncomingMessage, res: ServerResponse, page: RenderedPage): Promise<void> {
@@ -235,8 +301,9 @@ export class RenderedPages {
       headers[name] = typeof value === "string" ? value.replaceAll(page.nonce, nonce) : value;
     }
     headers[CACHE_HEADER] = "hit";
-    let body: Buffer = Buffer.from(page.body.replaceAll(page.nonce, nonce), "utf8");
-    if (acceptsGzip(req)) {
+    const separator = Buffer.from(nonce, "utf8");
+    let body: Buffer = Buffer.concat(page.pieces.flatMap((p, i) => (i === 0 ? [p] : [separator, p])));
+    if (acceptsGzip(req.headers["accept-encoding"])) {
       body = await new Promise<Buffer>((resolve, reject) => zlib.gzip(body, (e, out) => (e ? reject(e) : resolve(out))));
       headers["content-encoding"] = "gzip";
     }
