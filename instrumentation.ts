@@ -4,6 +4,6 @@
 // same session lookup and change feed the pages use.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NODE_ENV !== "production") return;
-  const { installRenderedPages } = await import("./lib/server/install-rendered-pages");
-  installRenderedPages();
+  const { installSharedResponses } = await import("./lib/server/install-shared-responses");
+  installSharedResponses();
 }

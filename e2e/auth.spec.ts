@@ -41,7 +41,7 @@ test.describe("signed in", () => {
   });
 });
 
-test.describe("pages served again to the next reader (lib/server/rendered-pages)", () => {
+test.describe("responses served again to the next reader (lib/server/shared-responses)", () => {
   const nonceOf = (csp: string | undefined) => /'nonce-([^']+)'/.exec(csp ?? "")?.[1] ?? "";
 
   test("a kept page comes with a nonce of its own, its scripts run, and it is never given to a signed-out visitor", async ({ page, playwright, baseURL }) => {
@@ -79,6 +79,9 @@ test.describe("pages served again to the next reader (lib/server/rendered-pages)
       const res = await anonymous.get("/lineage", { maxRedirects: 0 });
       expect(res.status()).toBe(307);
       expect(res.headers()["location"]).toContain("/signin?next=%2Flineage");
+      // The polled dashboard reads are shared the same way, and just as closed to a signed-out client.
+      await expect.poll(async () => (await page.request.get("/api/environments")).headers()["x-driftwatch-cache"], { timeout: 30_000 }).toBe("hit");
+      expect((await anonymous.get("/api/environments")).status()).toBe(401);
     } finally {
       await anonymous.dispose();
     }

@@ -19,13 +19,13 @@ try {
   process.exit(1);
 }
 const handle = app.getRequestHandler();
-// Set up by the build's instrumentation hook (lib/server/install-rendered-pages.ts),
+// Set up by the build's instrumentation hook (lib/server/install-shared-responses.ts),
 // which Next.js starts during prepare() without waiting for it: looked up per request.
-const RENDERED_PAGES = Symbol.for("driftwatch.renderedPages");
+const SHARED_RESPONSES = Symbol.for("driftwatch.sharedResponses");
 const server = http.createServer((req, res) => {
-  const renderedPages = globalThis[RENDERED_PAGES];
-  if (!renderedPages) return void handle(req, res);
-  renderedPages.serve(req, res, () => handle(req, res)).catch((e) => {
+  const sharedResponses = globalThis[SHARED_RESPONSES];
+  if (!sharedResponses) return void handle(req, res);
+  sharedResponses.serve(req, res, () => handle(req, res)).catch((e) => {
     console.error("serving a page failed:", e instanceof Error ? e.message : e);
     if (res.headersSent) res.destroy();
     else res.writeHead(500).end();

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";
-import { acceptsGzip, CACHE_HEADER, plainTarget, RenderedPages, singleCookie, type RenderedPagesOptions } from "./rendered-pages";
+import { acceptsGzip, CACHE_HEADER, plainTarget, SharedResponses, singleCookie, type SharedResponsesOptions } from "./shared-responses";
 
 // A real HTTP server in front of a page renderer that behaves like Next.js
 // behind proxy.ts: a fresh nonce per render, in the CSP header and on every
@@ -34,16 +34,17 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function rig(render: Renderer = nextLikePage, opts: Partial<RenderedPagesOptions> = {}): Promise<Rig> {
+async function rig(render: Renderer = nextLikePage, opts: Partial<SharedResponsesOptions> = {}): Promise<Rig> {
   let renders = 0;
   let generation: number | null = 1;
   let clock = 1_000_000;
   const sessions: Record<string, string> = { "viewer-token": "viewer", "other-viewer-token": "viewer", "admin-token": "admin" };
-  const pages = new RenderedPages({
+  const pages = new SharedResponses({
     sessionCookie: "driftwatch_session",
     roleOf: async (token) => sessions[token] ?? null,
     generation: () => generation,
     isPublicPath: (p) => p === "/signin",
+    isSharedRead: (p) => p === "/api/environments",
     ttlMs: 3_000,
     now: () => clock,
     ...opts,
@@ -209,6 +210,28 @@ describe("rendered pages", () => {
     expect(s.renders()).toBe(2);
     expect((await get(`${s.url}/`)).cache).toBe("miss");
     expect((await get(`${s.url}/`)).cache).toBe("hit");
+  });
+
+  it("shares the named API reads as they are, and no other API answer", async () => {
+    let status = 200;
+    const s = await rig((req, res) => {
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ path: req.url, environments: [{ name: "production", status: "Drifted" }] }));
+    });
+    const first = await get(`${s.url}/api/environments`);
+    const second = await get(`${s.url}/api/environments`, { cookie: "driftwatch_session=other-viewer-token" });
+    expect([first.cache, second.cache]).toEqual(["miss", "hit"]);
+    expect(JSON.parse(second.body)).toEqual({ path: "/api/environments", environments: [{ name: "production", status: "Drifted" }] });
+    // Conditional requests and API paths not named as shared reads always reach the handler.
+    expect((await get(`${s.url}/api/environments`, { cookie: "driftwatch_session=viewer-token", "if-none-match": '"x"' })).cache).toBeNull();
+    await get(`${s.url}/api/timeline`);
+    expect((await get(`${s.url}/api/timeline`)).cache).toBeNull();
+    expect(s.renders()).toBe(4);
+    // An answer that is not a 200 is not kept.
+    s.advance(3_001);
+    status = 503;
+    await get(`${s.url}/api/environments`);
+    expect((await get(`${s.url}/api/environments`)).cache).toBe("miss");
   });
 
   it("lets concurrent first readers share one render", async () => {

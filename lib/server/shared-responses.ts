@@ -1,27 +1,34 @@
-// Rendered pages, kept per process for a few seconds and served again to
-// every signed-in reader of the same role: what Next.js's own full-route
-// cache (ISR) would do for us if our pages could be static. They cannot: each
-// response carries a fresh CSP nonce on its scripts (proxy.ts), which forces a
-// render per request — 4–8 ms of CPU for React alone. During an incident 50
-// people open the same environments page; one render serves them all.
+// Responses kept per process for a few seconds and served again to every
+// signed-in reader of the same role: rendered pages, and the dashboard reads
+// every open page polls (the environments list, an environment, its drift).
+// For pages this is what Next.js's own full-route cache (ISR) would do for us
+// if our pages could be static. They cannot: each response carries a fresh
+// CSP nonce on its scripts (proxy.ts), which forces a render per request —
+// 4–8 ms of CPU for React alone. For the reads it skips Next.js's routing and
+// response path (1.5–2.5 ms of CPU; the answer itself is already cached, see
+// lib/dashboard/cached.ts). During an incident 50 people open the same
+// environment and their browsers poll it; one response serves them all.
 //
 // Why this is safe:
 // - Pages render nothing personal. Who is signed in, their role's buttons and
 //   the CSRF token come from /api/auth/session in the browser; the HTML is
 //   the same for every user, and entries are keyed by role besides the URL in
-//   case a page ever shows one role more than another.
+//   case a page ever shows one role more than another. API reads are shared
+//   only where the caller names them (isSharedRead): answers that do not
+//   depend on who asks.
 // - Every hit checks the session first (the same cached lookup the proxy
 //   does), so a signed-out or expired visitor never gets a page from here.
 // - An entry dies with the next committed change to the data (the change
 //   feed's generation, lib/db/change-feed) and after `ttlMs` regardless;
 //   while the feed is down nothing is served from here.
-// - Each hit gets a new nonce in the body and in the CSP header. Markup that
-//   could carry the old nonce was rendered before anyone could know it.
+// - Each page hit gets a new nonce in the body and in the CSP header. Markup
+//   that could carry the old nonce was rendered before anyone could know it.
 // - Only pages that rendered completely are kept: a 200 HTML response without
 //   Set-Cookie and without the marks Next.js streams when a page turns out to
 //   be a 404, a redirect or an error after the 200 has gone out (pages stream
-//   behind app/loading.tsx). Client-side navigations (RSC requests),
-//   prefetches and URLs Next.js would normalise pass through untouched.
+//   behind app/loading.tsx); for reads, a 200 JSON answer. Client-side
+//   navigations (RSC requests), prefetches, conditional requests and URLs
+//   Next.js would normalise pass through untouched.
 //
 // Misses stream from Next.js exactly as before, copied on the way out.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
@@ -29,14 +36,18 @@ import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { VersionedCache } from "@/lib/cache/versioned-cache";
 
-export interface RenderedPage {
+/** A rendered page (HTML with a nonce) or a shared API read (JSON). */
+type Kind = "page" | "read";
+
+export interface SharedResponse {
   headers: OutgoingHttpHeaders;
-  /** The body split around the nonce it was rendered with: a hit joins the pieces with a new one. */
+  /** The body split around the nonce a page was rendered with: a hit joins the pieces with a new one. */
   pieces: Buffer[];
-  nonce: string;
+  /** Null for JSON reads, which carry none. */
+  nonce: string | null;
 }
 
-export interface RenderedPagesOptions {
+export interface SharedResponsesOptions {
   /** The session cookie's name. */
   sessionCookie: string;
   /** The role behind a session token, or null when it is no (longer a) valid session. */
@@ -45,6 +56,8 @@ export interface RenderedPagesOptions {
   generation(): number | null;
   /** Paths that never need a session (the sign-in page…): always rendered. */
   isPublicPath(pathname: string): boolean;
+  /** API paths whose GET answer is the same for every signed-in reader (others under /api/ are never kept). */
+  isSharedRead(pathname: string): boolean;
   ttlMs: number;
   /** Pages kept at most (with maxPageBytes, the memory bound: 64 × 1 MiB by default). */
   maxEntries?: number;
@@ -60,7 +73,8 @@ export const CACHE_HEADER = "x-driftwatch-cache";
 const PER_RESPONSE_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "etag", CACHE_HEADER]);
 
 // Requests made by the Next.js router in the browser (RSC payloads, prefetches): not pages.
-const ROUTER_HEADERS = ["rsc", "next-router-prefetch", "next-router-state-tree", "next-router-segment-prefetch", "next-action"];
+// Conditional requests: answered by the handler, which knows its validators.
+const PASS_THROUGH_HEADERS = ["rsc", "next-router-prefetch", "next-router-state-tree", "next-router-segment-prefetch", "next-action", "if-none-match", "if-modified-since", "range"];
 
 /**
  * What Next.js and React write into a streamed page that went wrong after its
@@ -155,11 +169,11 @@ function splitAround(body: Buffer, separator: string): Buffer[] {
   return pieces.map((p) => Buffer.from(p));
 }
 
-export class RenderedPages {
-  private readonly pages: VersionedCache<RenderedPage | null>;
+export class SharedResponses {
+  private readonly pages: VersionedCache<SharedResponse | null>;
   private readonly maxPageBytes: number;
 
-  constructor(private readonly opts: RenderedPagesOptions) {
+  constructor(private readonly opts: SharedResponsesOptions) {
     this.pages = new VersionedCache({ maxEntries: opts.maxEntries ?? 64, ttlMs: opts.ttlMs, now: opts.now });
     this.maxPageBytes = opts.maxPageBytes ?? 1024 * 1024;
   }
@@ -173,15 +187,16 @@ export class RenderedPages {
    * it renders when it can). Rejects when `render` does.
    */
   async serve(req: IncomingMessage, res: ServerResponse, render: () => unknown): Promise<void> {
-    const key = await this.keyOf(req);
-    const generation = key === null ? null : this.opts.generation();
-    if (key === null || generation === null) {
+    const target = await this.keyOf(req);
+    const generation = target === null ? null : this.opts.generation();
+    if (target === null || generation === null) {
       await render();
       return;
     }
+    const { key, kind } = target;
     let rendered: Promise<unknown> | null = null;
     const shared = this.pages.get(key, generation, () => {
-      const capture = this.capture(res);
+      const capture = this.capture(res, kind);
       rendered = Promise.resolve().then(render);
       rendered.catch(() => capture.abandon());
       return capture.page;
@@ -202,14 +217,16 @@ export class RenderedPages {
     await this.send(req, res, page);
   }
 
-  /** The cache key for a page request by a signed-in user, or null when it must be rendered. */
-  private async keyOf(req: IncomingMessage): Promise<string | null> {
+  /** The cache key for a page or shared read by a signed-in user, or null when the handler must answer. */
+  private async keyOf(req: IncomingMessage): Promise<{ key: string; kind: Kind } | null> {
     if (req.method !== "GET") return null;
-    if (ROUTER_HEADERS.some((h) => req.headers[h] !== undefined)) return null;
+    if (PASS_THROUGH_HEADERS.some((h) => req.headers[h] !== undefined)) return null;
     const target = plainTarget(req.url);
     if (!target) return null;
     const { pathname, search } = target;
-    if (pathname.startsWith("/api/") || pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search) || this.opts.isPublicPath(pathname)) return null;
+    if (pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search) || this.opts.isPublicPath(pathname)) return null;
+    const kind: Kind = pathname.startsWith("/api/") ? "read" : "page";
+    if (kind === "read" && !this.opts.isSharedRead(pathname)) return null;
     const token = singleCookie(req.headers.cookie, this.opts.sessionCookie);
     if (!token) return null;
     let role: string | null;
@@ -218,7 +235,7 @@ export class RenderedPages {
     } catch {
       return null; // the database is down: the page's own render says so
     }
-    return role === null ? null : `${role}\u0000${pathname}${search}`;
+    return role === null ? null : { key: `${role}\u0000${pathname}${search}`, kind };
   }
 
   /**
@@ -226,13 +243,13 @@ export class RenderedPages {
    * ends (all bytes have passed through write/end, compressed or not; the
    * client may still be receiving them — other readers do not wait for that).
    */
-  private capture(res: ServerResponse): { page: Promise<RenderedPage | null>; abandon: () => void } {
+  private capture(res: ServerResponse, kind: Kind): { page: Promise<SharedResponse | null>; abandon: () => void } {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let tooBig = false;
     let headHeaders: OutgoingHttpHeaders = {};
-    let settle: (page: RenderedPage | null) => void = () => undefined;
-    const page = new Promise<RenderedPage | null>((resolve) => {
+    let settle: (page: SharedResponse | null) => void = () => undefined;
+    const page = new Promise<SharedResponse | null>((resolve) => {
       let settled = false;
       settle = (p) => {
         if (settled) return;
@@ -252,7 +269,7 @@ export class RenderedPages {
     const finish = () => {
       if (tooBig) return settle(null);
       try {
-        settle(this.keepable(res.statusCode, { ...res.getHeaders(), ...lowerKeys(headHeaders) }, Buffer.concat(chunks)));
+        settle(this.keepable(kind, res.statusCode, { ...res.getHeaders(), ...lowerKeys(headHeaders) }, Buffer.concat(chunks)));
       } catch {
         settle(null);
       }
@@ -280,25 +297,28 @@ export class RenderedPages {
     return { page, abandon: () => settle(null) };
   }
 
-  private keepable(status: number, headers: OutgoingHttpHeaders, raw: Buffer): RenderedPage | null {
+  private keepable(kind: Kind, status: number, headers: OutgoingHttpHeaders, raw: Buffer): SharedResponse | null {
     if (status !== 200 || headers["set-cookie"] !== undefined) return null;
     const type = headers["content-type"];
-    if (typeof type !== "string" || !type.startsWith("text/html")) return null;
-    const nonce = nonceOf(headers["content-security-policy"]);
-    if (!nonce) return null;
+    const isPage = kind === "page";
+    if (typeof type !== "string" || !type.startsWith(isPage ? "text/html" : "application/json")) return null;
+    // A page without a nonce was not rendered behind proxy.ts: nothing to keep it fresh with.
+    const nonce = isPage ? nonceOf(headers["content-security-policy"]) : null;
+    if (isPage && !nonce) return null;
     const encoding = headers["content-encoding"];
     const body = decode(raw, typeof encoding === "string" ? encoding : undefined, this.maxPageBytes);
-    if (body === null || UNFINISHED_PAGE_MARKS.some((mark) => body.includes(mark))) return null;
+    if (body === null || (isPage && UNFINISHED_PAGE_MARKS.some((mark) => body.includes(mark)))) return null;
     const kept: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(headers)) if (value !== undefined && !PER_RESPONSE_HEADERS.has(name)) kept[name] = value;
-    return { headers: kept, pieces: splitAround(body, nonce), nonce };
+    return { headers: kept, pieces: nonce ? splitAround(body, nonce) : [Buffer.from(body)], nonce };
   }
 
-  private async send(req: IncomingMessage, res: ServerResponse, page: RenderedPage): Promise<void> {
-    const nonce = newNonce();
+  private async send(req: IncomingMessage, res: ServerResponse, page: SharedResponse): Promise<void> {
+    const old = page.nonce;
+    const nonce = old === null ? "" : newNonce();
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(page.headers)) {
-      headers[name] = typeof value === "string" ? value.replaceAll(page.nonce, nonce) : value;
+      headers[name] = old !== null && typeof value === "string" ? value.replaceAll(old, nonce) : value;
     }
     headers[CACHE_HEADER] = "hit";
     const separator = Buffer.from(nonce, "utf8");
