@@ -15,7 +15,10 @@
 // Next.js reads the nonce from the request's CSP header and puts it on the
 // scripts it renders, so no inline script runs without it ('unsafe-inline'
 // is not allowed for scripts). Pages are rendered per request (they read the
-// session), which a nonce requires.
+// session), which a nonce requires; a rendered page may then be served again
+// to the next signed-in reader with a new nonce put in its place, without
+// passing through here (lib/server/shared-responses.ts checks the session
+// itself).
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
 import { isPublicPath } from "@/lib/auth/request";
