@@ -26,7 +26,7 @@ const server = http.createServer((req, res) => {
   const sharedResponses = globalThis[SHARED_RESPONSES];
   if (!sharedResponses) return void handle(req, res);
   sharedResponses.serve(req, res, () => handle(req, res)).catch((e) => {
-    console.error("serving a page failed:", e instanceof Error ? e.message : e);
+    console.error("serving a request failed:", e instanceof Error ? e.message : e);
     if (res.headersSent) res.destroy();
     else res.writeHead(500).end();
   });

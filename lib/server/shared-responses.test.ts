@@ -182,7 +182,7 @@ describe("rendered pages", () => {
         res.write(`<html><script nonce="${nonce}"></script>`);
         res.end(`<p>${big}</p></html>`);
       },
-      { maxPageBytes: 32 * 1024 * 1024 },
+      { maxResponseBytes: 32 * 1024 * 1024 },
     );
     const stalled = net.connect(Number(new URL(s.url).port), "127.0.0.1");
     stalled.pause(); // reads nothing
@@ -283,7 +283,7 @@ describe("rendered pages", () => {
   });
 
   it("does not keep pages over the size limit, compressed ones measured uncompressed", async () => {
-    const s = await rig(nextLikePage, { maxPageBytes: 100 });
+    const s = await rig(nextLikePage, { maxResponseBytes: 100 });
     await get(`${s.url}/`);
     expect((await get(`${s.url}/`)).cache).toBe("miss");
     const zipped = await rig(
@@ -292,7 +292,7 @@ describe("rendered pages", () => {
         res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "content-security-policy": `script-src 'nonce-${nonce}'` });
         res.end(gz);
       },
-      { maxPageBytes: 1024 },
+      { maxResponseBytes: 1024 },
     );
     await get(`${zipped.url}/`);
     expect((await get(`${zipped.url}/`)).cache).toBe("miss");

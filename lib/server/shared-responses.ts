@@ -59,14 +59,14 @@ export interface SharedResponsesOptions {
   /** API paths whose GET answer is the same for every signed-in reader (others under /api/ are never kept). */
   isSharedRead(pathname: string): boolean;
   ttlMs: number;
-  /** Pages kept at most (with maxPageBytes, the memory bound: 64 × 1 MiB by default). */
+  /** Responses kept at most (with maxResponseBytes, the memory bound: 64 × 1 MiB by default). */
   maxEntries?: number;
-  /** Pages larger than this (uncompressed) are not kept. */
-  maxPageBytes?: number;
+  /** Responses larger than this (uncompressed) are not kept. */
+  maxResponseBytes?: number;
   now?: () => number;
 }
 
-/** The response header saying whether a page came from here. */
+/** The response header saying whether a response came from here. */
 export const CACHE_HEADER = "x-driftwatch-cache";
 
 // Headers of a captured response that describe that one transmission, not the page.
@@ -165,21 +165,20 @@ function splitAround(body: Buffer, separator: string): Buffer[] {
     from = at + sep.length;
   }
   pieces.push(body.subarray(from));
-  // One copy per kept page, so the captured chunks can go.
-  return pieces.map((p) => Buffer.from(p));
+  return pieces;
 }
 
 export class SharedResponses {
-  private readonly pages: VersionedCache<SharedResponse | null>;
-  private readonly maxPageBytes: number;
+  private readonly entries: VersionedCache<SharedResponse | null>;
+  private readonly maxBytes: number;
 
   constructor(private readonly opts: SharedResponsesOptions) {
-    this.pages = new VersionedCache({ maxEntries: opts.maxEntries ?? 64, ttlMs: opts.ttlMs, now: opts.now });
-    this.maxPageBytes = opts.maxPageBytes ?? 1024 * 1024;
+    this.entries = new VersionedCache({ maxEntries: opts.maxEntries ?? 64, ttlMs: opts.ttlMs, now: opts.now });
+    this.maxBytes = opts.maxResponseBytes ?? 1024 * 1024;
   }
 
   get size(): number {
-    return this.pages.size;
+    return this.entries.size;
   }
 
   /**
@@ -195,7 +194,7 @@ export class SharedResponses {
     }
     const { key, kind } = target;
     let rendered: Promise<unknown> | null = null;
-    const shared = this.pages.get(key, generation, () => {
+    const shared = this.entries.get(key, generation, () => {
       const capture = this.capture(res, kind);
       rendered = Promise.resolve().then(render);
       rendered.catch(() => capture.abandon());
@@ -204,13 +203,13 @@ export class SharedResponses {
     const page = await shared;
     if (rendered) {
       // This request rendered it and has been answered; a render that cannot be kept is not remembered.
-      if (!page) this.pages.delete(key, shared);
+      if (!page) this.entries.delete(key, shared);
       await rendered;
       return;
     }
     if (!page) {
       // The render shared with another request could not be kept (a redirect, an error…): render our own.
-      this.pages.delete(key, shared);
+      this.entries.delete(key, shared);
       await render();
       return;
     }
@@ -261,7 +260,7 @@ export class SharedResponses {
       if (tooBig || chunk === undefined || chunk === null || typeof chunk === "function") return;
       const buf = typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array);
       bytes += buf.length;
-      if (bytes > this.maxPageBytes) {
+      if (bytes > this.maxBytes) {
         tooBig = true;
         chunks.length = 0;
       } else chunks.push(buf);
@@ -306,11 +305,11 @@ export class SharedResponses {
     const nonce = isPage ? nonceOf(headers["content-security-policy"]) : null;
     if (isPage && !nonce) return null;
     const encoding = headers["content-encoding"];
-    const body = decode(raw, typeof encoding === "string" ? encoding : undefined, this.maxPageBytes);
+    const body = decode(raw, typeof encoding === "string" ? encoding : undefined, this.maxBytes);
     if (body === null || (isPage && UNFINISHED_PAGE_MARKS.some((mark) => body.includes(mark)))) return null;
     const kept: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(headers)) if (value !== undefined && !PER_RESPONSE_HEADERS.has(name)) kept[name] = value;
-    return { headers: kept, pieces: nonce ? splitAround(body, nonce) : [Buffer.from(body)], nonce };
+    return { headers: kept, pieces: nonce ? splitAround(body, nonce) : [body], nonce };
   }
 
   private async send(req: IncomingMessage, res: ServerResponse, page: SharedResponse): Promise<void> {

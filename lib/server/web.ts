@@ -23,10 +23,10 @@ export interface WebServer {
  * second web process only competes with Postgres for the same CPU: the drift
  * API's p95 under 50 clients went from 123 ms to 147 ms with it (bench/api).
  */
-export function webProcessCount(dev: boolean, cpus: number = os.availableParallelism()): number {
+export function webProcessCount(dev: boolean): number {
   if (dev) return 1;
   const configured = env().DRIFTWATCH_WEB_PROCESSES;
-  return configured === "auto" ? autoWebProcesses(cpus) : configured;
+  return configured === "auto" ? autoWebProcesses(os.availableParallelism()) : configured;
 }
 
 export function autoWebProcesses(cpus: number): number {
