@@ -1,5 +1,9 @@
 // `npm test`: every check in order, each a real tool run, then one summary line
-// `N passed, N failed` counted from the runners' own reports.
+// `N passed, N failed, N skipped` counted from the runners' own reports.
+//
+// On CI (CI=true) a skipped test is a failure unless it depends on who runs the
+// suite (root-only cases skip for a normal user): a suite that silently skips
+// because a tool is missing would otherwise read as green.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,19 +33,56 @@ const steps: Step[] = [
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 const failures: string[] = [];
+const onCi = Boolean(process.env.CI) && process.env.CI !== "false";
+/** Skips that depend on the user running the suite, not on a missing tool. */
+const USER_DEPENDENT_SKIP = /\b(as root|as a normal user)\b/;
 
-function countVitest(file: string): { passed: number; failed: number } | null {
-  if (!fs.existsSync(file)) return null;
-  const r = JSON.parse(fs.readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number };
-  return { passed: r.numPassedTests, failed: r.numFailedTests };
+interface Counts {
+  passed: number;
+  failed: number;
+  /** Titles of the skipped tests. */
+  skipped: string[];
 }
 
-function countPlaywright(file: string): { passed: number; failed: number } | null {
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  testResults: { assertionResults: { fullName: string; status: string }[] }[];
+}
+
+function countVitest(file: string): Counts | null {
   if (!fs.existsSync(file)) return null;
-  const r = JSON.parse(fs.readFileSync(file, "utf8")) as { stats?: { expected: number; unexpected: number; flaky: number } };
+  const r = JSON.parse(fs.readFileSync(file, "utf8")) as VitestReport;
+  const skippedTitles = r.testResults.flatMap((f) =>
+    f.assertionResults.filter((a) => a.status === "skipped" || a.status === "pending" || a.status === "todo").map((a) => a.fullName),
+  );
+  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: skippedTitles };
+}
+
+interface PlaywrightSuite {
+  title: string;
+  specs?: { title: string; tests: { status: string }[] }[];
+  suites?: PlaywrightSuite[];
+}
+
+function playwrightSkips(suites: PlaywrightSuite[] | undefined, prefix = ""): string[] {
+  return (suites ?? []).flatMap((s) => {
+    const title = prefix ? `${prefix} > ${s.title}` : s.title;
+    const own = (s.specs ?? []).filter((spec) => spec.tests.some((t) => t.status === "skipped")).map((spec) => `${title} > ${spec.title}`);
+    return [...own, ...playwrightSkips(s.suites, title)];
+  });
+}
+
+function countPlaywright(file: string): Counts | null {
+  if (!fs.existsSync(file)) return null;
+  const r = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    stats?: { expected: number; unexpected: number; flaky: number };
+    suites?: PlaywrightSuite[];
+  };
   if (!r.stats) return null;
-  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected };
+  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: playwrightSkips(r.suites) };
 }
 
 for (const step of steps) {
@@ -57,7 +98,11 @@ for (const step of steps) {
   if (counts) {
     passed += counts.passed;
     failed += counts.failed;
-    if (counts.failed > 0 || result.status !== 0) failures.push(step.name);
+    skipped += counts.skipped.length;
+    const forbidden = onCi ? counts.skipped.filter((title) => !USER_DEPENDENT_SKIP.test(title)) : [];
+    for (const title of forbidden) console.log(`✗ skipped on CI, which counts as failed: ${title}`);
+    failed += forbidden.length;
+    if (counts.failed > 0 || forbidden.length > 0 || result.status !== 0) failures.push(step.name);
     if (counts.failed === 0 && result.status !== 0) failed += 1; // the runner failed outside any test
   } else {
     // A check without test counts (typecheck, lint) counts as one test.
@@ -72,5 +117,5 @@ for (const step of steps) {
 
 fs.rmSync(reportDir, { recursive: true, force: true });
 if (failures.length) console.log(`\nFailed steps: ${failures.join(", ")}`);
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
