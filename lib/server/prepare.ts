@@ -10,6 +10,7 @@ import { ensureDatabase } from "@/lib/db/ensure-database";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { syncConfigToDatabase } from "@/lib/collector/sync-config";
+import { ensureAuditChainKeyed } from "@/lib/audit";
 
 export interface Prepared {
   db: PrismaClient;
@@ -52,5 +53,6 @@ export async function prepare(log: (m: string) => void = (m) => console.log(m)):
   resetEnvCache();
   const db = getPrisma();
   await syncConfigToDatabase(db, config);
+  await ensureAuditChainKeyed(db);
   return { db, config, embedded: database.embedded, stop: database.stop };
 }
