@@ -16,6 +16,8 @@ export interface EnsureDatabaseOptions {
 
 export interface Database {
   url: string;
+  /** The role that owns the tables (migrations, test and demo resets); the same as `url` without DATABASE_MIGRATION_URL. */
+  ownerUrl: string;
   embedded: boolean;
   /** Stops the embedded Postgres (disconnect Prisma first); nothing to do for DATABASE_URL. */
   stop(): Promise<void>;
@@ -45,17 +47,19 @@ export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Da
       // Which URL failed is not known here; naming both (without passwords) beats naming the wrong one.
       throw describeConnectionError(e, owner ? { DATABASE_URL: external, DATABASE_MIGRATION_URL: owner } : { DATABASE_URL: external });
     }
-    return { url: external, embedded: false, stop: async () => {} };
+    return { url: external, ownerUrl: owner ?? external, embedded: false, stop: async () => {} };
   }
 
   const server = await startEmbeddedPostgres({ dataDir: path.join(options.dataDir, "postgres"), log });
   let appUrl: string;
+  let ownerUrl: string;
   try {
     // The superuser only creates the roles; migrations run as the owner, and everything else as the application role.
     const roles = await ensureEmbeddedRoles(server.url);
     await applyMigrations(roles.ownerUrl, migrate);
     await grantApplicationRole(roles.ownerUrl, APP_ROLE);
     appUrl = roles.appUrl;
+    ownerUrl = roles.ownerUrl;
   } catch (e) {
     await server.stop();
     throw e;
@@ -63,6 +67,7 @@ export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Da
   process.env.DATABASE_URL = appUrl;
   return {
     url: appUrl,
+    ownerUrl,
     embedded: true,
     stop: async () => {
       await server.stop();

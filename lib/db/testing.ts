@@ -6,13 +6,13 @@ import type { PrismaClient } from "./generated/client";
  * Empties every table except `_prisma_migrations`, restarting id sequences.
  * Only the tables' owner may: the application role cannot truncate, and the
  * append-only trigger rejects TRUNCATE of "AuditEvent", so the owner
- * (DATABASE_MIGRATION_URL; without it the role `prisma` connects as) disables
+ * (`ownerUrl`, by default DATABASE_MIGRATION_URL; without it the role
+ * `prisma` connects as) disables
  * it for this one transaction. ALTER TABLE … DISABLE TRIGGER needs only table
  * ownership, and its exclusive lock means no other session ever sees the
  * trigger disabled.
  */
-export async function resetDatabase(prisma: PrismaClient): Promise<void> {
-  const ownerUrl = process.env.DATABASE_MIGRATION_URL;
+export async function resetDatabase(prisma: PrismaClient, ownerUrl: string | undefined = process.env.DATABASE_MIGRATION_URL): Promise<void> {
   if (!ownerUrl) {
     const tables = await prisma.$queryRawUnsafe<Array<{ name: string }>>(LIST_TABLES);
     const statements = resetStatements(tables);

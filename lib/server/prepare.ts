@@ -16,6 +16,8 @@ export interface Prepared {
   db: PrismaClient;
   config: DriftwatchConfig;
   embedded: boolean;
+  /** The database's owner role (lib/db/roles.ts): only for resets the application role may not make. */
+  ownerUrl: string;
   stop(): Promise<void>;
 }
 
@@ -54,5 +56,5 @@ export async function prepare(log: (m: string) => void = (m) => console.log(m)):
   const db = getPrisma();
   await syncConfigToDatabase(db, config);
   await ensureAuditChainKeyed(db);
-  return { db, config, embedded: database.embedded, stop: database.stop };
+  return { db, config, embedded: database.embedded, ownerUrl: database.ownerUrl, stop: database.stop };
 }
