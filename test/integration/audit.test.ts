@@ -20,6 +20,7 @@ import {
   legacyHashEvent,
   listAuditEvents,
   readCheckpoint,
+  scheduleAuditCheckpoints,
   verifyAuditChain,
   verifyAuditLog,
   GENESIS_HASH,
@@ -190,6 +191,28 @@ describe("audit log", () => {
       checkpoint: { id: "5", matches: false },
       firstBroken: { id: "5", reason: expect.stringContaining("differs from the checkpoint written at 2026-12-03T10:00:00.000Z") },
     });
+  });
+
+  it("checkpoints at its cadence: at once, then each time the chain has grown", async () => {
+    await seed(2);
+    const outcomes: string[] = [];
+    const schedule = scheduleAuditCheckpoints({ db, file: checkpointFile, intervalMs: 50, onOutcome: (o) => void outcomes.push(o.status), onError: (e) => { throw e; } });
+    try {
+      const newest = async () => {
+        const read = await readCheckpoint(checkpointFile);
+        return read.status === "valid" ? read.head.id : null;
+      };
+      await expect.poll(newest, { timeout: 5000 }).toBe("2");
+      await seed(3);
+      await expect.poll(newest, { timeout: 5000 }).toBe("5");
+      await expect.poll(() => outcomes.includes("unchanged"), { timeout: 5000 }).toBe(true);
+    } finally {
+      await schedule.stop();
+    }
+    // Written at once, again as the chain grew (seed appends one by one, so maybe more than once), never a mismatch.
+    expect(outcomes[0]).toBe("written");
+    expect(outcomes.filter((o) => o === "written").length).toBeGreaterThanOrEqual(2);
+    expect(outcomes.filter((o) => o !== "written" && o !== "unchanged")).toEqual([]);
   });
 
   it("refuses a checkpoint file that was edited", async () => {
