@@ -142,7 +142,9 @@ export async function checkApplicationRole(appUrl: string): Promise<RoleCheck> {
 export async function grantApplicationRole(ownerUrl: string, appRole: string): Promise<void> {
   const app = ident(appRole);
   await withClient(ownerUrl, async (c) => {
-    const database = (await c.query<{ db: string }>("SELECT current_database() AS db")).rows[0]?.db ?? "";
+    const { db: database = "", me = "" } = (await c.query<{ db: string; me: string }>("SELECT current_database() AS db, current_user AS me")).rows[0] ?? {};
+    // One role given as both: revoking would only take the owner's own privileges away.
+    if (appRole === me) return;
     await c.query("BEGIN");
     try {
       await c.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(database)} TO ${app}`);

@@ -559,6 +559,23 @@ describe("embedded Postgres", () => {
     }
   });
 
+  it("with one role given as both DATABASE_URL and DATABASE_MIGRATION_URL, leaves that role's privileges alone (and warns)", async () => {
+    const saved = { url: process.env.DATABASE_URL, owner: process.env.DATABASE_MIGRATION_URL };
+    const owner = inject("ownerDatabaseUrl");
+    process.env.DATABASE_URL = owner;
+    process.env.DATABASE_MIGRATION_URL = owner;
+    const logged: string[] = [];
+    try {
+      await ensureDatabase({ dataDir: await tempDir("unused"), log: (m) => logged.push(m) });
+      expect(logged.join("\n")).toMatch(/owns the audit table/);
+      // The owner may still empty the audit table for tests: nothing was revoked from it.
+      await query(owner, `BEGIN; ALTER TABLE "AuditEvent" DISABLE TRIGGER USER; TRUNCATE "AuditEvent"; ROLLBACK`);
+    } finally {
+      process.env.DATABASE_URL = saved.url;
+      process.env.DATABASE_MIGRATION_URL = saved.owner;
+    }
+  });
+
   it("gives a data folder made by the previous release an owner role and an application role, idempotently, quickly, and the application role can use the data but not the audit table's protection", async () => {
     const dataDir = await tempDir("roles");
     await fsp.chmod(dataDir, 0o711); // as root, Postgres must pass through it
