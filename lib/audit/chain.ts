@@ -308,7 +308,7 @@ export async function verifyAuditChain(db: Db, options: VerifyOptions = {}): Pro
     cursor = rows[rows.length - 1]?.id ?? null;
   }
   if (checked > 0 && !keyed) {
-    return result({ ok: false, checked, firstBroken: { id: "head", reason: "no event is keyed with the instance key: the newest events were rewritten without the key (or Driftwatch has not started since its upgrade)" } });
+    return result({ ok: false, checked, firstBroken: { id: newestId, reason: "no event is keyed with the instance key: the newest events were rewritten without the key (or Driftwatch has not started since its upgrade)" } });
   }
   if (checkpoint && checkpointSeen === undefined) {
     return result({
