@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     inProcessCollector: true,
     log: (m) => console.log(m),
     afterDatabase: async (prepared) => {
-      if (resetDemoDatabase) await resetDatabase(prepared.db);
+      if (resetDemoDatabase) await resetDatabase(prepared.db, prepared.ownerUrl);
       const users = await ensureDemoUsers(prepared.db);
       if (!world.state?.complete) {
         await playHistory({ world, db: prepared.db, config: prepared.config, users, log: (m) => console.log(m) });

@@ -85,7 +85,7 @@ export interface DeliveryResult {
 export async function postWebhook(
   target: WebhookTarget,
   payload: unknown,
-  event: AlertEvent,
+  event: AlertEvent | "audit.checkpoint",
   opts: { env?: Record<string, string | undefined>; timeoutMs?: number; fetchImpl?: typeof fetch } = {},
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(payload);

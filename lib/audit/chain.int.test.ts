@@ -59,7 +59,7 @@ describe("appendAuditBatch", () => {
     batch[1200] = { ...drift(1200), reason: "x\u0000'; DROP TABLE \"User\"; --", targetId: "\uD800é", after: { big: 12345678901234, nested: { b: [1, "x"], a: null } } };
     const rows = await appendAuditBatch(db, batch);
     expect(rows).toHaveLength(2345);
-    expect(await verifyAuditChain(db, 500)).toEqual({ ok: true, checked: 2346 });
+    expect(await verifyAuditChain(db, { batchSize: 500 })).toEqual({ ok: true, checked: 2346 });
 
     const stored = await sql<{ id: string; targetId: string; prevHash: string; hash: string }>(`SELECT id::text, "targetId", "prevHash", hash FROM "AuditEvent" a ORDER BY a.id`);
     expect(stored.slice(1, 4).map((r) => r.targetId)).toEqual(["d0", "d1", "d2"]);

@@ -1,5 +1,5 @@
-export { appendAudit, appendAuditBatch, verifyAuditChain, hashEvent, GENESIS_HASH, SYSTEM } from "./chain";
-export type { Actor, AuditInput, AuditContent, ChainVerification } from "./chain";
+export { appendAudit, appendAuditBatch, ensureAuditChainKeyed, verifyAuditChain, auditKey, hashEvent, legacyHashEvent, GENESIS_HASH, SYSTEM } from "./chain";
+export type { Actor, AuditInput, AuditContent, ChainVerification, ChainHead, VerifyOptions } from "./chain";
 export { canonicalJson } from "./canonical";
 export {
   auditFilterSchema,
@@ -12,3 +12,5 @@ export {
   CSV_COLUMNS,
 } from "./query";
 export type { AuditFilter, AuditEventDto } from "./query";
+export { CHECKPOINT_FILE, checkpointAuditChain, readCheckpoint, writeCheckpoint, verifyAuditLog, scheduleAuditCheckpoints } from "./checkpoint";
+export type { CheckpointOutcome, CheckpointRead, CheckpointSchedule, SignedCheckpoint } from "./checkpoint";

@@ -73,6 +73,8 @@ export function isPublicPath(pathname: string): boolean {
     pathname === "/signin" ||
     pathname.startsWith("/signin/") ||
     pathname === "/api/health" ||
+    pathname === "/api/health/live" ||
+    pathname === "/api/health/ready" ||
     pathname === "/api/metrics" ||
     // The API's own description: no data, and prerendered at build time.
     pathname === "/api/openapi.json" ||

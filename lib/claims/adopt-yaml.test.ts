@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Change } from "@/lib/drift/types";
-import { adoptChanges, manifestFromLive, removeDocument, resolveInDocument, spliceDocument } from "./adopt-yaml";
+import { applyPatch } from "diff";
+import { adoptChanges, documentPatch, manifestFromLive, mayHoldSecret, removeDocument, resolveInDocument, spliceDocument } from "./adopt-yaml";
 
 const attribution = { manager: "kubectl-edit", operation: "Update" as const, subresource: null, time: null, class: "human" as const };
 
@@ -105,5 +106,73 @@ describe("manifestFromLive", () => {
       status: { x: 1 },
     });
     expect(text).toBe("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: \"1\"\n");
+  });
+});
+
+describe("documentPatch: a file that also holds a Secret", () => {
+  const secretBefore = `apiVersion: v1
+kind: Secret
+metadata:
+  name: before
+stringData:
+  TOKEN: hunter2-before
+`;
+  const worker = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker
+spec:
+  replicas: 2
+`;
+  const secretAfter = `---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: after
+data:
+  PASSWORD: aHVudGVyMi1hZnRlcg==
+`;
+  const config = `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: fast
+`;
+  const ranges = (file: string, ...docs: string[]): Array<[number, number]> => docs.map((d) => [file.indexOf(d), file.indexOf(d) + d.length]);
+
+  it.each([
+    ["between two Secrets", [secretBefore, worker, secretAfter]],
+    ["last, after a Secret", [secretBefore, worker]],
+    ["first, before a Secret", [worker, secretAfter]],
+  ])("shows only the adopted document (%s), and applies to give the same file as splicing", (_, docs) => {
+    const file = docs.join("");
+    const [range] = ranges(file, worker);
+    const after = worker.replace("replicas: 2", "replicas: 5");
+    const patch = documentPatch("envs/prod/app.yaml", file, [{ range: range!, after }]);
+    expect(patch).toContain("-  replicas: 2");
+    expect(patch).toContain("+  replicas: 5");
+    for (const leak of ["hunter2", "aHVudGVy", "kind: Secret", "TOKEN", "PASSWORD"]) expect(patch).not.toContain(leak);
+    expect(applyPatch(file, patch)).toBe(spliceDocument(file, range!, after));
+  });
+
+  it("removes a document and edits another in one file, with line numbers that hold", () => {
+    const file = [worker, secretAfter, config].join("");
+    const [w, c] = ranges(file, worker, config);
+    const edits = [
+      { range: c!, after: config.replace("mode: fast", "mode: safe") },
+      { range: w!, after: "" },
+    ];
+    const patch = documentPatch("app.yaml", file, edits);
+    expect(patch).not.toMatch(/hunter2|aHVudGVy|kind: Secret/);
+    const expected = removeDocument(spliceDocument(file, c!, config.replace("mode: fast", "mode: safe")), w!);
+    expect(applyPatch(file, patch)).toBe(expected);
+  });
+
+  it("recognises a Secret however its kind is spelled", () => {
+    for (const text of ["kind: Secret\n", "  kind: 'Secret'\n", '{"kind": "Secret", "data": {}}', "kind: Secret # creds\n"]) expect(mayHoldSecret(text), text).toBe(true);
+    for (const text of ["kind: SecretStore\n", "kind: Deployment\n", "# kind: ConfigMap\n"]) expect(mayHoldSecret(text), text).toBe(false);
   });
 });

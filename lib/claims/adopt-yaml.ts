@@ -2,6 +2,7 @@
 // path is "adopt". Pure: text and drift changes in, new text out. The yaml
 // Document API keeps comments and the untouched parts of the document.
 import YAML from "yaml";
+import { formatPatch, structuredPatch } from "diff";
 import type { Change } from "@/lib/drift/types";
 import { parsePathPattern, type PatternSegment } from "@/lib/drift/path";
 
@@ -102,13 +103,60 @@ export function adoptChanges(docText: string, changes: Change[]): AdoptResult {
   return { text, applied, notes };
 }
 
-/** Replaces the characters `range` of `file` with `replacement`, keeping how the original segment ended. */
-export function spliceDocument(file: string, range: [number, number], replacement: string): string {
-  const original = file.slice(range[0], range[1]);
+/** `replacement` ending the way the segment it replaces ended (with or without a newline). */
+function endingLike(original: string, replacement: string): string {
   let next = replacement;
   if (!original.endsWith("\n") && next.endsWith("\n")) next = next.replace(/\n+$/, "");
   if (original.endsWith("\n") && !next.endsWith("\n")) next += "\n";
-  return file.slice(0, range[0]) + next + file.slice(range[1]);
+  return next;
+}
+
+/** Replaces the characters `range` of `file` with `replacement`, keeping how the original segment ended. */
+export function spliceDocument(file: string, range: [number, number], replacement: string): string {
+  return file.slice(0, range[0]) + endingLike(file.slice(range[0], range[1]), replacement) + file.slice(range[1]);
+}
+
+// A `kind: Secret` line in any YAML or JSON spelling, at any indentation (a
+// List's items too). Deliberately loose: a false alarm only costs context lines.
+const SECRET_KIND = /(^|[\s{,])["']?kind["']?\s*:\s*["']?Secret["']?\s*($|[,}#])/m;
+
+/** Whether YAML text holds (or might hold) a Secret document. */
+export function mayHoldSecret(text: string): boolean {
+  return SECRET_KIND.test(text);
+}
+
+export interface DocumentEdit {
+  /** The document's characters in the original file (from its own `---`). */
+  range: [number, number];
+  /** Its new text; "" removes the document. */
+  after: string;
+}
+
+const lineCount = (text: string): number => (text.match(/\n/g) ?? []).length;
+
+/**
+ * A unified diff of `file` that shows only the edited documents: each hunk's
+ * context stops at its document's edges, plus the next document's `---` line
+ * (so a hunk at a document's end still has trailing context and `git apply`
+ * does not take it for the end of the file). Used where a file also holds a
+ * Secret, so that none of the Secret's text lands in the patch as context.
+ */
+export function documentPatch(filePath: string, file: string, edits: DocumentEdit[]): string {
+  const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
+  let shift = 0; // lines the edits before this one added (or removed)
+  for (const edit of [...edits].sort((a, b) => a.range[0] - b.range[0])) {
+    const [start, end] = edit.range;
+    const separator = /^---[ \t]*(#[^\n]*)?(\n|$)/.exec(file.slice(end))?.[0] ?? "";
+    const before = file.slice(start, end) + separator;
+    const after = (edit.after === "" ? "" : endingLike(file.slice(start, end), edit.after)) + separator;
+    const offset = lineCount(file.slice(0, start));
+    for (const h of structuredPatch("a", "b", before, after, undefined, undefined, { context: 3 }).hunks) {
+      hunks.push({ ...h, oldStart: h.oldStart + offset, newStart: h.newStart + offset + shift });
+    }
+    shift += lineCount(after) - lineCount(before);
+  }
+  if (hunks.length === 0) return "";
+  return formatPatch({ oldFileName: `a/${filePath}`, newFileName: `b/${filePath}`, oldHeader: undefined, newHeader: undefined, hunks }).replace(/^=+\n/, "");
 }
 
 /** Removes one document from a multi-document file (adopting a deletion). A document's range starts at its own `---`, so the rest stays well-formed. */

@@ -10,7 +10,7 @@ import { ApiError } from "@/lib/api/errors";
 import { dataDir } from "@/lib/env";
 import { environmentConfigOf } from "@/lib/pauses/pauses";
 import { findObjectSource, mirrorPathFor, type ObjectSource } from "@/lib/git";
-import { adoptChanges, manifestFromLive, removeDocument, spliceDocument } from "./adopt-yaml";
+import { adoptChanges, documentPatch, manifestFromLive, mayHoldSecret, removeDocument, spliceDocument, type DocumentEdit } from "./adopt-yaml";
 
 export type FindSource = (
   mirrorPath: string,
@@ -59,6 +59,8 @@ interface FileEdit {
   after: string;
   change: AdoptFile["change"];
   objects: string[];
+  /** The edited documents, by their place in `before` (Git files only). */
+  documents?: DocumentEdit[];
 }
 
 export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: AdoptDeps = {}): Promise<AdoptPatch> {
@@ -125,6 +127,11 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
       if (existing && existing.after !== source.text) {
         notes.push(`${label}: ${source.file} also holds another claimed object; its offsets were taken from the original file.`);
       }
+      if (mayHoldSecret(source.text.slice(source.range[0], source.range[1]))) {
+        // A List (or a hand-made document) holding a Secret next to this object: no patch can show one without the other.
+        notes.push(`${label}: ${source.file} holds it in one document with a Secret; Driftwatch leaves that document to you, so that no Secret text lands in a patch.`);
+        continue;
+      }
       if (item.type === "Missing") {
         edits.set(source.file, {
           path: source.file,
@@ -132,6 +139,7 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
           after: removeDocument(current, source.range),
           change: "removed-document",
           objects: [...(existing?.objects ?? []), label],
+          documents: [...(existing?.documents ?? []), { range: source.range, after: "" }],
         });
         continue;
       }
@@ -139,12 +147,15 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
       const adopted = adoptChanges(segment, changesOf(item.changes));
       notes.push(...adopted.notes.map((n) => `${label}: ${n}`));
       if (adopted.applied === 0) continue;
+      // The document as Git has it, for a patch that shows this document alone.
+      const own = existing ? adoptChanges(source.text.slice(source.range[0], source.range[1]), changesOf(item.changes)).text : adopted.text;
       edits.set(source.file, {
         path: source.file,
         before: existing?.before ?? source.text,
         after: spliceDocument(current, source.range, adopted.text),
         change: existing?.change ?? "modified",
         objects: [...(existing?.objects ?? []), label],
+        documents: [...(existing?.documents ?? []), { range: source.range, after: own }],
       });
       continue;
     }
@@ -161,6 +172,11 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
   const parts: string[] = [];
   for (const e of edits.values()) {
     if (e.before === e.after) continue;
+    if (e.documents && mayHoldSecret(e.before)) {
+      // The file also holds a Secret: the usual three lines of context could be its text.
+      parts.push(documentPatch(e.path, e.before, e.documents));
+      continue;
+    }
     const oldName = e.change === "added" ? "/dev/null" : `a/${e.path}`;
     const newName = `b/${e.path}`;
     parts.push(createTwoFilesPatch(oldName, newName, e.before, e.after, undefined, undefined, { context: 3 }).replace(/^=+\n/, ""));

@@ -145,9 +145,11 @@ export const configSchema = z
           .array(z.object({ name: z.string().min(1), url: z.string().url(), secretEnv: envVarName.optional() }).strict())
           .default([]),
         runbooks: z.record(z.string(), z.string().url()).default({}),
+        /** Also send each new audit checkpoint (the chain's newest hash) to the webhooks: a copy outside this machine. */
+        auditCheckpoints: z.boolean().default(false),
       })
       .strict()
-      .default({ webhooks: [], runbooks: {} }),
+      .default({ webhooks: [], runbooks: {}, auditCheckpoints: false }),
     retention: z
       .object({ rawSnapshots: duration.default(30 * 86_400_000) })
       .strict()

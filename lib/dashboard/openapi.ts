@@ -508,7 +508,9 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { "200": json(loose("What was queued")), "202": json(loose("Accepted")), ...E400, "401": error("Bad or missing signature"), "413": error("Body too large") },
         },
       },
-      "/api/health": { get: { summary: "Liveness and database reachability", tags: ["system"], security: [], responses: { "200": json({ type: "object" }), "503": error("Not ready") } } },
+      "/api/health": { get: { summary: "Readiness with collection counts (kept for existing monitors; probes use /api/health/live and /api/health/ready)", tags: ["system"], security: [], responses: { "200": json({ type: "object" }), "503": json({ type: "object" }) } } },
+      "/api/health/live": { get: { summary: "Liveness: the process answers; never touches the database", tags: ["system"], security: [], responses: { "200": json({ type: "object" }) } } },
+      "/api/health/ready": { get: { summary: "Readiness: database reachable through the pool and schema current (cached up to 2 s; a reason code when not ready)", tags: ["system"], security: [], responses: { "200": json({ type: "object" }), "503": json({ type: "object" }) } } },
     },
     components: {
       schemas: {

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { startEmbeddedPostgres } from "./embedded";
 import { applyMigrations } from "./migrate";
+import { APP_ROLE, checkApplicationRole, ensureEmbeddedRoles, grantApplicationRole, roleOf } from "./roles";
 
 export interface EnsureDatabaseOptions {
   /** Driftwatch's data folder; the embedded cluster lives in `<dataDir>/postgres`. */
@@ -15,6 +16,8 @@ export interface EnsureDatabaseOptions {
 
 export interface Database {
   url: string;
+  /** The role that owns the tables (migrations, test and demo resets); the same as `url` without DATABASE_MIGRATION_URL. */
+  ownerUrl: string;
   embedded: boolean;
   /** Stops the embedded Postgres (disconnect Prisma first); nothing to do for DATABASE_URL. */
   stop(): Promise<void>;
@@ -25,39 +28,62 @@ export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Da
   const migrate = { migrationsDir: options.migrationsDir, log };
   const external = process.env.DATABASE_URL;
   if (external) {
+    const owner = process.env.DATABASE_MIGRATION_URL;
     try {
-      await applyMigrations(external, migrate);
+      if (owner) {
+        await applyMigrations(owner, migrate);
+        await grantApplicationRole(owner, await roleOf(external));
+      } else {
+        await applyMigrations(external, migrate);
+      }
+      const role = await checkApplicationRole(external);
+      if (role.canAlterAudit) {
+        log(
+          `Warning: DATABASE_URL connects as "${role.role}", which owns the audit table (or is a superuser) and could turn its append-only trigger off. ` +
+            "Connect as a role that owns nothing and give the owner as DATABASE_MIGRATION_URL (docs/operations.md, \"Database roles\").",
+        );
+      }
     } catch (e) {
-      throw describeConnectionError(e, external);
+      // Which URL failed is not known here; naming both (without passwords) beats naming the wrong one.
+      throw describeConnectionError(e, owner ? { DATABASE_URL: external, DATABASE_MIGRATION_URL: owner } : { DATABASE_URL: external });
     }
-    return { url: external, embedded: false, stop: async () => {} };
+    return { url: external, ownerUrl: owner ?? external, embedded: false, stop: async () => {} };
   }
 
   const server = await startEmbeddedPostgres({ dataDir: path.join(options.dataDir, "postgres"), log });
+  let appUrl: string;
+  let ownerUrl: string;
   try {
-    await applyMigrations(server.url, migrate);
+    // The superuser only creates the roles; migrations run as the owner, and everything else as the application role.
+    const roles = await ensureEmbeddedRoles(server.url);
+    await applyMigrations(roles.ownerUrl, migrate);
+    await grantApplicationRole(roles.ownerUrl, APP_ROLE);
+    appUrl = roles.appUrl;
+    ownerUrl = roles.ownerUrl;
   } catch (e) {
     await server.stop();
     throw e;
   }
-  process.env.DATABASE_URL = server.url;
+  process.env.DATABASE_URL = appUrl;
   return {
-    url: server.url,
+    url: appUrl,
+    ownerUrl,
     embedded: true,
     stop: async () => {
       await server.stop();
-      if (process.env.DATABASE_URL === server.url) delete process.env.DATABASE_URL;
+      if (process.env.DATABASE_URL === appUrl) delete process.env.DATABASE_URL;
     },
   };
 }
 
 /** Network errors from pg say "ECONNREFUSED 127.0.0.1:5432"; say which setting is involved, without its password. */
-function describeConnectionError(e: unknown, url: string): unknown {
+function describeConnectionError(e: unknown, urls: Record<string, string>): unknown {
   const code = (e as { code?: unknown }).code;
   const network = typeof code === "string" && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH)$/.test(code);
   const auth = code === "28P01" || code === "28000" || code === "3D000";
   if (!network && !auth) return e;
-  return new Error(`Cannot use the database at DATABASE_URL=${redact(url)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  const named = Object.entries(urls).map(([name, url]) => `${name}=${redact(url)}`).join(" / ");
+  return new Error(`Cannot use the database at ${named}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 
 export function redact(url: string): string {

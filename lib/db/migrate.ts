@@ -117,8 +117,12 @@ export async function applyMigrations(databaseUrl: string, options: MigrateOptio
   const applied: string[] = [];
   try {
     await client.query(`SELECT pg_advisory_lock(${PRISMA_ADVISORY_LOCK})`);
-    await client.query(CREATE_MIGRATIONS_TABLE);
-    const rows = await recorded(client);
+    let rows = await recorded(client);
+    // Only when missing: an application role without CREATE may start against a migrated database.
+    if (rows === undefined) {
+      await client.query(CREATE_MIGRATIONS_TABLE);
+      rows = await recorded(client);
+    }
 
     for (const m of migrations) {
       const done = isApplied(rows, m.name);

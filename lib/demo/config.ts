@@ -26,6 +26,6 @@ export function demoConfigYaml(world: DemoWorld): string {
       environment("staging", "Release candidates, reconciled by Argo CD.", { type: "argocd", namespace: "argocd", name: "shop-staging" }, { staleAfter: "30m" }),
       environment("production", "Customers are here.", { type: "flux", namespace: "flux-system", name: "shop-production" }, { staleAfter: "30m", confirmPause: true, maxPause: "1d" }),
     ],
-    alerts: { webhooks: [], runbooks: {} },
+    alerts: { webhooks: [], runbooks: {}, auditCheckpoints: false },
   });
 }

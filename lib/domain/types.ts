@@ -101,5 +101,7 @@ export const AUDIT_ACTIONS = [
   "user.updated",
   "webhook.rejected",
   "webhook.accepted",
+  /** The audit chain's hashes are HMACs keyed with the instance key from this event on (earlier ones: plain SHA-256). */
+  "audit.keyed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -5,6 +5,11 @@ import { z } from "zod";
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
+  /**
+   * The role that owns the schema and runs migrations, when DATABASE_URL is an
+   * application role that owns nothing (lib/db/roles.ts). Unset: DATABASE_URL migrates.
+   */
+  DATABASE_MIGRATION_URL: z.string().url().optional(),
   DRIFTWATCH_CONFIG: z.string().default("driftwatch.yaml"),
   DRIFTWATCH_DATA_DIR: z.string().default(".data"),
   /** Key for session signing and keyed secret hashes; generated into the data folder when unset. */
@@ -23,6 +28,8 @@ const schema = z.object({
   /** Binary used for `render: kustomize` (kustomize or kubectl). */
   KUSTOMIZE_BIN: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** How often the audit chain's newest hash is checkpointed into the data folder. */
+  DRIFTWATCH_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Public URL of the dashboard, used in alert links and OIDC redirects. */
   DRIFTWATCH_PUBLIC_URL: z.string().url().optional(),
 });

@@ -9,6 +9,7 @@ import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
 import { serveNext, serveNextCluster, webProcessCount } from "./web";
 import { ensureFirstAdmin } from "@/lib/auth";
+import { startAuditCheckpoints } from "./audit-checkpoints";
 
 export interface BootOptions {
   dev?: boolean;
@@ -39,6 +40,8 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       if (stop) stoppers.unshift(stop);
     }
     await ensureFirstAdmin(prepared.db, log);
+    const checkpoints = startAuditCheckpoints(prepared.db, prepared.config);
+    stoppers.unshift(() => checkpoints.stop());
     if (opts.inProcessCollector ?? env().DRIFTWATCH_IN_PROCESS_COLLECTOR) {
       const worker = startWorker(collectorContext(prepared.db, prepared.config));
       stoppers.unshift(() => worker.stop());

@@ -10,11 +10,14 @@ import { ensureDatabase } from "@/lib/db/ensure-database";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { syncConfigToDatabase } from "@/lib/collector/sync-config";
+import { ensureAuditChainKeyed } from "@/lib/audit";
 
 export interface Prepared {
   db: PrismaClient;
   config: DriftwatchConfig;
   embedded: boolean;
+  /** The database's owner role (lib/db/roles.ts): only for resets the application role may not make. */
+  ownerUrl: string;
   stop(): Promise<void>;
 }
 
@@ -52,5 +55,6 @@ export async function prepare(log: (m: string) => void = (m) => console.log(m)):
   resetEnvCache();
   const db = getPrisma();
   await syncConfigToDatabase(db, config);
-  return { db, config, embedded: database.embedded, stop: database.stop };
+  await ensureAuditChainKeyed(db);
+  return { db, config, embedded: database.embedded, ownerUrl: database.ownerUrl, stop: database.stop };
 }

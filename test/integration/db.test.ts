@@ -59,7 +59,8 @@ describe("test database from the global setup", () => {
 });
 
 describe("migrations", () => {
-  const shared = () => inject("databaseUrl");
+  // Creating databases is the superuser's business, not the application role's.
+  const shared = () => inject("superuserDatabaseUrl");
   let scratch: string;
   let scratchName: string;
 
@@ -245,19 +246,23 @@ describe("invariants the schema cannot express", () => {
     expect(await db().pause.count({ where: { endedAt: null } })).toBe(3);
   });
 
-  it("keeps audit events append-only: UPDATE, DELETE and TRUNCATE fail with a clear message", async () => {
+  it("keeps audit events append-only: the application role may not UPDATE, DELETE or TRUNCATE them, and the owner gets the trigger's clear message", async () => {
     const event = await db().auditEvent.create({
       data: { at: new Date(), actorType: "user", actorName: "alice", action: "pause.create", targetType: "environment", targetId: environmentId, prevHash: "", hash: "h1" },
     });
-    await expect(db().auditEvent.update({ where: { id: event.id }, data: { reason: "rewritten" } })).rejects.toThrow(/audit events are append-only/);
-    await expect(db().auditEvent.delete({ where: { id: event.id } })).rejects.toThrow(/audit events are append-only/);
-    await expect(db().auditEvent.deleteMany({})).rejects.toThrow(/audit events are append-only/);
-    await expect(db().$executeRawUnsafe('TRUNCATE "AuditEvent"')).rejects.toThrow(/audit events are append-only/);
-    const raw = await query(inject("databaseUrl"), `UPDATE "AuditEvent" SET reason = 'x'`).then(
-      () => "updated",
-      (e: Error) => e.message,
-    );
-    expect(raw).toBe('audit events are append-only: UPDATE on "AuditEvent" is not allowed');
+    // The application role (what the app and db() connect as) holds no such privilege on the table.
+    await expect(db().auditEvent.update({ where: { id: event.id }, data: { reason: "rewritten" } })).rejects.toThrow(/permission denied|append-only/);
+    await expect(db().auditEvent.delete({ where: { id: event.id } })).rejects.toThrow(/permission denied|append-only/);
+    await expect(db().auditEvent.deleteMany({})).rejects.toThrow(/permission denied|append-only/);
+    await expect(db().$executeRawUnsafe('TRUNCATE "AuditEvent"')).rejects.toThrow(/permission denied|append-only/);
+    // The owner could, but for the trigger.
+    for (const [sql, op] of [[`UPDATE "AuditEvent" SET reason = 'x'`, "UPDATE"], [`DELETE FROM "AuditEvent"`, "DELETE"], [`TRUNCATE "AuditEvent"`, "TRUNCATE"]] as const) {
+      const raw = await query(inject("ownerDatabaseUrl"), sql).then(
+        () => "done",
+        (e: Error) => e.message,
+      );
+      expect(raw).toBe(`audit events are append-only: ${op} on "AuditEvent" is not allowed`);
+    }
     expect(await db().auditEvent.findUnique({ where: { id: event.id } })).toMatchObject({ reason: null, hash: "h1" });
   });
 
@@ -273,7 +278,7 @@ describe("invariants the schema cannot express", () => {
       data: { at: new Date(), actorType: "system", actorName: "collector", action: "drift.open", targetType: "environment", targetId: "x", prevHash: "", hash: "h3" },
     });
     expect(again.id).toBe(1n); // identities restarted
-    await expect(db().auditEvent.delete({ where: { id: again.id } })).rejects.toThrow(/audit events are append-only/);
+    await expect(db().auditEvent.delete({ where: { id: again.id } })).rejects.toThrow(/permission denied|audit events are append-only/);
   });
 });
 
@@ -549,6 +554,73 @@ describe("embedded Postgres", () => {
       expect(await pendingMigrations(own.url)).toEqual([]);
       await own.stop();
       expect(process.env.DATABASE_URL).toBeUndefined();
+    } finally {
+      process.env.DATABASE_URL = shared;
+    }
+  });
+
+  it("with one role given as both DATABASE_URL and DATABASE_MIGRATION_URL, leaves that role's privileges alone (and warns)", async () => {
+    const saved = { url: process.env.DATABASE_URL, owner: process.env.DATABASE_MIGRATION_URL };
+    const owner = inject("ownerDatabaseUrl");
+    process.env.DATABASE_URL = owner;
+    process.env.DATABASE_MIGRATION_URL = owner;
+    const logged: string[] = [];
+    try {
+      await ensureDatabase({ dataDir: await tempDir("unused"), log: (m) => logged.push(m) });
+      expect(logged.join("\n")).toMatch(/owns the audit table/);
+      // The owner may still empty the audit table for tests: nothing was revoked from it.
+      await query(owner, `BEGIN; ALTER TABLE "AuditEvent" DISABLE TRIGGER USER; TRUNCATE "AuditEvent"; ROLLBACK`);
+    } finally {
+      process.env.DATABASE_URL = saved.url;
+      process.env.DATABASE_MIGRATION_URL = saved.owner;
+    }
+  });
+
+  it("gives a data folder made by the previous release an owner role and an application role, idempotently, quickly, and the application role can use the data but not the audit table's protection", async () => {
+    const dataDir = await tempDir("roles");
+    await fsp.chmod(dataDir, 0o711); // as root, Postgres must pass through it
+    // What the previous release left: migrations applied as the superuser, which owned everything.
+    const previous = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "postgres") });
+    await applyMigrations(previous.url);
+    await query(previous.url, `INSERT INTO "AuditEvent" (at, "actorType", "actorName", action, "targetType", "targetId", "prevHash", hash) VALUES (now(), 'system', 'collector', 'run.failed', 'environment', '1', '', 'h')`);
+    await previous.stop();
+
+    const shared = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      for (const [round, start] of ["first start of this release", "second start"].entries()) {
+        const began = performance.now();
+        const own = await ensureDatabase({ dataDir });
+        console.log(`[db.test] ensureDatabase on a previous release's data folder (${start}): ${Math.round(performance.now() - began)} ms`);
+        try {
+          expect(new URL(own.url).username).toBe("driftwatch_app");
+          expect(process.env.DATABASE_URL).toBe(own.url);
+          const owners = await query<{ owner: string }>(
+            own.url,
+            `SELECT DISTINCT pg_get_userbyid(c.relowner) AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'S', 'v')
+             UNION SELECT DISTINCT pg_get_userbyid(p.proowner) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'
+             UNION SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()`,
+          );
+          expect(owners).toEqual([{ owner: "driftwatch_owner" }]);
+          // The application role reads and writes the data the previous release left…
+          expect(await query(own.url, `SELECT count(*)::int AS n FROM "AuditEvent"`)).toEqual([{ n: 1 + round }]);
+          expect(await pendingMigrations(own.url)).toEqual([]);
+          await query(own.url, `INSERT INTO "AuditEvent" (at, "actorType", "actorName", action, "targetType", "targetId", "prevHash", hash) VALUES (now(), 'system', 'collector', 'run.failed', 'environment', '2', 'h', $1)`, [`h${round + 2}`]);
+          // …and cannot turn the audit table's protection off, nor make objects of its own.
+          for (const attack of [
+            `ALTER TABLE "AuditEvent" DISABLE TRIGGER ALL`,
+            `DROP TRIGGER "AuditEvent_append_only" ON "AuditEvent"`,
+            `TRUNCATE "AuditEvent"`,
+            `DELETE FROM "AuditEvent"`,
+            `SET session_replication_role = replica`,
+            `CREATE TABLE evil (id int)`,
+          ]) {
+            await expect(query(own.url, attack), attack).rejects.toThrow(/permission denied|must be owner/);
+          }
+        } finally {
+          await own.stop();
+        }
+      }
     } finally {
       process.env.DATABASE_URL = shared;
     }

@@ -218,10 +218,10 @@ describe.skipIf(!kubectl)("deploy/ Kubernetes manifests", () => {
     }
   });
 
-  it("run the web tier without a collector and the workers as N replicas, non-root, with /api/health probes and the database URL from a Secret", () => {
+  it("run the web tier without a collector and the workers as N replicas, non-root, with /api/health/ready and /live probes and the database URL from a Secret", () => {
     const web = deployment("driftwatch-web").spec.template.spec;
     const collector = deployment("driftwatch-collector");
-    const [webC] = web.containers as Array<{ args: string[]; env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; readinessProbe: { httpGet: { path: string } }; startupProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown> }>;
+    const [webC] = web.containers as Array<{ args: string[]; env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; readinessProbe: { httpGet: { path: string } }; startupProbe: { httpGet: { path: string } }; livenessProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown> }>;
     const [colC] = collector.spec.template.spec.containers as Array<{ args: string[]; env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; securityContext: Record<string, unknown> }>;
     if (!webC || !colC) throw new Error("no containers");
     expect(webC.args).toEqual(["npm", "start"]);
@@ -230,8 +230,9 @@ describe.skipIf(!kubectl)("deploy/ Kubernetes manifests", () => {
     // A pod's memory limit is sized for one web process; "auto" would start one per CPU of the node.
     expect(webC.env.find((e) => e.name === "DRIFTWATCH_WEB_PROCESSES")?.value).toBe("1");
     expect(collector.spec.replicas).toBe(3);
-    expect(webC.readinessProbe.httpGet.path).toBe("/api/health");
-    expect(webC.startupProbe.httpGet.path).toBe("/api/health");
+    expect(webC.readinessProbe.httpGet.path).toBe("/api/health/ready");
+    expect(webC.startupProbe.httpGet.path).toBe("/api/health/ready");
+    expect(webC.livenessProbe.httpGet.path).toBe("/api/health/live");
     for (const c of [webC, colC]) {
       expect(c.env.find((e) => e.name === "DATABASE_URL")?.valueFrom?.secretKeyRef).toEqual({ name: "driftwatch", key: "database-url" });
       expect(c.env.find((e) => e.name === "DRIFTWATCH_SECRET")?.valueFrom?.secretKeyRef).toEqual({ name: "driftwatch", key: "secret-key" });

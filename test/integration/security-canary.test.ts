@@ -5,8 +5,10 @@
 // GET route of the API and every dashboard data loader, the value — raw, in
 // base64 and in hex — appears in no table, no log line, and no JSON, CSV,
 // patch or HTML the dashboard produced.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { NextRequest } from "next/server";
@@ -27,12 +29,15 @@ import * as dashboard from "@/lib/dashboard";
 import { segmentsOfKey } from "@/lib/dashboard/object-key";
 import { buildMetrics } from "@/lib/metrics";
 import { POST as createClaim } from "@/app/api/claims/route";
+import { GET as getAdoptPatch } from "@/app/api/claims/[id]/adopt.patch/route";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const CANARY = `canary-${randomBytes(12).toString("hex")}`;
 const ROTATED = `rotated-${randomBytes(12).toString("hex")}`;
 const IN_BROKEN_FILE = `broken-${randomBytes(12).toString("hex")}`;
 const SECRET_KEY = "/Secret/shop/api-credentials";
+const WORKER_KEY = "apps/Deployment/shop/worker";
+const WORKER = deploymentYaml("worker", "shop/worker:2.0.0", 2);
 
 /** Every form a leak could take. */
 const needles = [CANARY, ROTATED, IN_BROKEN_FILE].flatMap((v) => [v, Buffer.from(v).toString("base64"), Buffer.from(v).toString("hex")]);
@@ -85,7 +90,14 @@ beforeAll(async () => {
     data: { DB_PASSWORD: Buffer.from(CANARY).toString("base64") },
   };
   const api = deploymentYaml("api", "shop/api:1.4.0", 2);
-  f = await createCollectorFixture({ "envs/test/app.yaml": [api], "envs/test/secret.yaml": [secret] });
+  // A file where a Deployment sits between two Secrets: adopting the Deployment's drift must not carry their
+  // text. Their values come first, right after the `---`: an ordinary diff's context would show them.
+  const neighbour = (name: string) => ({ stringData: secret.stringData, data: secret.data, apiVersion: "v1", kind: "Secret", metadata: { name, namespace: "shop" }, type: "Opaque" });
+  f = await createCollectorFixture({
+    "envs/test/app.yaml": [api],
+    "envs/test/secret.yaml": [secret],
+    "envs/test/worker.yaml": [neighbour("worker-before"), WORKER, neighbour("worker-after")],
+  });
   // A Secret file that does not parse, with the value on the line the parser complains about.
   f.repo.write("envs/test/broken-secret.yaml", `apiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\nstringData:\n  TOKEN: ${IN_BROKEN_FILE}\n   OTHER: [${IN_BROKEN_FILE}\n`);
   f.repo.commit("secrets");
@@ -105,7 +117,7 @@ beforeAll(async () => {
   config = getConfig().config;
   await syncConfigToDatabase(f.db, config);
 
-  await f.applyAsController([api, secret]);
+  await f.applyAsController([api, secret, neighbour("worker-before"), WORKER, neighbour("worker-after")]);
   await runWith({ db: f.db, dir: f.dir, config });
   await runWith({ db: f.db, dir: f.dir, config }, {}, "staging");
   // Someone rotates the value by hand with client-side `kubectl apply`: the new
@@ -118,6 +130,17 @@ beforeAll(async () => {
     contentType: "application/merge-patch+json",
     userAgent: KUBECTL_UA,
     query: { fieldManager: "kubectl-client-side-apply" },
+  });
+  // And someone scales the worker by hand: drift whose adoption patches a file shared with Secrets.
+  const deployments = f.admin.discovery.lookup("apps/v1", "Deployment");
+  if (!deployments) throw new Error("no deployments");
+  // The memory request is the document's last line: the next document, a Secret, follows it.
+  const workerContainer = { name: "worker", image: "shop/worker:2.0.0", env: [], resources: { requests: { cpu: "0.5", memory: "2Gi" } } };
+  await f.admin.client.requestJson("PATCH", resourcePath(deployments, "shop", "worker"), {
+    body: { spec: { replicas: 7, template: { spec: { containers: [workerContainer] } } } },
+    contentType: "application/merge-patch+json",
+    userAgent: KUBECTL_UA,
+    query: { fieldManager: "kubectl-edit" },
   });
   const second = await runWith({ db: f.db, dir: f.dir, config });
   expect(second.errors.some((e) => e.path === "envs/test/broken-secret.yaml")).toBe(true);
@@ -206,6 +229,58 @@ describe("canary Secret value", () => {
     expect(outputs.find((o) => o.where.includes("adopt.patch?format=json"))?.text).toMatch(/Secrets are not adopted/);
     assertNoLeak(outputs);
   }, 60_000);
+
+  it("is in no adopt patch, also when the adopted object shares its Git file with Secrets, and that patch applies", async () => {
+    const item = await f.db.driftItem.findFirstOrThrow({ where: { key: WORKER_KEY, resolvedAt: null } });
+    const claim = await createClaim(
+      new NextRequest("http://localhost/api/claims", {
+        method: "POST",
+        headers: { ...admin.headers, host: "localhost" },
+        body: JSON.stringify({ driftItemIds: [item.id], reason: "keep seven workers", duration: "4h", returnPath: "adopt" }),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expect(claim.status).toBe(201);
+    const { id } = ((await claim.json()) as { claim: { id: string } }).claim;
+    // The route reads the Git file from the mirrors in the data folder: the collections above kept them in f.dir.
+    const savedDataDir = process.env.DRIFTWATCH_DATA_DIR;
+    process.env.DRIFTWATCH_DATA_DIR = f.dir;
+    resetEnvCache();
+    let patch: string;
+    try {
+      const res = await getAdoptPatch(new NextRequest(`http://localhost/api/claims/${id}/adopt.patch`, { headers: { cookie: admin.cookie, host: "localhost" } }), {
+        params: Promise.resolve({ id }),
+      });
+      patch = await res.text();
+    } finally {
+      if (savedDataDir === undefined) delete process.env.DRIFTWATCH_DATA_DIR;
+      else process.env.DRIFTWATCH_DATA_DIR = savedDataDir;
+      resetEnvCache();
+    }
+    // Made from the Git file itself, not the whole-object fallback.
+    expect(patch).not.toContain("the defining file was not found");
+    outputs.push({ where: "adopt patch of the worker", text: patch });
+    // It is the real change to the shared file…
+    expect(patch).toContain("+++ b/envs/test/worker.yaml");
+    expect(patch).toMatch(/^-\s+replicas: 2$/m);
+    expect(patch).toMatch(/^\+\s+replicas: 7$/m);
+    expect(patch).toMatch(/^\+\s+memory: 2Gi$/m);
+    // …with none of the neighbouring Secrets in it: not their values, not their documents.
+    assertNoLeak([{ where: "adopt patch of the worker", text: patch }]);
+    expect(patch).not.toMatch(/kind: Secret|worker-before|worker-after|stringData|PAYMENT_API_KEY|DB_PASSWORD/);
+    // And it still applies to the repository as Git has it.
+    const checkout = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-canary-apply-"));
+    try {
+      execFileSync("git", ["clone", "--quiet", f.repo.dir, checkout]);
+      fs.writeFileSync(path.join(checkout, "adopt.patch"), patch);
+      execFileSync("git", ["apply", "-p1", "adopt.patch"], { cwd: checkout });
+      const applied = fs.readFileSync(path.join(checkout, "envs/test/worker.yaml"), "utf8");
+      expect(applied).toMatch(/replicas: 7[\s\S]*memory: 2Gi/);
+      expect(applied).toContain(CANARY); // the Secrets around it are untouched
+    } finally {
+      fs.rmSync(checkout, { recursive: true, force: true });
+    }
+  });
 
   it("is in nothing the dashboard's page loaders return, nor in the HTML of the pages that show them", async () => {
     const db = f.db;

@@ -4,23 +4,34 @@
 // started in a fresh temporary folder on a free port and removed afterwards.
 // Tests read the URL from process.env.DATABASE_URL (worker processes are
 // started after this runs, so they inherit it) or from inject("databaseUrl").
+// Like the app, tests connect as the application role (lib/db/roles.ts), which
+// owns nothing; DATABASE_MIGRATION_URL / inject("ownerDatabaseUrl") is the
+// owner (resetDatabase uses it) and inject("superuserDatabaseUrl") the
+// superuser (creating scratch databases). With DATABASE_URL given, all three
+// are that URL.
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
+import { APP_ROLE, ensureEmbeddedRoles, grantApplicationRole } from "../../lib/db/roles";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
+    ownerDatabaseUrl: string;
+    superuserDatabaseUrl: string;
   }
 }
 
 interface Shared {
   url: string;
+  ownerUrl: string;
+  superuserUrl: string;
   users: number;
   previousUrl: string | undefined;
+  previousOwnerUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -48,21 +59,27 @@ function assertLocal(url: string): void {
 
 async function start(): Promise<Shared> {
   const previousUrl = process.env.DATABASE_URL;
+  const previousOwnerUrl = process.env.DATABASE_MIGRATION_URL;
   if (previousUrl) {
     assertLocal(previousUrl);
     await applyMigrations(previousUrl);
-    return { url: previousUrl, users: 0, previousUrl, stop: async () => {} };
+    return { url: previousUrl, ownerUrl: previousUrl, superuserUrl: previousUrl, users: 0, previousUrl, previousOwnerUrl, stop: async () => {} };
   }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-test-pg-"));
   const started = performance.now();
   try {
     const server = await startEmbeddedPostgres({ dataDir: dir });
-    await applyMigrations(server.url);
+    const roles = await ensureEmbeddedRoles(server.url);
+    await applyMigrations(roles.ownerUrl);
+    await grantApplicationRole(roles.ownerUrl, APP_ROLE);
     console.log(`[test db] embedded Postgres on port ${server.port}, ready and migrated in ${Math.round(performance.now() - started)} ms`);
     return {
-      url: server.url,
+      url: roles.appUrl,
+      ownerUrl: roles.ownerUrl,
+      superuserUrl: server.url,
       users: 0,
       previousUrl,
+      previousOwnerUrl,
       stop: async () => {
         await server.stop();
         await fsp.rm(dir, { recursive: true, force: true });
@@ -82,7 +99,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   shared.users += 1;
   process.env.DATABASE_URL = shared.url;
+  process.env.DATABASE_MIGRATION_URL = shared.ownerUrl;
   project.provide("databaseUrl", shared.url);
+  project.provide("ownerDatabaseUrl", shared.ownerUrl);
+  project.provide("superuserDatabaseUrl", shared.superuserUrl);
 
   return async () => {
     shared.users -= 1;
@@ -90,6 +110,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     delete holder[KEY];
     if (shared.previousUrl === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = shared.previousUrl;
+    if (shared.previousOwnerUrl === undefined) delete process.env.DATABASE_MIGRATION_URL;
+    else process.env.DATABASE_MIGRATION_URL = shared.previousOwnerUrl;
     await shared.stop();
   };
 }

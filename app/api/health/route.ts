@@ -1,3 +1,5 @@
+// Kept for existing probes and monitors: readiness plus collection counts.
+// New probes should use /api/health/live and /api/health/ready.
 import { NextResponse } from "next/server";
 import { checkHealth } from "@/lib/server/health";
 

@@ -1,8 +1,11 @@
-// Recomputes the audit hash chain and names the first broken link.
+// Recomputes the audit hash chain, compares it with the newest checkpoint in
+// the data folder, and names the first broken link.
+import path from "node:path";
 import { jsonRoute } from "@/lib/api/route";
 import { getPrisma } from "@/lib/db";
-import { verifyAuditChain } from "@/lib/audit";
+import { dataDir } from "@/lib/env";
+import { CHECKPOINT_FILE, verifyAuditLog } from "@/lib/audit";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({}, async () => verifyAuditChain(getPrisma()));
+export const GET = jsonRoute({}, async () => verifyAuditLog(getPrisma(), { file: path.join(dataDir(), CHECKPOINT_FILE) }));
