@@ -15,7 +15,7 @@ export {
 } from "./session";
 export type { Session, SessionUser } from "./session";
 export { hashPassword, verifyPassword, generatePassword, passwordProblem } from "./password";
-export { signInLimiter, SignInLimiter, FailureLimiter } from "./rate-limit";
+export { signInLimiter, oidcCallbackLimiter, SignInLimiter, FailureLimiter, RequestLimiter } from "./rate-limit";
 export {
   createLocalUser,
   updateUser,

@@ -5,6 +5,8 @@ import type { NextRequest, NextResponse } from "next/server";
 import { env } from "@/lib/env";
 import { CSRF_COOKIE, SESSION_COOKIE } from "./session";
 
+export { safeNextPath } from "./next-path";
+
 export function isSecureRequest(req: Pick<NextRequest, "headers" | "nextUrl">): boolean {
   const forwarded = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
   if (forwarded) return forwarded === "https";
@@ -82,11 +84,4 @@ export function isPublicPath(pathname: string): boolean {
     pathname === "/favicon.ico" ||
     pathname === "/robots.txt"
   );
-}
-
-/** Only same-site paths survive as a post-sign-in destination (no open redirect). */
-export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\") || next.length > 2000) return "/";
-  if (next.startsWith("/signin") || next.startsWith("/api/")) return "/";
-  return next;
 }

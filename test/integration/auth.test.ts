@@ -9,6 +9,7 @@ import { resetDatabase } from "@/lib/db/testing";
 import { ensureFirstAdmin, createLocalUser } from "@/lib/auth/users";
 import { SESSION_COOKIE, CSRF_COOKIE, readSession } from "@/lib/auth/session";
 import { createTestSession } from "@/lib/auth/testing";
+import { failedAttemptAudit } from "@/lib/auth/failed-attempts";
 import { POST as signin } from "@/app/api/auth/signin/route";
 import { POST as signout } from "@/app/api/auth/signout/route";
 import { GET as session } from "@/app/api/auth/session/route";
@@ -91,9 +92,14 @@ describe("password sign-in", () => {
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(await wrong.json()).toEqual(await unknown.json());
+    // The first failure from an address is written at once; the next ones in its window become one summary.
+    const first = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
+    expect(first.map((f) => f.actorName)).toEqual(["alice"]);
+    expect(first[0]!.after).toMatchObject({ ip, method: "password" });
+    await failedAttemptAudit().flush({ everything: true });
     const failures = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
-    expect(failures.map((f) => f.actorName)).toEqual(["alice", "mallory"]);
-    expect(failures[0]!.after).toMatchObject({ ip, method: "password" });
+    expect(failures).toHaveLength(2);
+    expect(failures[1]!.after).toMatchObject({ summary: true, ip, method: "password", count: 1, targets: { mallory: 1 } });
     expect(JSON.stringify(failures, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toContain("wrong password!!");
   });
 
@@ -109,7 +115,10 @@ describe("password sign-in", () => {
     // Another address is not locked out by this one's guesses.
     const other = await signin(post("http://localhost/api/auth/signin", { username: "alice", password: "correct horse battery" }, { "x-forwarded-for": freshIp() }));
     expect(other.status).toBe(200);
-    expect(await db.auditEvent.count({ where: { action: "auth.signin_failed", reason: "too many failed attempts" } })).toBe(1);
+    // Refused attempts write nothing: one row for the first failure, one summary of the other four.
+    await failedAttemptAudit().flush({ everything: true });
+    const rows = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
+    expect(rows.map((r) => (r.after as { count?: number }).count ?? 1)).toEqual([1, 4]);
   });
 
   it("refuses a sign-in posted from another site", async () => {
