@@ -19,7 +19,7 @@
 // beyond the first failure of each address (never the first).
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import type { AuditAction } from "@/lib/domain/types";
-import { appendAudit, type AuditInput } from "@/lib/audit";
+import { appendAuditBatch, type AuditInput } from "@/lib/audit";
 import { getPrisma } from "@/lib/db";
 import { logger } from "@/lib/log";
 
@@ -75,7 +75,9 @@ export class FailedAttemptAudit {
   /** Addresses seen per kind and window (bounded by maxSources + what is already in buckets). */
   private readonly sourcesSeen = new Map<string, Set<string>>();
   private readonly scheduled = new Set<number>();
-  private pendingFlush: Promise<void> = Promise.resolve();
+  /** Events waiting for the writer; at most one audit transaction of ours is open at a time. */
+  private readonly queue: Array<{ input: AuditInput; done: (error?: unknown) => void }> = [];
+  private writing = false;
 
   constructor(private readonly opts: FailedAttemptAuditOptions) {
     this.windowMs = opts.windowMs ?? FAILURE_WINDOW_MS;
@@ -98,7 +100,7 @@ export class FailedAttemptAudit {
     this.ensureFlushScheduled(windowStart, at);
     if (!known && !overflow) {
       seen.add(attempt.ip);
-      await appendAudit(this.opts.db(), { ...attempt.event, at: now });
+      await this.write({ ...attempt.event, at: now });
       return;
     }
     const key = `${kind}|${source}`;
@@ -127,16 +129,45 @@ export class FailedAttemptAudit {
       const windowStart = Number(kind.slice(kind.lastIndexOf("|") + 1));
       if (opts.everything || windowStart + this.windowMs <= now) this.sourcesSeen.delete(kind);
     }
-    if (due.length === 0) return this.pendingFlush;
-    // Summaries go one after another, never two flushes at once: the chain's order stays the order of windows.
-    this.pendingFlush = this.pendingFlush.then(async () => {
-      for (const b of due.sort((x, y) => x.windowStart - y.windowStart)) {
-        await appendAudit(this.opts.db(), summaryEvent(b, this.windowMs, new Date(now))).catch((e: unknown) =>
+    const writes = due
+      .sort((x, y) => x.windowStart - y.windowStart)
+      .map((b) =>
+        this.write(summaryEvent(b, this.windowMs, new Date(now))).catch((e: unknown) =>
           logger.error({ err: e instanceof Error ? e.message : String(e), count: b.count }, "could not write a summary of failed attempts"),
-        );
-      }
+        ),
+      );
+    return Promise.all(writes).then(() => undefined);
+  }
+
+  /**
+   * Queues an event; resolves once it is in the chain. Events queued while a
+   * write is under way go together in the next one (appendAuditBatch: one
+   * transaction, one turn of the chain's lock), so however many requests fail
+   * at once, they hold the lock that audited user actions also need at most
+   * once at a time per process.
+   */
+  private write(input: AuditInput): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ input, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!this.writing) void this.writeQueued();
     });
-    return this.pendingFlush;
+  }
+
+  private async writeQueued(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, 500);
+        try {
+          await appendAuditBatch(this.opts.db(), batch.map((b) => b.input));
+          for (const b of batch) b.done();
+        } catch (e) {
+          for (const b of batch) b.done(e ?? new Error("audit write failed"));
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
   }
 
   private ensureFlushScheduled(windowStart: number, now: number): void {
