@@ -23,6 +23,17 @@ const schema = z.object({
   /** Binary used for `render: kustomize` (kustomize or kubectl). */
   KUSTOMIZE_BIN: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Proxies whose X-Forwarded-For/-Proto/-Host are believed (addresses or CIDR
+   * ranges, comma-separated). Empty: those headers are ignored and the socket's
+   * address is the client's.
+   */
+  DRIFTWATCH_TRUSTED_PROXIES: z.string().default(""),
+  /**
+   * Bearer token Prometheus sends to GET /api/metrics. Unset: metrics are
+   * served only to signed-in users.
+   */
+  DRIFTWATCH_METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
   /** Public URL of the dashboard, used in alert links and OIDC redirects. */
   DRIFTWATCH_PUBLIC_URL: z.string().url().optional(),
 });

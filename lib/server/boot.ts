@@ -8,6 +8,7 @@ import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
 import { serveNext, serveNextCluster, webProcessCount } from "./web";
+import { TrustedProxies } from "./request-front";
 import { ensureFirstAdmin } from "@/lib/auth";
 
 export interface BootOptions {
@@ -29,6 +30,8 @@ export interface RunningServer {
 export async function bootServer(opts: BootOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
   const root = process.cwd();
+  // A mistake here would otherwise only show in each web process: refuse to start instead.
+  TrustedProxies.parse(env().DRIFTWATCH_TRUSTED_PROXIES);
 
   const prepared = await prepare(log);
   log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
