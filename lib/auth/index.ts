@@ -24,7 +24,7 @@ export {
   toUserDto,
   usernameSchema,
 } from "./users";
-export type { UserDto, SignInResult } from "./users";
+export type { UserDto, SignInResult, FirstAdminCredentials } from "./users";
 export { sessionFromRequest, mutationProblem, actorOf } from "./guard";
 export type { AuthFailure } from "./guard";
 export {

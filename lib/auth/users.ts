@@ -117,12 +117,18 @@ export async function updateUser(
   });
 }
 
+export interface FirstAdminCredentials {
+  username: string;
+  password: string;
+}
+
 /**
  * On first start (no admin yet), creates `admin` with a random password and
- * hands it to `log` once; it is never stored or shown again. Safe to call on
- * every start and from several processes at once.
+ * hands it to `reveal` once (lib/server/first-admin.ts: the terminal, or a
+ * 0600 file; never the log); it is never stored or shown again. Safe to call
+ * on every start and from several processes at once.
  */
-export async function ensureFirstAdmin(db: Db, log: (message: string) => void): Promise<{ created: boolean; username?: string }> {
+export async function ensureFirstAdmin(db: Db, reveal: (credentials: FirstAdminCredentials) => void): Promise<{ created: boolean; username?: string }> {
   const admins = await db.user.count({ where: { role: "admin" } });
   if (admins > 0) return { created: false };
   let username = "admin";
@@ -134,17 +140,7 @@ export async function ensureFirstAdmin(db: Db, log: (message: string) => void): 
     if (e instanceof ApiError && e.code === "conflict") return { created: false }; // another process won the race
     throw e;
   }
-  log(
-    [
-      "",
-      "  First start: created the administrator account.",
-      `    username: ${username}`,
-      `    password: ${password}`,
-      "  This password is shown only this once. Change it with:",
-      `    npm run user -- passwd ${username} --password-stdin`,
-      "",
-    ].join("\n"),
-  );
+  reveal({ username, password });
   return { created: true, username };
 }
 

@@ -2,13 +2,14 @@
 // DATABASE_URL is set), the Next.js server (in this process or in several web
 // processes, lib/server/web.ts) and, optionally, an in-process collector.
 // Stops them in reverse order on SIGINT/SIGTERM.
-import { env } from "@/lib/env";
+import { dataDir, env } from "@/lib/env";
 import { disconnectPrisma } from "@/lib/db";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
 import { serveNext, serveNextCluster, webProcessCount } from "./web";
 import { TrustedProxies } from "./request-front";
+import { revealFirstAdminPassword } from "./first-admin";
 import { ensureFirstAdmin } from "@/lib/auth";
 
 export interface BootOptions {
@@ -41,7 +42,7 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       const stop = await opts.afterDatabase(prepared);
       if (stop) stoppers.unshift(stop);
     }
-    await ensureFirstAdmin(prepared.db, log);
+    await ensureFirstAdmin(prepared.db, revealFirstAdminPassword({ terminal: process.stdout.isTTY ? process.stdout : null, dataDir: dataDir(), log }));
     if (opts.inProcessCollector ?? env().DRIFTWATCH_IN_PROCESS_COLLECTOR) {
       const worker = startWorker(collectorContext(prepared.db, prepared.config));
       stoppers.unshift(() => worker.stop());
