@@ -153,17 +153,35 @@ export class FailedAttemptAudit {
     });
   }
 
+  /**
+   * One transaction of our own, with room for a process busy with a flood
+   * (Prisma's default gives an interactive transaction 5 s): waiting is fine
+   * here, losing the batch is not.
+   */
+  private async append(inputs: AuditInput[]): Promise<void> {
+    const db = this.opts.db();
+    if ("$transaction" in db) await db.$transaction((tx) => appendAuditBatch(tx, inputs), { maxWait: 30_000, timeout: 60_000 });
+    else await appendAuditBatch(db, inputs);
+  }
+
   private async writeQueued(): Promise<void> {
     this.writing = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 500);
-        try {
-          await appendAuditBatch(this.opts.db(), batch.map((b) => b.input));
-          for (const b of batch) b.done();
-        } catch (e) {
-          for (const b of batch) b.done(e ?? new Error("audit write failed"));
+        const inputs = batch.map((b) => b.input);
+        let error: unknown;
+        // Tried twice: a flood is exactly when a busy process may see a transaction time out, and these counts exist nowhere else.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          try {
+            await this.append(inputs);
+            error = undefined;
+            break;
+          } catch (e) {
+            error = e ?? new Error("audit write failed");
+          }
         }
+        for (const b of batch) b.done(error);
       }
     } finally {
       this.writing = false;
