@@ -16,6 +16,7 @@ import type { StorageBenchResult } from "./storage";
 import type { ScaleOutBenchResult } from "./scale-out";
 import type { DriftBenchResult } from "./drift";
 import type { KubesimListBenchResult } from "./kubesim-list";
+import type { AuthFloodBenchResult } from "./auth-flood";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -42,6 +43,7 @@ function benches(full: boolean): Bench[] {
     { name: "api", file: "bench/api.ts", args: [] },
     { name: "storage", file: "bench/storage.ts", args: [] },
     { name: "scale-out", file: "bench/scale-out.ts", args: [] },
+    { name: "auth-flood", file: "bench/auth-flood.ts", args: [] },
   ];
 }
 
@@ -143,6 +145,18 @@ function rows(outcomes: Outcome[]): Row[] {
       ]);
     }
     out.push(["Scale-out", `never two runs of one environment at once (${n(scale.runsChecked)} runs checked)`, `${scale.overlaps} overlaps`, "—", "—", "0", yes(scale.targets.noOverlap)]);
+  }
+  const flood = get<AuthFloodBenchResult>("auth-flood");
+  if (flood) {
+    out.push([
+      "Audited mutation under an unauthenticated flood",
+      `PATCH /api/users/{name}, one at a time, while another process sends ${n(flood.flood.signIns)} bad sign-ins + ${n(flood.flood.callbackErrors)} OIDC callback errors (${n(flood.flood.requestsPerSecond)}/s; ${n(flood.auditRowsAdded)} audit rows)`,
+      `p50 ${flood.flood.p50Ms} ms, p95 ${flood.flood.p95Ms} ms`,
+      `idle: p50 ${flood.idle.p50Ms} ms, p95 ${flood.idle.p95Ms} ms`,
+      `${flood.ratio}×`,
+      "p95 ≤ 2× idle",
+      yes(flood.targets.met),
+    ]);
   }
   return out;
 }

@@ -22,7 +22,14 @@ const handle = app.getRequestHandler();
 // Set up by the build's instrumentation hook (lib/server/install-shared-responses.ts),
 // which Next.js starts during prepare() without waiting for it: looked up per request.
 const SHARED_RESPONSES = Symbol.for("driftwatch.sharedResponses");
+// Set up by the same hook (lib/server/request-front.ts): forwarding headers believed only from trusted proxies.
+const REQUEST_FRONT = Symbol.for("driftwatch.requestFront");
+const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "x-real-ip", "forwarded"];
 const server = http.createServer((req, res) => {
+  const front = globalThis[REQUEST_FRONT];
+  if (front) front(req, res);
+  // Not installed (yet): believe no forwarding header at all; Next.js fills them from the socket.
+  else for (const h of FORWARDING_HEADERS) delete req.headers[h];
   const sharedResponses = globalThis[SHARED_RESPONSES];
   if (!sharedResponses) return void handle(req, res);
   sharedResponses.serve(req, res, () => handle(req, res)).catch((e) => {

@@ -5,6 +5,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { z } from "zod";
 import { ApiError } from "./errors";
+import { KiB, readJsonBounded } from "./body";
 import { logger } from "@/lib/log";
 import { getPrisma, type PrismaClient } from "@/lib/db";
 import { isPublicPath } from "@/lib/auth/request";
@@ -127,27 +128,14 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
   };
 }
 
-const MAX_BODY_BYTES = 256 * 1024;
-
-async function readJsonBody(req: NextRequest): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new ApiError("bad_request", `request body too large (limit ${MAX_BODY_BYTES / 1024} KiB)`);
-  if (text.trim() === "") return undefined;
-  const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    throw new ApiError("unsupported_media_type", "send the request body as JSON (content-type: application/json)");
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new ApiError("bad_request", `request body is not valid JSON: ${e instanceof SyntaxError ? e.message : "parse error"}`);
-  }
-}
+/** What a mutation may send unless its route says otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * KiB;
 
 /**
  * A mutating route (POST/PUT/PATCH/DELETE). In this order: no session → 401;
  * role below `role` → 403; missing/wrong `x-csrf-token` or a foreign Origin →
- * 403; params, query and JSON body validated with zod → 400. The handler
+ * 403; a body over `maxBodyBytes` (default 256 KiB) → 413; params, query
+ * and JSON body validated with zod → 400. The handler
  * returns a JSON-able value (status `status`, default 200) or a response.
  */
 export function mutationRoute<
@@ -155,7 +143,7 @@ export function mutationRoute<
   P extends z.ZodType = z.ZodType<Params>,
   Q extends z.ZodType = z.ZodType<Record<string, string>>,
 >(
-  opts: { role: Role; body?: B; params?: P; query?: Q; status?: number },
+  opts: { role: Role; body?: B; params?: P; query?: Q; status?: number; maxBodyBytes?: number },
   handler: (ctx: MutationContext<P, B, Q>) => Promise<unknown>,
 ) {
   return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
@@ -169,7 +157,7 @@ export function mutationRoute<
       const params = opts.params ? opts.params.parse(rawParams) : rawParams;
       const rawQuery = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
       const query = opts.query ? opts.query.parse(rawQuery) : rawQuery;
-      const raw = refuseNul(await readJsonBody(req));
+      const raw = refuseNul(await readJsonBounded(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
       const body = opts.body ? opts.body.parse(raw) : raw;
       const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<P, B, Q>);
       // Our own reads after this (the page refetches at once) must not be answered from cache.

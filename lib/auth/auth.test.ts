@@ -34,10 +34,29 @@ describe("sign-in throttling", () => {
     expect(l.check("2.2.2.2", "alice", t0 + 10).allowed).toBe(true);
     expect(l.check("1.1.1.1", "alice", t0 + 15 * 60_000 + 10).allowed).toBe(true);
   });
-  it("caps guesses at one username spread over many addresses", () => {
+  it("never locks an account attacked from many addresses, but slows every attacking address to one guess per window", () => {
     const l = new SignInLimiter();
-    for (let i = 0; i < 25; i++) l.fail(`10.0.0.${i}`, "admin", 1000 + i);
-    expect(l.check("10.0.1.1", "admin", 2000).allowed).toBe(false);
+    const t0 = 1_000_000;
+    // 25 addresses, one failure each: the account is now under attack.
+    for (let i = 0; i < 25; i++) l.fail(`10.0.0.${i}`, "admin", t0 + i);
+    expect(l.isUnderAttack("admin", t0 + 100)).toBe(true);
+    // Those addresses have spent their budget at this account: refused until their window passes.
+    for (let i = 0; i < 25; i++) expect(l.check(`10.0.0.${i}`, "admin", t0 + 100).allowed).toBe(false);
+    expect(l.check("10.0.0.1", "admin", t0 + 15 * 60_000 + 10).allowed).toBe(true);
+    // A new attacking address gets one guess, then waits.
+    expect(l.check("10.0.9.9", "admin", t0 + 200).allowed).toBe(true);
+    l.fail("10.0.9.9", "admin", t0 + 200);
+    expect(l.check("10.0.9.9", "admin", t0 + 300).allowed).toBe(false);
+    // The owner, from an address that has not failed, is not locked out.
+    expect(l.check("192.168.1.20", "admin", t0 + 300).allowed).toBe(true);
+    // Other accounts are not affected at all.
+    expect(l.isUnderAttack("alice", t0 + 300)).toBe(false);
+  });
+  it("slows one address spraying many usernames", () => {
+    const l = new SignInLimiter();
+    for (let i = 0; i < 20; i++) l.fail("10.1.1.1", `user${i}`, 1000 + i);
+    expect(l.check("10.1.1.1", "someone-else", 2000).allowed).toBe(false);
+    expect(l.check("10.1.1.2", "someone-else", 2000).allowed).toBe(true);
   });
 });
 

@@ -15,7 +15,7 @@ export {
 } from "./session";
 export type { Session, SessionUser } from "./session";
 export { hashPassword, verifyPassword, generatePassword, passwordProblem } from "./password";
-export { signInLimiter, SignInLimiter, FailureLimiter } from "./rate-limit";
+export { signInLimiter, oidcCallbackLimiter, SignInLimiter, FailureLimiter, RequestLimiter } from "./rate-limit";
 export {
   createLocalUser,
   updateUser,
@@ -24,7 +24,7 @@ export {
   toUserDto,
   usernameSchema,
 } from "./users";
-export type { UserDto, SignInResult } from "./users";
+export type { UserDto, SignInResult, FirstAdminCredentials } from "./users";
 export { sessionFromRequest, mutationProblem, actorOf } from "./guard";
 export type { AuthFailure } from "./guard";
 export {

@@ -6,6 +6,7 @@ import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
 import { createSession, type SessionUser } from "./session";
+import { failedAttemptAudit } from "./failed-attempts";
 import { highestRole, type Role } from "./roles";
 
 export type OidcConfig = NonNullable<DriftwatchConfig["auth"]["oidc"]>;
@@ -178,15 +179,24 @@ export async function signInWithOidc(
   const existing = await db.user.findUnique({ where: { oidcIssuer_oidcSubject: { oidcIssuer: identity.issuer, oidcSubject: identity.subject } } });
   if (!role || existing?.disabledAt) {
     const reason = !role ? `no Driftwatch role for groups [${identity.groups.join(", ")}]` : "account disabled";
-    await appendAudit(db, {
-      actor: { type: "anonymous", name: identity.username },
-      action: "auth.signin_failed",
-      targetType: "user",
-      targetId: identity.username,
-      reason,
-      after: { ip: meta.ip, method: "oidc", issuer: identity.issuer, subject: identity.subject, groups: identity.groups },
-      at: now,
-    });
+    await failedAttemptAudit().record(
+      {
+        action: "auth.signin_failed",
+        method: "oidc",
+        ip: meta.ip,
+        target: identity.username,
+        reason,
+        event: {
+          actor: { type: "anonymous", name: identity.username },
+          action: "auth.signin_failed",
+          targetType: "user",
+          targetId: identity.username,
+          reason,
+          after: { ip: meta.ip, method: "oidc", issuer: identity.issuer, subject: identity.subject, groups: identity.groups },
+        },
+      },
+      now,
+    );
     return { ok: false, reason: !role ? "Your account has no Driftwatch role. Ask an administrator to add your group." : "Your Driftwatch account is disabled." };
   }
   const user = await db.$transaction(async (t) => {

@@ -5,6 +5,9 @@ import type { NextRequest, NextResponse } from "next/server";
 import { env } from "@/lib/env";
 import { CSRF_COOKIE, SESSION_COOKIE } from "./session";
 
+export { safeNextPath } from "./next-path";
+
+/** X-Forwarded-Proto is the request front's fact (lib/server/request-front.ts), not the client's say. */
 export function isSecureRequest(req: Pick<NextRequest, "headers" | "nextUrl">): boolean {
   const forwarded = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
   if (forwarded) return forwarded === "https";
@@ -13,14 +16,14 @@ export function isSecureRequest(req: Pick<NextRequest, "headers" | "nextUrl">): 
 }
 
 /**
- * The address closest to us in X-Forwarded-For (Next.js fills it from the
- * socket when a client sends none). Used only to throttle sign-ins, which also
- * have a per-username limit that spoofed addresses cannot get around.
+ * The client's address. The HTTP server in front of Next.js
+ * (lib/server/request-front.ts) has replaced X-Forwarded-For with exactly one
+ * address: the socket's, or what trusted proxies reported.
  */
 export function clientIp(req: Pick<NextRequest, "headers">): string {
   const xff = req.headers.get("x-forwarded-for");
   const last = xff?.split(",").pop()?.trim();
-  return last && last.length <= 64 ? last : (req.headers.get("x-real-ip")?.slice(0, 64) ?? "unknown");
+  return last && last.length <= 64 ? last : "unknown";
 }
 
 /**
@@ -84,11 +87,4 @@ export function isPublicPath(pathname: string): boolean {
     pathname === "/favicon.ico" ||
     pathname === "/robots.txt"
   );
-}
-
-/** Only same-site paths survive as a post-sign-in destination (no open redirect). */
-export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\") || next.length > 2000) return "/";
-  if (next.startsWith("/signin") || next.startsWith("/api/")) return "/";
-  return next;
 }

@@ -7,6 +7,7 @@ import { ApiError } from "@/lib/api/errors";
 import { generatePassword, hashPassword, passwordProblem, verifyPassword } from "./password";
 import { createSession, deleteUserSessions, type SessionUser } from "./session";
 import { signInLimiter, type SignInLimiter } from "./rate-limit";
+import { failedAttemptAudit, type FailedAttemptAudit } from "./failed-attempts";
 import type { Role } from "./roles";
 
 type Db = PrismaClient;
@@ -116,12 +117,18 @@ export async function updateUser(
   });
 }
 
+export interface FirstAdminCredentials {
+  username: string;
+  password: string;
+}
+
 /**
  * On first start (no admin yet), creates `admin` with a random password and
- * hands it to `log` once; it is never stored or shown again. Safe to call on
- * every start and from several processes at once.
+ * hands it to `reveal` once (lib/server/first-admin.ts: the terminal, or a
+ * 0600 file; never the log); it is never stored or shown again. Safe to call
+ * on every start and from several processes at once.
  */
-export async function ensureFirstAdmin(db: Db, log: (message: string) => void): Promise<{ created: boolean; username?: string }> {
+export async function ensureFirstAdmin(db: Db, reveal: (credentials: FirstAdminCredentials) => void): Promise<{ created: boolean; username?: string }> {
   const admins = await db.user.count({ where: { role: "admin" } });
   if (admins > 0) return { created: false };
   let username = "admin";
@@ -133,17 +140,7 @@ export async function ensureFirstAdmin(db: Db, log: (message: string) => void): 
     if (e instanceof ApiError && e.code === "conflict") return { created: false }; // another process won the race
     throw e;
   }
-  log(
-    [
-      "",
-      "  First start: created the administrator account.",
-      `    username: ${username}`,
-      `    password: ${password}`,
-      "  This password is shown only this once. Change it with:",
-      `    npm run user -- passwd ${username} --password-stdin`,
-      "",
-    ].join("\n"),
-  );
+  reveal({ username, password });
   return { created: true, username };
 }
 
@@ -151,42 +148,45 @@ export type SignInResult =
   | { ok: true; user: SessionUser; session: { token: string; csrfToken: string; expiresAt: Date } }
   | { ok: false; reason: "invalid" | "rate_limited"; retryAfterSeconds?: number };
 
-/** Password sign-in with throttling; every failure is audited. */
+/**
+ * Password sign-in with throttling. A failure is audited (lib/auth/failed-attempts:
+ * the first from an address at once, the rest counted into one summary per
+ * window); an attempt refused by the throttle writes nothing.
+ */
 export async function signInWithPassword(
   db: Db,
   input: { username: string; password: string; ip: string },
-  opts: { now?: Date; limiter?: SignInLimiter } = {},
+  opts: { now?: Date; limiter?: SignInLimiter; failures?: FailedAttemptAudit } = {},
 ): Promise<SignInResult> {
   const now = opts.now ?? new Date();
   const limiter = opts.limiter ?? signInLimiter;
   const attempted = input.username.slice(0, 100);
   const decision = limiter.check(input.ip, attempted, now.getTime());
-  if (!decision.allowed) {
-    await appendAudit(db, {
-      actor: { type: "anonymous", name: attempted },
-      action: "auth.signin_failed",
-      targetType: "user",
-      targetId: attempted,
-      reason: "too many failed attempts",
-      after: { ip: input.ip, method: "password" },
-      at: now,
-    });
-    return { ok: false, reason: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-  }
+  if (!decision.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
   const user = await db.user.findUnique({ where: { username: attempted } });
   // verifyPassword runs even for unknown users so timing does not reveal which usernames exist.
   const valid = await verifyPassword(input.password, user?.passwordHash);
   if (!user || !valid || user.disabledAt) {
     limiter.fail(input.ip, attempted, now.getTime());
-    await appendAudit(db, {
-      actor: { type: "anonymous", name: attempted },
-      action: "auth.signin_failed",
-      targetType: "user",
-      targetId: attempted,
-      reason: user?.disabledAt && valid ? "account disabled" : "wrong username or password",
-      after: { ip: input.ip, method: "password" },
-      at: now,
-    });
+    const reason = user?.disabledAt && valid ? "account disabled" : "wrong username or password";
+    await (opts.failures ?? failedAttemptAudit()).record(
+      {
+        action: "auth.signin_failed",
+        method: "password",
+        ip: input.ip,
+        target: attempted,
+        reason,
+        event: {
+          actor: { type: "anonymous", name: attempted },
+          action: "auth.signin_failed",
+          targetType: "user",
+          targetId: attempted,
+          reason,
+          after: { ip: input.ip, method: "password" },
+        },
+      },
+      now,
+    );
     return { ok: false, reason: "invalid" };
   }
   limiter.succeed(input.ip, attempted);

@@ -30,6 +30,17 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How often the audit chain's newest hash is checkpointed into the data folder. */
   DRIFTWATCH_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * Proxies whose X-Forwarded-For/-Proto/-Host are believed (addresses or CIDR
+   * ranges, comma-separated). Empty: those headers are ignored and the socket's
+   * address is the client's.
+   */
+  DRIFTWATCH_TRUSTED_PROXIES: z.string().default(""),
+  /**
+   * Bearer token Prometheus sends to GET /api/metrics. Unset: metrics are
+   * served only to signed-in users.
+   */
+  DRIFTWATCH_METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
   /** Public URL of the dashboard, used in alert links and OIDC redirects. */
   DRIFTWATCH_PUBLIC_URL: z.string().url().optional(),
 });

@@ -1,7 +1,10 @@
 // GET /api/metrics after real collections on the imitation: drift by type and
 // ownership, seconds behind, run outcomes, failures by category, the duration
 // histogram, open alerts and webhook deliveries, all read from Postgres.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NextRequest } from "next/server";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/lib/env";
+import { createTestSession } from "@/lib/auth/testing";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "@/test/support/collector-env";
 import { resourcePath } from "@/lib/kube/discovery";
 import { appendAudit } from "@/lib/audit";
@@ -40,7 +43,44 @@ afterEach(async () => {
   await f.cleanup();
 });
 
+const TOKEN = "metrics-token-for-tests-0123456789";
+const scrape = (authorization?: string, cookie?: string) =>
+  new NextRequest("http://localhost/api/metrics", { headers: { host: "localhost", ...(authorization ? { authorization } : {}), ...(cookie ? { cookie } : {}) } });
+
 describe("GET /api/metrics", () => {
+  beforeAll(() => {
+    process.env.DRIFTWATCH_METRICS_TOKEN = TOKEN;
+    resetEnvCache();
+  });
+  afterAll(() => {
+    delete process.env.DRIFTWATCH_METRICS_TOKEN;
+    resetEnvCache();
+  });
+
+  it("takes the bearer token or a signed-in session, and nothing else", async () => {
+    for (const [authorization, why] of [[undefined, /Authorization: Bearer/], ["Bearer wrong-token-0123456789", /wrong metrics token/], [`Basic ${TOKEN}`, /Authorization: Bearer/]] as const) {
+      const res = await GET(scrape(authorization));
+      expect(res.status, String(authorization)).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(why);
+    }
+    expect((await GET(scrape(`Bearer ${TOKEN}`))).status).toBe(200);
+    const viewer = await createTestSession(f.db, "viewer");
+    expect((await GET(scrape(undefined, viewer.cookie))).status).toBe(200);
+    // With no token configured, Prometheus cannot get in at all; a signed-in user still can.
+    delete process.env.DRIFTWATCH_METRICS_TOKEN;
+    resetEnvCache();
+    try {
+      const res = await GET(scrape(`Bearer ${TOKEN}`));
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/DRIFTWATCH_METRICS_TOKEN/);
+      expect((await GET(scrape(undefined, viewer.cookie))).status).toBe(200);
+    } finally {
+      process.env.DRIFTWATCH_METRICS_TOKEN = TOKEN;
+      resetEnvCache();
+    }
+  });
+
   it("reports drift, runs, failures, durations, alerts and webhooks from the database", async () => {
     await f.run();
     const r = f.admin.discovery.lookup("apps/v1", "Deployment");
@@ -61,12 +101,14 @@ describe("GET /api/metrics", () => {
     f.sim.faults.setUnavailable(false);
     await appendAudit(f.db, { actor: { type: "system", name: "webhook:github" }, action: "webhook.accepted", targetType: "webhook", targetId: "github:1", environment: "test", after: { provider: "github" } });
     await appendAudit(f.db, { actor: { type: "anonymous", name: "x" }, action: "webhook.rejected", targetType: "webhook", targetId: "github", after: { provider: "github" } });
+    // Later rejections from the same address, summed up in one row (lib/auth/failed-attempts).
+    await appendAudit(f.db, { actor: { type: "anonymous", name: "x" }, action: "webhook.rejected", targetType: "client", targetId: "10.0.0.1", after: { summary: true, method: "github", count: 4 } });
     await f.db.alert.create({ data: { environmentId: items[0]!.environmentId, type: "drift.unowned", fingerprint: "fp", severity: "warning", title: "t", openedAt: new Date(), updatedAt: new Date() } });
     // Approved moves ahead of applied: a new commit the cluster has not seen, dated 10 minutes ago.
     const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
     await f.db.environment.update({ where: { id: env.id }, data: { approvedSha: "f".repeat(40), approvedAt: new Date(Date.now() - 600_000) } });
 
-    const res = await GET();
+    const res = await GET(scrape(`Bearer ${TOKEN}`));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const s = parse(await res.text());
@@ -91,7 +133,7 @@ describe("GET /api/metrics", () => {
     expect(value(s, "driftwatch_collection_duration_seconds_sum", { environment: "test" })).toBeGreaterThan(0);
     expect(value(s, "driftwatch_alerts_open", { environment: "test", type: "drift.unowned", severity: "warning" })).toBe(1);
     expect(value(s, "driftwatch_webhook_deliveries_total", { provider: "github", outcome: "accepted" })).toBe(1);
-    expect(value(s, "driftwatch_webhook_deliveries_total", { provider: "github", outcome: "rejected" })).toBe(1);
+    expect(value(s, "driftwatch_webhook_deliveries_total", { provider: "github", outcome: "rejected" })).toBe(5);
     expect(value(s, "driftwatch_collection_runs_pending", { state: "queued" })).toBe(0);
   }, 60_000);
 

@@ -66,8 +66,9 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
       GROUP BY 1, 2, 3`,
     db.$queryRaw<Array<{ outcome: string; provider: string; n: number }>>`
       SELECT CASE action WHEN 'webhook.accepted' THEN 'accepted' ELSE 'rejected' END AS outcome,
-             COALESCE(after->>'provider', 'unknown') AS provider,
-             CASE action WHEN 'webhook.accepted' THEN count(DISTINCT "targetId") ELSE count(*) END::int AS n
+             COALESCE(after->>'provider', after->>'method', 'unknown') AS provider,
+             -- Rejections after an address's first in a window are one summary row with their count (lib/auth/failed-attempts).
+             CASE action WHEN 'webhook.accepted' THEN count(DISTINCT "targetId") ELSE sum(COALESCE((after->>'count')::int, 1)) END::int AS n
       FROM "AuditEvent" WHERE action IN ('webhook.accepted', 'webhook.rejected')
       GROUP BY action, 2`,
     db.$queryRaw<Array<{ environment: string; origin: string; n: number }>>`

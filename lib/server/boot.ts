@@ -2,12 +2,14 @@
 // DATABASE_URL is set), the Next.js server (in this process or in several web
 // processes, lib/server/web.ts) and, optionally, an in-process collector.
 // Stops them in reverse order on SIGINT/SIGTERM.
-import { env } from "@/lib/env";
+import { dataDir, env } from "@/lib/env";
 import { disconnectPrisma } from "@/lib/db";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
 import { serveNext, serveNextCluster, webProcessCount } from "./web";
+import { TrustedProxies } from "./request-front";
+import { revealFirstAdminPassword } from "./first-admin";
 import { ensureFirstAdmin } from "@/lib/auth";
 import { startAuditCheckpoints } from "./audit-checkpoints";
 
@@ -30,6 +32,8 @@ export interface RunningServer {
 export async function bootServer(opts: BootOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
   const root = process.cwd();
+  // A mistake here would otherwise only show in each web process: refuse to start instead.
+  TrustedProxies.parse(env().DRIFTWATCH_TRUSTED_PROXIES);
 
   const prepared = await prepare(log);
   log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
@@ -39,7 +43,7 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       const stop = await opts.afterDatabase(prepared);
       if (stop) stoppers.unshift(stop);
     }
-    await ensureFirstAdmin(prepared.db, log);
+    await ensureFirstAdmin(prepared.db, revealFirstAdminPassword({ terminal: process.stdout.isTTY ? process.stdout : null, dataDir: dataDir(), log }));
     const checkpoints = startAuditCheckpoints(prepared.db, prepared.config);
     stoppers.unshift(() => checkpoints.stop());
     if (opts.inProcessCollector ?? env().DRIFTWATCH_IN_PROCESS_COLLECTOR) {

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import next from "next";
 import { env } from "@/lib/env";
+import { requestFrontFromEnv } from "./request-front";
 
 export interface WebServer {
   stop(): Promise<void>;
@@ -39,7 +40,11 @@ export async function serveNext(opts: { dev: boolean; root: string }): Promise<W
   const app = next({ dev: opts.dev, dir: opts.root, hostname: HOST, port: PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const front = requestFrontFromEnv();
+  const server = http.createServer((req, res) => {
+    front(req, res);
+    void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(PORT, HOST, resolve);

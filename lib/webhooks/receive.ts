@@ -3,6 +3,7 @@
 // replays by delivery id, and queue an immediate run of every environment
 // following the pushed repository and branch. The delivery record, the runs
 // and the audit events commit together or not at all.
+import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, RepositoryConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
@@ -11,6 +12,9 @@ import { identifyDelivery, isPushEvent, verifyProof, type HeaderSource, type Web
 import { parsePush, type PushInfo } from "./push";
 import { matchRepositories } from "./match";
 import { webhookLimiter, type WebhookLimiter } from "./rate-limit";
+import { failedAttemptAudit, type FailedAttemptAudit } from "@/lib/auth/failed-attempts";
+
+class ReplayRefused extends Error {}
 
 export const MAX_WEBHOOK_BYTES = 5 * 1024 * 1024;
 
@@ -32,6 +36,7 @@ export interface WebhookDeps {
   /** Reads a secret by env var name (process.env by default). */
   secret?: (envVar: string) => string | undefined;
   limiter?: WebhookLimiter;
+  failures?: FailedAttemptAudit;
   now?: () => Date;
 }
 
@@ -39,17 +44,27 @@ function error(status: number, code: string, message: string, headers?: Record<s
   return { status, body: { error: { code, message } }, headers };
 }
 
+/** Audited through lib/auth/failed-attempts: the first rejection from an address at once, the rest as one summary per window. */
 async function reject(deps: WebhookDeps, req: WebhookRequest, limiter: WebhookLimiter, provider: WebhookProvider | "unknown", reason: string, extra: Record<string, unknown> = {}): Promise<WebhookResult> {
   limiter.failed(req.ip);
-  await appendAudit(deps.db, {
-    actor: { type: "anonymous", name: `webhook from ${req.ip}` },
-    action: "webhook.rejected",
-    targetType: "webhook",
-    targetId: provider,
-    reason,
-    after: { provider, ip: req.ip, ...extra },
-    at: (deps.now ?? (() => new Date()))(),
-  });
+  await (deps.failures ?? failedAttemptAudit()).record(
+    {
+      action: "webhook.rejected",
+      method: provider,
+      ip: req.ip,
+      target: provider,
+      reason,
+      event: {
+        actor: { type: "anonymous", name: `webhook from ${req.ip}` },
+        action: "webhook.rejected",
+        targetType: "webhook",
+        targetId: provider,
+        reason,
+        after: { provider, ip: req.ip, ...extra },
+      },
+    },
+    (deps.now ?? (() => new Date()))(),
+  );
   return error(401, "unauthorized", "webhook signature does not verify");
 }
 
@@ -127,31 +142,44 @@ async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookP
   const branch = push.branch as string;
   const following = deps.config.environments.filter((e) => e.source.repository === repo.name && e.source.branch === branch).map((e) => e.name);
   const key = `${provider}:${deliveryId}`;
-  const result = await deps.db.$transaction(async (tx) => {
-    const inserted = await tx.$executeRaw`
-      INSERT INTO "WebhookDelivery" ("deliveryId", provider, "receivedAt") VALUES (${key}, ${provider}, ${now})
-      ON CONFLICT ("deliveryId") DO NOTHING`;
-    if (inserted === 0) return null;
-    const envs = await tx.environment.findMany({ where: { name: { in: following }, removedAt: null }, select: { id: true, name: true }, orderBy: { position: "asc" } });
-    const runs: Array<{ environment: string; runId: number }> = [];
-    for (const env of envs) runs.push({ environment: env.name, runId: await enqueueRun(tx, env.id, "webhook", { notBefore: now }) });
-    const after = { provider, deliveryId, repository: repo.name, branch, after: push.after, ip: req.ip };
-    for (const target of runs.length > 0 ? runs : [null]) {
-      await appendAudit(tx, {
-        actor: { type: "system", name: `webhook:${provider}` },
-        action: "webhook.accepted",
-        targetType: "webhook",
-        targetId: key,
-        environment: target?.environment ?? null,
-        reason: `push to ${repo.name}@${branch}`,
-        after: target ? { ...after, runId: target.runId } : after,
-        at: now,
-      });
-    }
-    return runs;
-  });
-  if (result === null) {
-    return reject(deps, req, deps.limiter ?? webhookLimiter, provider, "replayed delivery id", { deliveryId }).then(() => error(409, "conflict", `delivery ${deliveryId} was already received`));
+  // The delivery id is not covered by the signature: a captured delivery sent
+  // again under a new id must still be a replay. The digest of the signed
+  // body is remembered beside the id, and either one seen before refuses it.
+  // (A host's own "redeliver" reuses the id, and two real pushes never share a body.)
+  const bodyKey = `sha256:${createHash("sha256").update(req.body).digest("hex")}`;
+  const result = await deps.db
+    .$transaction(async (tx) => {
+      const inserted = await tx.$executeRaw`
+        INSERT INTO "WebhookDelivery" ("deliveryId", provider, "receivedAt") VALUES (${key}, ${provider}, ${now}), (${bodyKey}, ${provider}, ${now})
+        ON CONFLICT ("deliveryId") DO NOTHING`;
+      // Throwing rolls back the half that was new, so neither key is spent by a refused replay.
+      if (inserted < 2) throw new ReplayRefused(inserted === 1 ? "replayed body under a new delivery id" : "replayed delivery id");
+      const envs = await tx.environment.findMany({ where: { name: { in: following }, removedAt: null }, select: { id: true, name: true }, orderBy: { position: "asc" } });
+      const runs: Array<{ environment: string; runId: number }> = [];
+      for (const env of envs) runs.push({ environment: env.name, runId: await enqueueRun(tx, env.id, "webhook", { notBefore: now }) });
+      const after = { provider, deliveryId, repository: repo.name, branch, after: push.after, ip: req.ip };
+      for (const target of runs.length > 0 ? runs : [null]) {
+        await appendAudit(tx, {
+          actor: { type: "system", name: `webhook:${provider}` },
+          action: "webhook.accepted",
+          targetType: "webhook",
+          targetId: key,
+          environment: target?.environment ?? null,
+          reason: `push to ${repo.name}@${branch}`,
+          after: target ? { ...after, runId: target.runId } : after,
+          at: now,
+        });
+      }
+      return runs;
+    })
+    .catch((e: unknown) => {
+      if (e instanceof ReplayRefused) return e;
+      throw e;
+    });
+  if (result instanceof ReplayRefused) {
+    return reject(deps, req, deps.limiter ?? webhookLimiter, provider, result.message, { deliveryId }).then(() =>
+      error(409, "conflict", result.message === "replayed delivery id" ? `delivery ${deliveryId} was already received` : "this push was already received under another delivery id"),
+    );
   }
   return {
     status: 202,

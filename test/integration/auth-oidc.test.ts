@@ -15,6 +15,7 @@ import { resetEnvCache } from "@/lib/env";
 import { resetConfigCache } from "@/lib/config";
 import { readSession, SESSION_COOKIE, CSRF_COOKIE } from "@/lib/auth/session";
 import { resetOidcCache } from "@/lib/auth/oidc";
+import { failedAttemptAudit } from "@/lib/auth/failed-attempts";
 import { GET as start } from "@/app/api/auth/oidc/start/route";
 import { GET as callback } from "@/app/api/auth/oidc/callback/route";
 
@@ -95,7 +96,11 @@ afterAll(async () => {
   await disconnectPrisma();
 });
 
-beforeEach(() => resetDatabase(db));
+beforeEach(async () => {
+  // Every request here comes from one address: each test starts a fresh window of failed-attempt audit.
+  await failedAttemptAudit().flush({ everything: true });
+  await resetDatabase(db);
+});
 
 /** A browser's cookie jar for the provider, and the hops of its redirects. */
 class Browser {
@@ -236,6 +241,18 @@ describe("OIDC sign-in against a real provider", () => {
     expect(await db.user.count()).toBe(0);
     const failed = await db.auditEvent.findFirstOrThrow({ where: { action: "auth.signin_failed" } });
     expect(failed.reason).toMatch(/marketing/);
+  });
+
+  it("checks the destination again at the callback: a transaction cookie carrying a foreign next goes home instead", async () => {
+    for (const next of ["/\t/evil.example", "//evil.example", "https://evil.example/", "/%5Cevil.example"]) {
+      const started = await start(appRequest("http://localhost/api/auth/oidc/start"));
+      const tx = JSON.parse(Buffer.from(cookiesOf(started).driftwatch_oidc!, "base64url").toString("utf8")) as Record<string, unknown>;
+      const tampered = Buffer.from(JSON.stringify({ ...tx, next })).toString("base64url");
+      const returned = await new Browser().throughProvider(started.headers.get("location")!, "dana");
+      const done = await callback(appRequest(returned, { driftwatch_oidc: tampered }));
+      expect(done.status, JSON.stringify(next)).toBe(302);
+      expect(done.headers.get("location"), JSON.stringify(next)).toBe("http://localhost/");
+    }
   });
 
   it("refuses a callback whose state does not match the browser's sign-in", async () => {

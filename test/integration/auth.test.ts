@@ -2,6 +2,10 @@
 // one-time password, sign-in cookies, throttling, audited failures, reads
 // that need a session, and sessions that end when they should.
 import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
 import { NextRequest } from "next/server";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
@@ -9,6 +13,8 @@ import { resetDatabase } from "@/lib/db/testing";
 import { ensureFirstAdmin, createLocalUser } from "@/lib/auth/users";
 import { SESSION_COOKIE, CSRF_COOKIE, readSession } from "@/lib/auth/session";
 import { createTestSession } from "@/lib/auth/testing";
+import { failedAttemptAudit } from "@/lib/auth/failed-attempts";
+import { FIRST_ADMIN_FILE, revealFirstAdminPassword } from "@/lib/server/first-admin";
 import { POST as signin } from "@/app/api/auth/signin/route";
 import { POST as signout } from "@/app/api/auth/signout/route";
 import { GET as session } from "@/app/api/auth/session/route";
@@ -38,18 +44,39 @@ function cookieValue(setCookie: string | undefined): string {
 }
 
 describe("first start", () => {
-  it("creates one admin and shows its password once; the password signs in", async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-first-admin-"));
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("without a terminal: creates one admin, puts its password in a 0600 file in the data folder, and the log says where, not what", async () => {
     const logged: string[] = [];
-    expect(await ensureFirstAdmin(db, (m) => logged.push(m))).toEqual({ created: true, username: "admin" });
-    expect(await ensureFirstAdmin(db, (m) => logged.push(m))).toEqual({ created: false });
+    const reveal = revealFirstAdminPassword({ terminal: null, dataDir: tmp, log: (m) => logged.push(m) });
+    expect(await ensureFirstAdmin(db, reveal)).toEqual({ created: true, username: "admin" });
+    expect(await ensureFirstAdmin(db, reveal)).toEqual({ created: false });
+    const file = path.join(tmp, FIRST_ADMIN_FILE);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const password = fs.readFileSync(file, "utf8").match(/password: (\S+)/)![1]!;
     expect(logged).toHaveLength(1);
-    const password = logged[0]!.match(/password: (\S+)/)![1]!;
+    expect(logged[0]).toContain(file);
+    expect(logged.join("\n")).not.toContain(password);
     const user = await db.user.findUniqueOrThrow({ where: { username: "admin" } });
     expect(user.role).toBe("admin");
     expect(user.passwordHash).toMatch(/^scrypt\$/);
     expect(user.passwordHash).not.toContain(password);
     const res = await signin(post("http://localhost/api/auth/signin", { username: "admin", password }, { "x-forwarded-for": freshIp() }));
     expect(res.status).toBe(200);
+  });
+
+  it("on a terminal: shows the password there once and logs only that it was shown", async () => {
+    const terminal = new PassThrough();
+    const shown: Buffer[] = [];
+    terminal.on("data", (d: Buffer) => shown.push(d));
+    const logged: string[] = [];
+    await ensureFirstAdmin(db, revealFirstAdminPassword({ terminal, dataDir: path.join(tmp, "tty"), log: (m) => logged.push(m) }));
+    const password = Buffer.concat(shown).toString("utf8").match(/password: (\S+)/)![1]!;
+    expect(password).toHaveLength(20);
+    expect(logged.join("\n")).not.toContain(password);
+    expect(logged.join("\n")).toMatch(/shown on the terminal/);
+    expect(fs.existsSync(path.join(tmp, "tty", FIRST_ADMIN_FILE))).toBe(false);
   });
 });
 
@@ -91,9 +118,14 @@ describe("password sign-in", () => {
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(await wrong.json()).toEqual(await unknown.json());
+    // The first failure from an address is written at once; the next ones in its window become one summary.
+    const first = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
+    expect(first.map((f) => f.actorName)).toEqual(["alice"]);
+    expect(first[0]!.after).toMatchObject({ ip, method: "password" });
+    await failedAttemptAudit().flush({ everything: true });
     const failures = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
-    expect(failures.map((f) => f.actorName)).toEqual(["alice", "mallory"]);
-    expect(failures[0]!.after).toMatchObject({ ip, method: "password" });
+    expect(failures).toHaveLength(2);
+    expect(failures[1]!.after).toMatchObject({ summary: true, ip, method: "password", count: 1, targets: { mallory: 1 } });
     expect(JSON.stringify(failures, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toContain("wrong password!!");
   });
 
@@ -109,7 +141,10 @@ describe("password sign-in", () => {
     // Another address is not locked out by this one's guesses.
     const other = await signin(post("http://localhost/api/auth/signin", { username: "alice", password: "correct horse battery" }, { "x-forwarded-for": freshIp() }));
     expect(other.status).toBe(200);
-    expect(await db.auditEvent.count({ where: { action: "auth.signin_failed", reason: "too many failed attempts" } })).toBe(1);
+    // Refused attempts write nothing: one row for the first failure, one summary of the other four.
+    await failedAttemptAudit().flush({ everything: true });
+    const rows = await db.auditEvent.findMany({ where: { action: "auth.signin_failed" }, orderBy: { id: "asc" } });
+    expect(rows.map((r) => (r.after as { count?: number }).count ?? 1)).toEqual([1, 4]);
   });
 
   it("refuses a sign-in posted from another site", async () => {

@@ -14,6 +14,7 @@ import { resetDatabase } from "@/lib/db/testing";
 import { getConfig, resetConfigCache } from "@/lib/config";
 import { resetEnvCache } from "@/lib/env";
 import { syncConfigToDatabase } from "@/lib/collector";
+import { failedAttemptAudit } from "@/lib/auth/failed-attempts";
 import { POST } from "@/app/api/webhooks/git/route";
 
 const db = getPrisma();
@@ -115,7 +116,8 @@ describe("POST /api/webhooks/git", () => {
     const audit = await db.auditEvent.findMany({ where: { action: "webhook.accepted" }, orderBy: { id: "asc" } });
     expect(audit.map((a) => a.environment).sort()).toEqual(["staging", "test"]);
     expect(audit[0]?.after).toMatchObject({ provider: "github", deliveryId: delivery, repository: "shop", branch: "main" });
-    expect(await db.webhookDelivery.count()).toBe(1);
+    // Its delivery id and the digest of its body, each refusing a replay.
+    expect((await db.webhookDelivery.findMany()).map((d) => d.deliveryId.replace(/[0-9a-f]{64}$/, "<digest>")).sort()).toEqual([`github:${delivery}`, "sha256:<digest>"]);
   });
 
   it("GitHub: a push to another branch runs only its environment", async () => {
@@ -136,6 +138,25 @@ describe("POST /api/webhooks/git", () => {
     expect(((await replay.json()) as { error: { message: string } }).error.message).toMatch(/already received/);
     expect(await db.collectionRun.count()).toBe(2);
     expect(await db.auditEvent.count({ where: { action: "webhook.rejected", reason: "replayed delivery id" } })).toBe(1);
+  });
+
+  it("refuses a signed delivery replayed under a new delivery id (409) by the digest of its signed body, and queues nothing more", async () => {
+    const body = githubPush("main");
+    const signature = `sha256=${hmac(SHOP_SECRET, body)}`;
+    expect((await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature })).status).toBe(202);
+    await db.collectionRun.updateMany({ data: { status: "running" } });
+    const replay = await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature });
+    expect(replay.status).toBe(409);
+    expect(((await replay.json()) as { error: { message: string } }).error.message).toMatch(/already received under another delivery id/);
+    expect(await db.collectionRun.count()).toBe(2);
+    expect(await db.auditEvent.count({ where: { action: "webhook.accepted" } })).toBe(2);
+    expect(await db.auditEvent.count({ where: { action: "webhook.rejected", reason: "replayed body under a new delivery id" } })).toBe(1);
+    // The refused replay spent nothing: its new delivery id is not recorded, only the first delivery's id and body.
+    expect(await db.webhookDelivery.count()).toBe(2);
+    // The same branch pushed again (another commit, so another body) is a new push.
+    const next = githubPush("main").replace("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "f".repeat(40));
+    await db.collectionRun.updateMany({ data: { status: "succeeded" } });
+    expect((await send(next, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, next)}` })).status).toBe(202);
   });
 
   it("answers 401 to a wrong signature, a signature made with another repository's secret, or none; audits each; changes nothing", async () => {
@@ -234,7 +255,12 @@ describe("POST /api/webhooks/git", () => {
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
-    expect(await db.auditEvent.count({ where: { action: "webhook.rejected" } })).toBe(10);
+    // The first rejection is written at once; the other nine become one summary when the window ends; the 429s write nothing.
+    expect(await db.auditEvent.count({ where: { action: "webhook.rejected" } })).toBe(1);
+    await failedAttemptAudit().flush({ everything: true });
+    const rows = await db.auditEvent.findMany({ where: { action: "webhook.rejected" }, orderBy: { id: "asc" } });
+    expect(rows).toHaveLength(2);
+    expect(rows[1]!.after).toMatchObject({ summary: true, ip, count: 9, reasons: { "signature does not verify": 9 } });
     // Another sender is not affected, and a genuine delivery from it goes through.
     const good = await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, body)}` });
     expect(good.status).toBe(202);

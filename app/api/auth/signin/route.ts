@@ -4,12 +4,16 @@ import { NextResponse, type NextRequest } from "next/server";
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { errorResponse, refuseNul } from "@/lib/api/route";
+import { KiB, readJsonBounded } from "@/lib/api/body";
 import { getPrisma } from "@/lib/db";
 import { getConfig } from "@/lib/config";
 import { clientIp, originProblem, safeNextPath, setSessionCookies } from "@/lib/auth/request";
 import { signInWithPassword } from "@/lib/auth/users";
 
 export const dynamic = "force-dynamic";
+
+/** A username, a password and a destination, with room to spare; anything bigger is not a sign-in. */
+const MAX_SIGNIN_BYTES = 8 * KiB;
 
 const body = z.object({
   username: z.string().min(1, "enter your username").max(200),
@@ -25,13 +29,7 @@ export async function POST(req: NextRequest): Promise<NextResponse> {
     if (!/^application\/json\b/i.test(req.headers.get("content-type") ?? "")) {
       throw new ApiError("unsupported_media_type", "send the credentials as JSON");
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await req.text());
-    } catch {
-      throw new ApiError("bad_request", "request body is not valid JSON");
-    }
-    const input = body.parse(refuseNul(raw));
+    const input = body.parse(refuseNul(await readJsonBounded(req, MAX_SIGNIN_BYTES)));
     const result = await signInWithPassword(getPrisma(), { username: input.username, password: input.password, ip: clientIp(req) });
     if (!result.ok) {
       if (result.reason === "rate_limited") {
