@@ -7,6 +7,7 @@
 // module hooks and source-map work to every request.
 import http from "node:http";
 import next from "next";
+import { refuseUnservedMethod } from "../lib/server/refuse-unserved-method.mjs";
 
 const port = Number(process.env.PORT);
 const hostname = process.env.HOST;
@@ -23,6 +24,7 @@ const handle = app.getRequestHandler();
 // which Next.js starts during prepare() without waiting for it: looked up per request.
 const SHARED_RESPONSES = Symbol.for("driftwatch.sharedResponses");
 const server = http.createServer((req, res) => {
+  if (refuseUnservedMethod(req, res)) return;
   const sharedResponses = globalThis[SHARED_RESPONSES];
   if (!sharedResponses) return void handle(req, res);
   sharedResponses.serve(req, res, () => handle(req, res)).catch((e) => {

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import next from "next";
 import { env } from "@/lib/env";
+import { refuseUnservedMethod } from "./refuse-unserved-method.mjs";
 
 export interface WebServer {
   stop(): Promise<void>;
@@ -39,7 +40,7 @@ export async function serveNext(opts: { dev: boolean; root: string }): Promise<W
   const app = next({ dev: opts.dev, dir: opts.root, hostname: HOST, port: PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer((req, res) => void (refuseUnservedMethod(req, res) || handle(req, res)));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(PORT, HOST, resolve);
