@@ -60,29 +60,32 @@ export async function startDemoServer(opts: { port: number; script?: "scripts/de
   throw new Error(`demo server did not become healthy (${lastError}). Server log tail (${logFile}):\n${log}`);
 }
 
-function alive(pid: number): boolean {
+/** Whether any process of the demo's group (the demo, Postgres, the API imitations) still runs. */
+function groupAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
+    process.kill(-pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
 export async function stopDemoServer(server: DemoServer, opts: { keepData?: boolean } = {}): Promise<void> {
-  if (server.pid > 0 && alive(server.pid)) {
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      process.kill(server.pid, "SIGTERM");
-    }
+  if (server.pid > 0 && groupAlive(server.pid)) {
+    process.kill(-server.pid, "SIGTERM");
+    // The whole group, not only its leader: the API imitations save their state as they stop.
     const deadline = Date.now() + 20_000;
-    while (alive(server.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    if (alive(server.pid)) process.kill(-server.pid, "SIGKILL");
+    while (groupAlive(server.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    if (groupAlive(server.pid)) {
+      try {
+        process.kill(-server.pid, "SIGKILL");
+      } catch {
+        // gone between the check and the signal
+      }
+    }
   }
   if (server.pid > 0 && !opts.keepData) {
-    // The demo's children (Postgres, the API imitations) may still flush files for a moment after the
-    // process group leader is gone: retry, and never fail a green run over a temporary folder.
+    // Retry, and never fail a green run over a temporary folder.
     try {
       fs.rmSync(server.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
     } catch (e) {
