@@ -77,9 +77,9 @@ export interface SchemathesisRun {
 export async function runSchemathesis(bin: string, schemaUrl: string, args: string[], workDir: string): Promise<SchemathesisRun> {
   const reportPath = path.join(workDir, `report-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const child = spawn(bin, ["--no-color", "run", schemaUrl, "--report", "json", "--report-json-path", reportPath, ...args], {
+    // Hypothesis keeps an example database in the working folder: a temporary one keeps runs independent.
     cwd: workDir,
     stdio: ["ignore", "pipe", "pipe"],
-    // Hypothesis keeps an example database in the working folder; the temp folder keeps runs independent.
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
   });
   let output = "";
