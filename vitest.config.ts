@@ -3,8 +3,9 @@ import path from "node:path";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
-// Three projects: pure unit tests beside the code, integration tests that need
-// a real Postgres (started once by the global setup), and the fault suite.
+// Four projects: pure unit tests beside the code, integration tests that need
+// a real Postgres (started once by the global setup), the fault suite, and the
+// API contract fuzzing (schemathesis against a running demo it starts itself).
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -42,6 +43,18 @@ export default defineConfig({
           env: { LOG_LEVEL: "warn" },
           testTimeout: 120_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "contract",
+          include: ["test/contract/**/*.test.ts"],
+          environment: "node",
+          env: { LOG_LEVEL: "warn" },
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },

@@ -7,6 +7,7 @@
 // module hooks and source-map work to every request.
 import http from "node:http";
 import next from "next";
+import { refuseUnservedMethod } from "../lib/server/refuse-unserved-method.mjs";
 
 const port = Number(process.env.PORT);
 const hostname = process.env.HOST;
@@ -26,6 +27,7 @@ const SHARED_RESPONSES = Symbol.for("driftwatch.sharedResponses");
 const REQUEST_FRONT = Symbol.for("driftwatch.requestFront");
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "x-real-ip", "forwarded"];
 const server = http.createServer((req, res) => {
+  if (refuseUnservedMethod(req, res)) return;
   const front = globalThis[REQUEST_FRONT];
   if (front) front(req, res);
   // Not installed (yet): believe no forwarding header at all; Next.js fills them from the socket.

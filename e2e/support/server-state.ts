@@ -1,13 +1,9 @@
 import os from "node:os";
 import path from "node:path";
 import fs from "node:fs";
+import type { DemoServer } from "../../test/support/demo-server";
 
-export interface E2EServerState {
-  pid: number;
-  dataDir: string;
-  logFile: string;
-  baseURL: string;
-}
+export type E2EServerState = DemoServer;
 
 export function serverStateFile(): string {
   return path.join(os.tmpdir(), `driftwatch-e2e-server-${process.env.E2E_PORT ?? 3107}.json`);

@@ -20,11 +20,13 @@ const E400 = { "400": error("Bad input: the message says which parameter and why
 const E401 = { "401": error("Not signed in") };
 const E403 = { "403": error("Signed in without the role this needs") };
 const E404 = (what: string) => ({ "404": error(`Unknown ${what}`) });
+const E409 = (why: string) => ({ "409": error(why) });
+const E415 = { "415": error("A request body that is not sent as JSON (content-type: application/json)") };
 
 const pathParam = (name: string, description: string, schema: Schema = str) => ({ name, in: "path", required: true, description, schema });
 const queryParam = (name: string, description: string, schema: Schema = str) => ({ name, in: "query", required: false, description, schema });
 
-const envParam = pathParam("env", "Environment name", { type: "string", pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$" });
+const envParam = pathParam("env", "Environment name", { type: "string", pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", examples: ["production"] });
 
 const readOp = (summary: string, description: string, parameters: unknown[], ok: Schema, errors: Record<string, unknown>, tags: string[]) => ({
   get: { summary, description, tags, parameters, responses: { "200": json(ok), ...errors, ...E401 } },
@@ -36,7 +38,7 @@ const mutationOp = (summary: string, description: string, body: Schema | null, o
   tags,
   parameters,
   ...(body ? { requestBody: { required: false, content: { "application/json": { schema: body } } } } : {}),
-  responses: { [status]: json(ok), ...E400, ...E401, ...E403, ...extra },
+  responses: { [status]: json(ok), ...E400, ...E401, ...E403, ...E415, ...extra },
 });
 const mutation = (...args: Parameters<typeof mutationOp>) => ({ post: mutationOp(...args) });
 const loose = (description: string): Schema => ({ type: "object", description });
@@ -254,10 +256,10 @@ export function openApiDocument(): Record<string, unknown> {
         "Normalised side-by-side YAML rows with the changed lines marked and each change's attribution, the drift history and the Git file and commit. Secret values are always `(hidden)`.",
         [
           envParam,
-          pathParam("group", "API group; `_` for the core group"),
-          pathParam("kind", "Kind, e.g. Deployment"),
-          pathParam("namespace", "Namespace; `_` for cluster-scoped objects"),
-          pathParam("name", "Object name"),
+          pathParam("group", "API group; `_` for the core group", { type: "string", examples: ["apps"] }),
+          pathParam("kind", "Kind, e.g. Deployment", { type: "string", examples: ["Deployment"] }),
+          pathParam("namespace", "Namespace; `_` for cluster-scoped objects", { type: "string", examples: ["shop"] }),
+          pathParam("name", "Object name", { type: "string", examples: ["api"] }),
         ],
         ref("ObjectDetail"),
         { ...E400, ...E404("environment or object") },
@@ -303,7 +305,7 @@ export function openApiDocument(): Record<string, unknown> {
             "200": {
               description: "The timeline, or a download with `format`",
               content: {
-                "application/json": { schema: ref("Timeline") },
+                "application/json": { schema: { anyOf: [ref("Timeline"), ref("TimelineDownload")] } },
                 "text/csv": { schema: str },
                 "text/markdown": { schema: str },
               },
@@ -318,8 +320,8 @@ export function openApiDocument(): Record<string, unknown> {
         "Compare two environments",
         "Object by object and field by field: live vs live, or desired (Git) vs desired. Identical objects are counted, differing ones listed with their fields.",
         [
-          queryParam("from", "First environment", str),
-          queryParam("to", "Second environment", str),
+          { ...queryParam("from", "First environment", { type: "string", minLength: 1, examples: ["staging"] }), required: true },
+          { ...queryParam("to", "Second environment", { type: "string", minLength: 1, examples: ["production"] }), required: true },
           queryParam("mode", "live (default) or desired", { enum: ["live", "desired"], default: "live" }),
           queryParam("kind", "Only this kind"),
           queryParam("limit", "At most this many objects", { type: "integer", minimum: 1, maximum: 2000, default: 500 }),
@@ -374,7 +376,7 @@ export function openApiDocument(): Record<string, unknown> {
         ["pauses"],
       ),
       "/api/pauses/{id}": readOp("One pause", "", [idParam("Pause")], obj({ pause: loose("The pause") }), { ...E400, ...E404("pause") }, ["pauses"]),
-      "/api/pauses/{id}/resume": mutation("Resume reconciliation", "Ends a pause and restores the controller's previous policy (role operator).", obj({ reason: str }, []), obj({ pause: loose("The ended pause") }), ["pauses"], [idParam("Pause")], E404("pause")),
+      "/api/pauses/{id}/resume": mutation("Resume reconciliation", "Ends a pause and restores the controller's previous policy (role operator).", obj({ reason: str }, []), obj({ pause: loose("The ended pause") }), ["pauses"], [idParam("Pause")], { ...E404("pause"), ...E409("The pause has already ended") }),
       "/api/pauses/{id}/ownership": mutation(
         "Take ownership of a detected pause",
         "An unattributed pause (seen suspended in the cluster with no record) gets an owner, a reason and an expiry (role operator).",
@@ -382,7 +384,7 @@ export function openApiDocument(): Record<string, unknown> {
         obj({ pause: loose("The pause, now owned") }),
         ["pauses"],
         [idParam("Pause")],
-        E404("pause"),
+        { ...E404("pause"), ...E409("The pause has already ended") },
       ),
       "/api/claims": {
         get: {
@@ -409,8 +411,8 @@ export function openApiDocument(): Record<string, unknown> {
         ),
       },
       "/api/claims/{id}": readOp("One claim", "", [idParam("Claim")], obj({ claim: loose("The claim with its drift items") }), { ...E400, ...E404("claim") }, ["claims"]),
-      "/api/claims/{id}/release": mutation("Release a claim", "The drift becomes unowned again (role operator).", obj({ reason: str }, []), obj({ claim: loose("The released claim") }), ["claims"], [idParam("Claim")], E404("claim")),
-      "/api/claims/{id}/transfer": mutation("Transfer a claim", "To another user (role operator).", obj({ owner: str, reason: str }, ["owner"]), obj({ claim: loose("The claim, new owner") }), ["claims"], [idParam("Claim")], E404("claim")),
+      "/api/claims/{id}/release": mutation("Release a claim", "The drift becomes unowned again (role operator).", obj({ reason: str }, []), obj({ claim: loose("The released claim") }), ["claims"], [idParam("Claim")], { ...E404("claim"), ...E409("The claim is no longer active") }),
+      "/api/claims/{id}/transfer": mutation("Transfer a claim", "To another user (role operator).", obj({ owner: str, reason: str }, ["owner"]), obj({ claim: loose("The claim, new owner") }), ["claims"], [idParam("Claim")], { ...E404("claim"), ...E409("The claim is no longer active, or that user owns it already") }),
       "/api/claims/{id}/adopt.patch": {
         get: {
           summary: "Adopt into Git: the patch",
@@ -467,7 +469,7 @@ export function openApiDocument(): Record<string, unknown> {
           tags: ["auth"],
           security: [],
           requestBody: { required: true, content: { "application/json": { schema: obj({ username: str, password: str, next: str }, ["username", "password"]) } } },
-          responses: { "200": json(loose("The user; sets the session and CSRF cookies")), ...E400, "401": error("Wrong username or password"), "403": error("Foreign origin or password sign-in off"), "429": error("Too many failed sign-ins") },
+          responses: { "200": json(loose("The user; sets the session and CSRF cookies")), ...E400, "401": error("Wrong username or password"), "403": error("Foreign origin or password sign-in off"), ...E415, "429": error("Too many failed sign-ins") },
         },
       },
       "/api/auth/signout": mutation("Sign out", "Ends the session (any signed-in user).", null, obj({ ok: bool }), ["auth"]),
@@ -485,7 +487,7 @@ export function openApiDocument(): Record<string, unknown> {
           obj({ user: loose("The user") }),
           ["auth"],
           [pathParam("username", "Username")],
-          E404("user"),
+          { ...E404("user"), ...E409("That would leave no admin") },
         ),
       },
       "/api/openapi.json": { get: { summary: "This document", tags: ["system"], responses: { "200": json({ type: "object" }) } } },
@@ -505,7 +507,7 @@ export function openApiDocument(): Record<string, unknown> {
           tags: ["system"],
           security: [],
           requestBody: { required: true, content: { "application/json": { schema: loose("The provider's push event") } } },
-          responses: { "200": json(loose("What was queued")), "202": json(loose("Accepted")), ...E400, "401": error("Bad or missing signature"), "413": error("Body too large") },
+          responses: { "200": json(loose("What was queued")), "202": json(loose("Accepted")), ...E400, "401": error("Bad or missing signature"), ...E409("This delivery id was already received"), "413": error("Body too large"), "429": error("Too many requests from this address") },
         },
       },
       "/api/health": { get: { summary: "Readiness with collection counts (kept for existing monitors; probes use /api/health/live and /api/health/ready)", tags: ["system"], security: [], responses: { "200": json({ type: "object" }), "503": json({ type: "object" }) } } },
@@ -584,6 +586,15 @@ export function openApiDocument(): Record<string, unknown> {
         }),
         TimelineEvent: timelineEvent,
         Timeline: obj({ events: arr(ref("TimelineEvent")), from: time, to: time, environment: nullable(str), types: nullable(arr(str)), truncated: bool, environments: arr(str) }),
+        TimelineDownload: {
+          ...obj({
+            generatedAt: time,
+            filter: obj({ environment: nullable(str), types: nullable(arr(str)), from: nullable(time), to: nullable(time) }),
+            truncated: bool,
+            events: arr(ref("TimelineEvent")),
+          }),
+          description: "The download of `format=json`: the events with the filter that selected them and absolute links",
+        },
         Compare: obj({
           from: obj({ environment: str, revision: nullable(ref("Revision")) }),
           to: obj({ environment: str, revision: nullable(ref("Revision")) }),

@@ -12,6 +12,7 @@ import path from "node:path";
 import next from "next";
 import { env } from "@/lib/env";
 import { requestFrontFromEnv } from "./request-front";
+import { refuseUnservedMethod } from "./refuse-unserved-method.mjs";
 
 export interface WebServer {
   stop(): Promise<void>;
@@ -42,6 +43,7 @@ export async function serveNext(opts: { dev: boolean; root: string }): Promise<W
   const handle = app.getRequestHandler();
   const front = requestFrontFromEnv();
   const server = http.createServer((req, res) => {
+    if (refuseUnservedMethod(req, res)) return;
     front(req, res);
     void handle(req, res);
   });
