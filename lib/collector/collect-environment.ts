@@ -261,7 +261,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // Set when the kustomize build was refused or failed: the revision its carried objects were last rendered at.
     let withheldFrom: string | null = null;
     try {
-      rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions));
+      rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
       if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
@@ -280,7 +280,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         severity: "warning",
         message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
       });
-      rendered = { objects: [], problems: [], inputs: [], treeHash: null, cached: false };
+      rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
     }
     for (const p of rendered.problems) {
       warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });

@@ -76,13 +76,18 @@ export interface RenderResult {
    * not in this repository and not listed).
    */
   inputs: string[];
+  /**
+   * Allowlisted remote bases the build read (as the kustomizations name them).
+   * Their refs may move, so such a render is never reused for a later run.
+   */
+  remoteBases: string[];
 }
 
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 const cache = new RenderCache();
-const inflight = new Map<string, Promise<CachedRender>>();
+const inflight = new Map<string, Promise<CachedRender & { remoteBases?: string[] }>>();
 
 /** For tests and for memory pressure. */
 export function clearRenderCache(): void {
@@ -236,7 +241,7 @@ async function renderKustomize(
   defaultNamespace: string,
   kustomizeBin: string | undefined,
   remote: RemoteBaseSource | undefined,
-): Promise<CachedRender & { usedRemote: boolean }> {
+): Promise<CachedRender & { remoteBases: string[] }> {
   const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
   const allowRemote = (repository: string) => allowed.has(repository);
   const tree = await repoTree(mirrorPath, commit);
@@ -259,7 +264,7 @@ async function renderKustomize(
     const parsed = parseManifestText("kustomize-output.yaml", output);
     if (!parsed.ok) throw new GitError("render", `kustomize output could not be read: ${parsed.message}`);
     const objects = objectsFromDocuments(kustomization, parsed.docs, problems);
-    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: walk.inputs, usedRemote: walk.remoteBases.length > 0 };
+    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: walk.inputs, remoteBases: walk.remoteBases.map((b) => b.reference) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -348,9 +353,9 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   }
 
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
 
-  let pending = inflight.get(key);
+  let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
     pending = (async () => {
       if (opts.mode === "plain") {
@@ -358,17 +363,17 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
         cache.set(key, frozen);
         return frozen;
       }
-      const { usedRemote, ...result } = await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
+      const { remoteBases, ...result } = await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
       const frozen = deepFreeze(result);
       // A remote base is pinned by a ref that may move (a branch): only this commit's own tree is known not to.
-      if (!usedRemote) cache.set(key, frozen);
-      return frozen;
+      if (remoteBases.length === 0) cache.set(key, frozen);
+      return { ...frozen, remoteBases };
     })();
     inflight.set(key, pending);
     pending.finally(() => inflight.delete(key)).catch(() => undefined);
   }
   const result = await pending;
-  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], treeHash: pathHash, cached: false };
+  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], treeHash: pathHash, cached: false };
 }
 
 export interface ObjectSource {

@@ -340,7 +340,7 @@ describe.skipIf(kustomizeMissing)("allowlisted remote bases (remoteBases in drif
     };
     const cache = deploymentYaml("cache", "shop/cache:7.0", 1);
     await f.applyAsController([cache]);
-    withKustomization(f.repo, { resources: [...HONEST.resources, `${url}//web?ref=v1`] });
+    withKustomization(f.repo, { resources: [...HONEST.resources, `${url}//web?ref=main`] });
     f.repo.commit("use the shared web base");
 
     const out = await runWith({ db: f.db, dir: f.dir, config });
@@ -350,6 +350,12 @@ describe.skipIf(kustomizeMissing)("allowlisted remote bases (remoteBases in drif
     expect(server.authorizations.length).toBeGreaterThan(0);
     expect(server.rejected).toBe(0);
     expect(fs.existsSync(path.join(f.dir, "mirrors", "bases.git"))).toBe(true);
+
+    // The base's branch moves while this repository does not: the next run builds from the new base.
+    bases.write("web/cache.yaml", stringify(deploymentYaml("cache", "shop/cache:7.2", 1)));
+    bases.commit("cache 7.2");
+    await runWith({ db: f.db, dir: f.dir, config });
+    expect(await openDrift()).toEqual(["Modified apps/Deployment/shop/cache"]);
 
     // Not on the allowlist: refused, and the listener hears nothing.
     withKustomization(f.repo, { resources: [...HONEST.resources, `${url}//web?ref=v1`, `http://127.0.0.1:${port}/other.git//web?ref=v1`] });
