@@ -172,6 +172,25 @@ describe("walkKustomization: refusals name the file and the reference", () => {
     ]);
   });
 
+  it("builtin generators and transformers have their files checked and listed; builtin Helm is refused", async () => {
+    const tree = treeOf({
+      "app/kustomization.yaml": "generators: [gen.yaml]\ntransformers: [patch.yaml, helm.yaml]\n",
+      "app/gen.yaml": `apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: g}\nfiles: [local.txt, "k=http://127.0.0.1:9/x"]\nenvs: [/proc/self/environ]\n`,
+      "app/local.txt": "x",
+      "app/patch.yaml": "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\npath: ../../etc/passwd\n---\napiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata: {name: s}\npaths: [smp.yaml]\n",
+      "app/smp.yaml": DEPLOY,
+      "app/helm.yaml": "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata: {name: h}\nchartName: redis\n",
+    });
+    const walk = await walkKustomization(tree, "app");
+    expect(walk.refusals.map((r) => [r.reference, r.reason.split(":")[0]])).toEqual([
+      ["http://127.0.0.1:9/x", "remote references are not fetched by kustomize here; only Driftwatch fetches, and only remote bases (resources, components)"],
+      ["/proc/self/environ", "absolute paths are not followed"],
+      ["../../etc/passwd", "leaves the repository"],
+      ["helm.yaml", "Helm chart inflation is not run by the kustomize renderer (it would fetch charts and run helm)"],
+    ]);
+    expect(walk.inputs).toEqual(["app/gen.yaml", "app/helm.yaml", "app/kustomization.yaml", "app/local.txt", "app/patch.yaml", "app/smp.yaml"]);
+  });
+
   it("a refusal deep in a base names that base's kustomization", async () => {
     const refusals = await refusalsOf("resources: [../base]\n", { "base/kustomization.yaml": "resources: [https://evil.example/x.yaml]\n" });
     expect(refusals).toEqual([{ file: "base/kustomization.yaml", reference: "https://evil.example/x.yaml", reason: expect.any(String) }]);

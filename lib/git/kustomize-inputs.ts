@@ -251,7 +251,13 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
     remoteBases.push(base);
   };
 
-  const pluginConfigs = (file: string, reference: string, text: string) => {
+  /**
+   * Generator, transformer and validator configurations: only kustomize's
+   * builtins run, and the builtins that read files (generators, patches,
+   * replacements) have those files checked like the kustomization's own.
+   * Their paths are relative to the kustomization that lists the config.
+   */
+  const pluginConfigs = async (file: string, dir: string, reference: string, text: string) => {
     const parsed = parseKubernetesYaml(text);
     if (!parsed.ok) return;
     for (const doc of parsed.docs) {
@@ -261,14 +267,23 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
       const fn = FUNCTION_ANNOTATIONS.find((a) => a in annotations);
       if (fn) refuse(file, reference, `declares a KRM function (${fn}): functions run programs or containers and are not run here`);
       else if (v.apiVersion !== "builtin") refuse(file, reference, `${String(v.apiVersion)} ${String(v.kind)} is a kustomize plugin; only kustomize's builtin generators and transformers run here`);
+      else if (v.kind === "HelmChartInflationGenerator") refuse(file, reference, "Helm chart inflation is not run by the kustomize renderer (it would fetch charts and run helm)");
+      else await builtinFiles(file, dir, v);
     }
+  };
+
+  const builtinFiles = async (file: string, dir: string, v: Record<string, unknown>) => {
+    const paths = [...strings(v.files).map((f) => (f.includes("=") ? f.slice(f.indexOf("=") + 1) : f)), ...strings(v.envs), ...strings(v.paths)];
+    for (const key of ["env", "path"]) if (typeof v[key] === "string") paths.push(v[key]);
+    for (const r of records(v.replacements)) if (typeof r.path === "string") paths.push(r.path);
+    for (const p of paths) if (!isInline(p)) await addFile(file, dir, p);
   };
 
   const addFile = async (file: string, dir: string, reference: string, asPluginConfig = false) => {
     const r = local(file, dir, reference, "file", false);
     if (!r) return;
     inputs.add(r.path);
-    if (asPluginConfig) pluginConfigs(file, reference, await tree.read(r.path));
+    if (asPluginConfig) await pluginConfigs(file, dir, reference, await tree.read(r.path));
   };
 
   const walkDir = async (file: string, dir: string, reference: string, asPluginConfig: boolean, allowRemote: boolean) => {
@@ -276,7 +291,7 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
     if (!r) return;
     if (r.status === "file") {
       inputs.add(r.path);
-      if (asPluginConfig) pluginConfigs(file, reference, await tree.read(r.path));
+      if (asPluginConfig) await pluginConfigs(file, dir, reference, await tree.read(r.path));
       return;
     }
     const k = kustomizationIn(r.path);
@@ -323,7 +338,7 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
     if (openapi && typeof openapi === "object" && typeof openapi.path === "string") await addFile(kustomization, dir, openapi.path);
     for (const field of ["generators", "transformers", "validators"]) {
       for (const entry of strings(k[field])) {
-        if (isInline(entry)) pluginConfigs(kustomization, entry.trim().split("\n")[0] ?? entry, entry);
+        if (isInline(entry)) await pluginConfigs(kustomization, dir, entry.trim().split("\n")[0] ?? entry, entry);
         else await walkDir(kustomization, dir, entry, true, false);
       }
     }

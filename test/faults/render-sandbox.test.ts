@@ -225,6 +225,15 @@ const attacks: Attack[] = [
     },
   },
   {
+    name: "builtin ConfigMapGenerator config under generators: naming a file on the listener",
+    plant(repo) {
+      const reference = `http://127.0.0.1:${port}/computeMetadata/v1/token`;
+      repo.write("envs/test/gen.yaml", stringify({ apiVersion: "builtin", kind: "ConfigMapGenerator", metadata: { name: "stolen" }, files: [reference] }));
+      withKustomization(repo, { generators: ["gen.yaml"] });
+      return { file: KUSTOMIZATION, reference };
+    },
+  },
+  {
     name: "helmCharts (Helm inflation fetches charts and runs helm)",
     plant(repo) {
       withKustomization(repo, { helmCharts: [{ name: "redis", repo: `http://127.0.0.1:${port}/charts`, version: "1.0.0", releaseName: "r" }] });
