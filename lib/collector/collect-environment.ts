@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError, RenderRefusedError, type RemoteBaseSource, type RenderResult } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, type RemoteBaseSource, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -255,6 +255,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
+    if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
     const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx) };
     const failingFiles = new Set<string>();
     let rendered: RenderResult;
@@ -453,6 +454,18 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     if (e instanceof RunFailure) return { status: "failed", errors: [...e.errors, ...warnings], stats: null, approvedSha: null, appliedSha: null };
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
+  }
+}
+
+let warnedNetworkNamespace = false;
+
+/** Operators should know when the renderer's network namespace layer is missing (e.g. a container's seccomp profile). */
+function warnOnceWithoutNetworkNamespace(log: Logger): void {
+  if (warnedNetworkNamespace) return;
+  warnedNetworkNamespace = true;
+  const isolation = networkIsolation();
+  if (isolation.prefix.length === 0) {
+    log.warn({ reason: isolation.reason }, "kustomize renders run without their own network namespace; the reference check and the sandboxed environment still apply");
   }
 }
 

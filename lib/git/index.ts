@@ -45,3 +45,4 @@ export {
 export { objectKey, type RenderedObject, type RenderProblem } from "./manifests";
 export { isClusterScoped, apiGroup } from "./cluster-scoped";
 export { findKustomize, type KustomizeBinary } from "./kustomize";
+export { networkIsolation } from "./sandbox";
