@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, type RemoteBaseSource, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -255,9 +255,34 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
-    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
-    const rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions));
+    if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
+    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx) };
     const failingFiles = new Set<string>();
+    let rendered: RenderResult;
+    // Set when the kustomize build was refused or failed: the revision its carried objects were last rendered at.
+    let withheldFrom: string | null = null;
+    try {
+      rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
+      const problems: RunError[] =
+        e instanceof RenderRefusedError
+          ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
+          : [{ category: "render", severity: "error", message: e.message }];
+      // A kustomize build renders all or nothing: when it cannot run, every object it
+      // rendered last time keeps that desired state and is still compared with live.
+      const previous = env.source.render === "kustomize" ? await ctx.db.desiredObject.findMany({ where: { environmentId: run.environmentId }, select: { sourcePath: true, revisionSha: true } }) : [];
+      if (previous.length === 0) throw new RunFailure(problems);
+      for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
+      withheldFrom = previous[0]?.revisionSha ?? null;
+      warnings.push(...problems, {
+        category: "render",
+        severity: "warning",
+        message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
+      });
+      rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+    }
     for (const p of rendered.problems) {
       warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
       if (p.severity === "error") failingFiles.add(p.path);
@@ -409,7 +434,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
-      return inferApplied(ctx, env, mirrorPath, tipSha, approved as string, results, live, compareContext);
+      // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
+      return inferApplied(ctx, env, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -429,6 +455,28 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
   }
+}
+
+let warnedNetworkNamespace = false;
+
+/** Operators should know when the renderer's network namespace layer is missing (e.g. a container's seccomp profile). */
+function warnOnceWithoutNetworkNamespace(log: Logger): void {
+  if (warnedNetworkNamespace) return;
+  warnedNetworkNamespace = true;
+  const isolation = networkIsolation();
+  if (isolation.prefix.length === 0) {
+    log.warn({ reason: isolation.reason }, "kustomize renders run without their own network namespace; the reference check and the sandboxed environment still apply");
+  }
+}
+
+/** The allowlisted remote kustomize bases, fetched through the same mirrors as every repository. */
+function remoteBaseSource(ctx: CollectorContext): RemoteBaseSource | undefined {
+  const repositories = ctx.config.remoteBases.map((name) => ctx.config.repositories.find((r) => r.name === name)).filter((r): r is RepositoryConfig => r !== undefined);
+  if (repositories.length === 0) return undefined;
+  return {
+    repositories,
+    fetch: async (repo) => (await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs })).mirrorPath,
+  };
 }
 
 /**
@@ -452,7 +500,12 @@ async function inferApplied(
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
-    const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin });
+    const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx) }).catch((e: unknown) => {
+      // A candidate that cannot be rendered is not the applied one.
+      if (e instanceof GitError && e.category === "render") return null;
+      throw e;
+    });
+    if (!rendered) continue;
     const matches = rendered.objects.every((r) => {
       const obj = r.object as KubeObject;
       const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;

@@ -55,16 +55,21 @@ const renders = new Map<string, { key: string; result: Promise<unknown> }>();
  * The environment's render of one commit, kept for its next run: a commit's
  * manifests never change, and asking git again costs processes. One entry
  * per environment, so memory follows the environments' own desired sets.
+ * A render that read something outside the commit (`reusable` says no) is
+ * used by the run that made it only.
  */
-export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>): Promise<T> {
+export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>, reusable: (value: T) => boolean = () => true): Promise<T> {
   const key = parts.join("\0");
   const hit = renders.get(environment);
   if (hit && hit.key === key) return hit.result as Promise<T>;
   const result = fn();
   renders.set(environment, { key, result });
-  result.catch(() => {
+  const forget = () => {
     if (renders.get(environment)?.result === result) renders.delete(environment);
-  });
+  };
+  result.then((value) => {
+    if (!reusable(value)) forget();
+  }, forget);
   return result;
 }
 

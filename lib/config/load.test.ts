@@ -84,6 +84,12 @@ environments:
     const text = fs.readFileSync(path.join(import.meta.dirname, "../../driftwatch.example.yaml"), "utf8");
     const cfg = parseConfig(text);
     expect(cfg.environments.map((e) => e.name)).toEqual(["test", "staging", "production"]);
+    expect(cfg.remoteBases).toEqual(["platform-bases"]);
+  });
+
+  it("remote bases must name declared repositories", () => {
+    const problems = problemsOf("repositories:\n  - name: shop\n    url: https://git.example.com/shop.git\nremoteBases: [shop, elsewhere]\n");
+    expect(problems).toEqual([expect.stringMatching(/^remoteBases\[1\]: unknown repository "elsewhere"/)]);
   });
 });
 

@@ -113,6 +113,12 @@ const managerLists = z
 export const configSchema = z
   .object({
     repositories: z.array(repositorySchema).default([]),
+    /**
+     * Repositories a kustomization may name as a remote base. Driftwatch
+     * fetches them itself (with their auth) and kustomize reads the local copy;
+     * every other remote reference is refused.
+     */
+    remoteBases: z.array(z.string().min(1)).default([]),
     environments: z.array(environmentSchema).default([]),
     managers: managerLists.default({}),
     auth: z
@@ -161,6 +167,11 @@ export const configSchema = z
     cfg.repositories.forEach((r, i) => {
       if (repoNames.has(r.name)) ctx.addIssue({ code: "custom", path: ["repositories", i, "name"], message: `duplicate repository "${r.name}"` });
       repoNames.add(r.name);
+    });
+    cfg.remoteBases.forEach((name, i) => {
+      if (!repoNames.has(name)) {
+        ctx.addIssue({ code: "custom", path: ["remoteBases", i], message: `unknown repository "${name}" (remote bases name a declared repository)` });
+      }
     });
     const envNames = new Set<string>();
     cfg.environments.forEach((e, i) => {

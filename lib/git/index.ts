@@ -9,7 +9,12 @@
 //   brings a change counts as touching the path).
 // - renderManifests throws only when nothing trustworthy rendered (unknown
 //   revision, missing path, kustomize failure or binary missing); a bad file is
-//   a RenderProblem and the rest renders.
+//   a RenderProblem and the rest renders. A kustomize build whose references
+//   leave the repository (remote, file://, absolute, links, plugins, Helm) is
+//   refused before kustomize runs: RenderRefusedError names file and reference.
+// - Renderers run sandboxed (lib/git/sandbox.ts): empty HOME, no git config,
+//   no transports, no network namespace route where the machine allows it.
+// - A render lists its inputs: the repository files it read.
 // - Rendered objects are frozen (shared through the render cache): copy before
 //   changing, e.g. before hashing Secret values. Secret values in Git are
 //   returned as they are; hashing them is the collector's job.
@@ -30,7 +35,9 @@ export {
   renderManifests,
   findObjectSource,
   clearRenderCache,
+  RenderRefusedError,
   MAX_MANIFEST_BYTES,
+  type RemoteBaseSource,
   type RenderOptions,
   type RenderResult,
   type ObjectSource,
@@ -38,3 +45,4 @@ export {
 export { objectKey, type RenderedObject, type RenderProblem } from "./manifests";
 export { isClusterScoped, apiGroup } from "./cluster-scoped";
 export { findKustomize, type KustomizeBinary } from "./kustomize";
+export { networkIsolation } from "./sandbox";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GitError } from "./errors";
 import { findKustomize, type KustomizeBinary } from "./kustomize";
 import { syncMirror } from "./mirror";
-import { clearRenderCache, renderManifests } from "./render";
+import { clearRenderCache, RenderRefusedError, renderManifests } from "./render";
 import { TestRepo, configMap, tempDir } from "./test-support/repo-fixture";
 import type { RenderedObject } from "./manifests";
 
@@ -119,13 +119,15 @@ describe.skipIf(!bin)("renderManifests (kustomize, real binary)", () => {
         "  newTag: '2.0'",
         "configMapGenerator:",
         "- name: linked",
-        "  files: [secret.txt]",
+        "  files: [notes.txt]",
         "generatorOptions: {disableNameSuffixHash: true}",
       ].join("\n"),
     );
     repo.write("overlays/prod/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: prod}\n");
+    repo.write("overlays/prod/notes.txt", "release notes\n");
     // A repository must not be able to make the collector read its host's files.
-    symlinkSync(path.join(outside, "secret.txt"), path.join(repo.dir, "overlays/prod/secret.txt"));
+    repo.write("overlays/linked/kustomization.yaml", "resources: [../../base]\nconfigMapGenerator:\n- name: linked\n  files: [secret.txt]\n");
+    symlinkSync(path.join(outside, "secret.txt"), path.join(repo.dir, "overlays/linked/secret.txt"));
     repo.write("overlays/staging/kustomization.yaml", "namespace: staging\nresources: [../../base]\n");
     repo.write("overlays/broken/kustomization.yaml", "resources: [../../base, missing.yaml]\n");
     repo.write("plain/cm.yaml", configMap("plain", { a: "1" }));
@@ -158,10 +160,26 @@ describe.skipIf(!bin)("renderManifests (kustomize, real binary)", () => {
     expect(res.problems).toEqual([]);
   });
 
-  it("never follows a symbolic link out of the checkout", async () => {
+  it("refuses a symbolic link out of the checkout, naming the file and the reference", async () => {
+    const err = await renderManifests(mirror, sha, { ...prod, path: "overlays/linked" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderRefusedError);
+    expect((err as RenderRefusedError).refusals).toEqual([
+      { file: "overlays/linked/kustomization.yaml", reference: "secret.txt", reason: expect.stringContaining("leaves the repository through the symbolic link overlays/linked/secret.txt") },
+    ]);
+    expect(String(err)).not.toContain("HOST-ONLY-SECRET");
+  });
+
+  it("lists the build's inputs: every kustomization, resource and generator file it reads, sorted", async () => {
     const res = await renderManifests(mirror, sha, prod);
-    const linked = res.objects.find((o) => key(o) === "ConfigMap/prod/linked")!.object.data as Record<string, string>;
-    expect(JSON.stringify(linked)).not.toContain("HOST-ONLY-SECRET");
+    expect(res.inputs).toEqual([
+      "base/deploy.yaml",
+      "base/kustomization.yaml",
+      "base/settings.yaml",
+      "overlays/prod/kustomization.yaml",
+      "overlays/prod/namespace.yaml",
+      "overlays/prod/notes.txt",
+    ]);
+    expect((await renderManifests(mirror, sha, prod)).inputs).toEqual(res.inputs);
   });
 
   it("keeps a namespace the overlay sets, and runs kubectl when configured explicitly", async () => {

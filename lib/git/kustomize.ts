@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { GitError } from "./errors";
+import { networkIsolation, renderEnv } from "./sandbox";
 
 export interface KustomizeBinary {
   /** Absolute path of the executable. */
@@ -60,23 +61,23 @@ export function findKustomize(configured?: string): KustomizeBinary {
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
 /**
- * Builds the kustomization in `dir` (inside `root`, a throw-away checkout).
- * Plugins and Helm stay off: a repository must not be able to run programs
- * on the collector. Paths in error messages are made repository-relative.
+ * Builds the kustomization in `dir` (inside `root`, a throw-away checkout
+ * whose references walkKustomization has already checked). The child gets
+ * the sandboxed environment with `home` (an empty folder outside the
+ * checkout) and, where the machine allows it, no network; plugins, exec
+ * functions and Helm stay off and loads stay inside each kustomization's
+ * root. Paths in error messages are made repository-relative.
  */
-export function runKustomize(bin: KustomizeBinary, root: string, dir: string, timeoutMs = 120_000): Promise<string> {
-  const args = bin.flavour === "kubectl" ? ["kustomize", dir] : ["build", dir];
+export function runKustomize(bin: KustomizeBinary, root: string, dir: string, opts: { home: string; timeoutMs?: number }): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const build = bin.flavour === "kubectl" ? ["kustomize", dir] : ["build", dir];
+  const args = [...build, "--load-restrictor=LoadRestrictionsRootOnly"];
+  const { prefix } = networkIsolation();
+  const [command, ...commandArgs] = prefix.length > 0 ? [...prefix, "--", bin.file, ...args] : [bin.file, ...args];
   return new Promise((resolve, reject) => {
-    // Only what kustomize needs: no tokens from the collector's environment.
-    const child = spawn(bin.file, args, {
+    const child = spawn(command!, commandArgs, {
       cwd: root,
-      env: {
-        NODE_ENV: process.env.NODE_ENV,
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: root,
-        LC_ALL: "C",
-        KUBECONFIG: path.join(root, ".no-kubeconfig"),
-      },
+      env: renderEnv(opts.home),
       stdio: ["ignore", "pipe", "pipe"],
     });
     const chunks: Buffer[] = [];

@@ -5,6 +5,7 @@ import { RenderCache } from "./render-cache";
 const render = (n: number) => ({
   objects: Array.from({ length: n }, (_, i): RenderedObject => ({ object: { i }, sourcePath: "a.yaml" })),
   problems: [],
+  inputs: [],
 });
 
 describe("RenderCache", () => {

@@ -6,6 +6,8 @@ import type { RenderedObject, RenderProblem } from "./manifests";
 export interface CachedRender {
   objects: readonly RenderedObject[];
   problems: readonly RenderProblem[];
+  /** Repository-relative files the render read, sorted. */
+  inputs: readonly string[];
 }
 
 export class RenderCache {

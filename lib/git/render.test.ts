@@ -122,6 +122,25 @@ describe("renderManifests (plain)", () => {
     expect(res.cached).toBe(false);
   });
 
+  it("lists its inputs: the manifest files it read, sorted (not README.md, not the symbolic link), from the cache too", async () => {
+    const inputs = [
+      "envs/prod/a-settings.yaml",
+      "envs/prod/app.json",
+      "envs/prod/broken.yaml",
+      "envs/prod/cluster.yaml",
+      "envs/prod/deploy.yaml",
+      "envs/prod/list.yaml",
+      "envs/prod/nested/deeper/extra.yml",
+      "envs/prod/notes.yaml",
+      "envs/prod/z-settings.yaml",
+    ];
+    expect((await renderManifests(mirror, c1, prod)).inputs).toEqual(inputs);
+    const again = await renderManifests(mirror, c1, prod);
+    expect(again.cached).toBe(true);
+    expect(again.inputs).toEqual(inputs);
+    expect((await renderManifests(mirror, c1, { ...prod, maxFileBytes: 200 })).inputs).not.toContain("envs/prod/deploy.yaml");
+  });
+
   it("reads octal modes the way the API server does", async () => {
     const res = await renderManifests(mirror, c1, prod);
     const deploy = res.objects.find((o) => key(o) === "Deployment/prod/web")!.object as {

@@ -1,12 +1,16 @@
 // Desired state: the manifests of an environment's path at a revision, read
 // straight from the mirror's object database (no work tree over the mirror).
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readBlobs } from "./blob-reader";
 import { GitError, gitStderrSummary } from "./errors";
-import { gitEnv, runGit } from "./exec";
+import { runGit } from "./exec";
 import { findKustomize, runKustomize } from "./kustomize";
+import { KUSTOMIZATION_FILES, normaliseRepoUrl, walkKustomization, type RemoteBase, type Refusal, type RepoTree, type TreeNode } from "./kustomize-inputs";
+import { renderEnv } from "./sandbox";
+import { isMap, isScalar, isSeq, parseDocument } from "yaml";
+import type { RepositoryConfig } from "@/lib/config/schema";
 import {
   deepFreeze,
   finaliseObjects,
@@ -28,6 +32,34 @@ export interface RenderOptions {
   kustomizeBin?: string;
   /** Plain mode: files larger than this are reported, not parsed (default MAX_MANIFEST_BYTES). */
   maxFileBytes?: number;
+  /** Kustomize mode: the remote bases Driftwatch may fetch itself (the allowlist); none when absent. */
+  remoteBases?: RemoteBaseSource;
+}
+
+/**
+ * The allowlist of remote kustomize bases: configured repositories whose
+ * URL a kustomization may name. Driftwatch fetches them into its own
+ * mirrors (with their credentials) and the build reads the local copy.
+ */
+export interface RemoteBaseSource {
+  repositories: readonly RepositoryConfig[];
+  /** Syncs the repository's mirror; returns its path. */
+  fetch(repo: RepositoryConfig): Promise<string>;
+}
+
+/**
+ * A kustomize render refused before kustomize ran: some reference would
+ * leave the repository (remote, file://, absolute, through a link, a
+ * plugin, Helm). Each refusal names the file and the reference.
+ */
+export class RenderRefusedError extends GitError {
+  constructor(
+    readonly refusals: readonly Refusal[],
+    readonly inputs: readonly string[],
+  ) {
+    super("render", refusals.map((r) => `${r.file}: "${r.reference}" refused: ${r.reason}`).join("; "));
+    this.name = "RenderRefusedError";
+  }
 }
 
 export interface RenderResult {
@@ -37,14 +69,25 @@ export interface RenderResult {
   /** Tree hash of the environment's path at the revision. */
   treeHash: string | null;
   cached: boolean;
+  /**
+   * Repository-relative files the render read, sorted: the manifest files
+   * under the path (plain), or every kustomization, resource, patch and
+   * generator file the build reaches (kustomize; files of remote bases are
+   * not in this repository and not listed).
+   */
+  inputs: string[];
+  /**
+   * Allowlisted remote bases the build read (as the kustomizations name them).
+   * Their refs may move, so such a render is never reused for a later run.
+   */
+  remoteBases: string[];
 }
 
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
-const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 const cache = new RenderCache();
-const inflight = new Map<string, Promise<CachedRender>>();
+const inflight = new Map<string, Promise<CachedRender & { remoteBases?: string[] }>>();
 
 /** For tests and for memory pressure. */
 export function clearRenderCache(): void {
@@ -126,7 +169,7 @@ async function renderPlain(
     }
     for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
   }
-  return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+  return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: files.map((f) => f.path).sort() };
 }
 
 /**
@@ -134,12 +177,12 @@ async function renderPlain(
  * an overlay reaches its bases through "../". Symbolic links become plain
  * files so a repository cannot make kustomize read files of the collector's host.
  */
-async function materialise(mirrorPath: string, commit: string, dir: string): Promise<void> {
-  const env = gitEnv({ GIT_INDEX_FILE: path.join(dir, ".index") });
-  const tree = path.join(dir, "tree");
+async function materialise(mirrorPath: string, commit: string, dir: string, tree: string, home: string): Promise<void> {
+  // The commit's own .gitattributes must not reach a filter or hook of the host's configuration.
+  const env = { ...renderEnv(home), GIT_INDEX_FILE: path.join(dir, `.index-${path.basename(tree)}`) };
   const readTree = await runGit(mirrorPath, ["read-tree", commit], { env, category: "render" });
   if (readTree.code !== 0) throw new GitError("render", `reading ${commit} failed: ${gitStderrSummary(readTree.stderr)}`);
-  await mkdir(tree);
+  await mkdir(tree, { recursive: true });
   // The mirror is bare; this one command gets a work tree, outside the mirror.
   const checkout = await runGit(
     mirrorPath,
@@ -149,31 +192,141 @@ async function materialise(mirrorPath: string, commit: string, dir: string): Pro
   if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
 }
 
+/** The commit's whole tree as walkKustomization sees it; link targets are read up front. */
+async function repoTree(mirrorPath: string, commit: string): Promise<RepoTree> {
+  const res = await runGit(mirrorPath, ["ls-tree", "-r", "-t", "-z", commit], { category: "render" });
+  if (res.code !== 0) throw new GitError("render", `listing ${commit} failed: ${gitStderrSummary(res.stderr)}`);
+  const nodes = new Map<string, TreeNode>();
+  const oids = new Map<string, string>();
+  const links: Array<{ path: string; oid: string }> = [];
+  for (const rec of res.stdout.toString("utf8").split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const [mode, type, oid] = rec.slice(0, tab).split(/\s+/);
+    const file = rec.slice(tab + 1);
+    if (!mode || !oid) continue;
+    oids.set(file, oid);
+    if (type === "tree") nodes.set(file, { type: "dir" });
+    else if (type === "commit") nodes.set(file, { type: "submodule" });
+    else if (mode === "120000") links.push({ path: file, oid });
+    else nodes.set(file, { type: "file" });
+  }
+  let i = 0;
+  for await (const blob of readBlobs(mirrorPath, links.map((l) => l.oid))) {
+    const link = links[i++]!;
+    nodes.set(link.path, { type: "link", target: blob.content?.toString("utf8") ?? "" });
+  }
+  return {
+    node: (file) => nodes.get(file),
+    async read(file) {
+      const oid = oids.get(file);
+      if (!oid) return "";
+      const blob = await runGit(mirrorPath, ["cat-file", "blob", oid], { category: "render", maxBytes: MAX_MANIFEST_BYTES });
+      return blob.stdout.toString("utf8");
+    },
+  };
+}
+
+const MAX_REMOTE_DEPTH = 4;
+
+/**
+ * Checks every reference of the build, then checks the commit (and each
+ * allowlisted remote base) out, points the kustomizations at the local
+ * copies of their remote bases, and runs kustomize in the sandbox.
+ */
 async function renderKustomize(
   mirrorPath: string,
   commit: string,
   rel: string,
   defaultNamespace: string,
   kustomizeBin: string | undefined,
-): Promise<CachedRender> {
-  const entries = await listTree(mirrorPath, commit, rel);
-  const prefix = rel ? `${rel}/` : "";
-  const kustomization = KUSTOMIZATION_FILES.map((f) => `${prefix}${f}`).find((f) => entries.some((e) => e.path === f));
+  remote: RemoteBaseSource | undefined,
+): Promise<CachedRender & { remoteBases: string[] }> {
+  const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
+  const allowRemote = (repository: string) => allowed.has(repository);
+  const tree = await repoTree(mirrorPath, commit);
+  const walk = await walkKustomization(tree, rel, { allowRemote });
+  const kustomization = KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
   if (!kustomization) {
     throw new GitError("render", `no kustomization.yaml in "${rel || "/"}" at ${commit.slice(0, 12)}; use render: plain for plain manifests`);
   }
+  if (walk.refusals.length > 0) throw new RenderRefusedError(walk.refusals, walk.inputs);
   const bin = findKustomize(kustomizeBin);
   const dir = await mkdtemp(path.join(os.tmpdir(), "driftwatch-kustomize-"));
   try {
-    await materialise(mirrorPath, commit, dir);
-    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".");
+    const home = path.join(dir, "home");
+    await mkdir(home);
+    const root = path.join(dir, "tree");
+    await materialise(mirrorPath, commit, dir, root, home);
+    await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
+    const output = await runKustomize(bin, root, rel || ".", { home });
     const problems: RenderProblem[] = [];
     const parsed = parseManifestText("kustomize-output.yaml", output);
     if (!parsed.ok) throw new GitError("render", `kustomize output could not be read: ${parsed.message}`);
     const objects = objectsFromDocuments(kustomization, parsed.docs, problems);
-    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: walk.inputs, remoteBases: walk.remoteBases.map((b) => b.reference) };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface RemoteContext {
+  dir: string;
+  home: string;
+  allowed: Map<string, RepositoryConfig>;
+  allowRemote: (repository: string) => boolean;
+  remote: RemoteBaseSource;
+  depth: number;
+  count: { n: number };
+}
+
+/**
+ * Fetches each allowlisted remote base through Driftwatch's own mirror,
+ * checks its references like the repository's own (a remote base is no
+ * more trusted), checks it out beside the tree and rewrites the naming
+ * kustomization (at `root`/base.file) to the local copy. `label` prefixes
+ * file names in refusals of nested bases.
+ */
+async function fetchRemoteBases(bases: readonly RemoteBase[], root: string, label: string, ctx: RemoteContext): Promise<void> {
+  if (bases.length === 0) return;
+  if (ctx.depth >= MAX_REMOTE_DEPTH) {
+    throw new RenderRefusedError(bases.map((b) => ({ file: label + b.file, reference: b.reference, reason: `remote bases nest deeper than ${MAX_REMOTE_DEPTH} levels` })), []);
+  }
+  const rewrites = new Map<string, Map<string, string>>();
+  for (const base of bases) {
+    const repo = ctx.allowed.get(base.repository)!;
+    const mirror = await ctx.remote.fetch(repo);
+    let remoteCommit: string;
+    try {
+      remoteCommit = await resolveCommit(mirror, base.ref!);
+    } catch {
+      throw new RenderRefusedError([{ file: label + base.file, reference: base.reference, reason: `ref "${base.ref}" not found in repository "${repo.name}"` }], []);
+    }
+    const remoteTree = await repoTree(mirror, remoteCommit);
+    const remoteLabel = `${repo.name}@${base.ref}:`;
+    const walk = await walkKustomization(remoteTree, base.subPath, { allowRemote: ctx.allowRemote });
+    if (walk.refusals.length > 0) throw new RenderRefusedError(walk.refusals.map((r) => ({ ...r, file: remoteLabel + r.file })), []);
+    const checkout = path.join(ctx.dir, "remote", String(ctx.count.n++));
+    await materialise(mirror, remoteCommit, ctx.dir, checkout, ctx.home);
+    await fetchRemoteBases(walk.remoteBases, checkout, remoteLabel, { ...ctx, depth: ctx.depth + 1 });
+    const fromDir = path.dirname(path.join(root, base.file));
+    const target = path.relative(fromDir, path.join(checkout, base.subPath)) || ".";
+    const forFile = rewrites.get(base.file) ?? new Map<string, string>();
+    forFile.set(base.reference, target);
+    rewrites.set(base.file, forFile);
+  }
+  for (const [file, replacements] of rewrites) {
+    const full = path.join(root, file);
+    const doc = parseDocument(await readFile(full, "utf8"));
+    for (const field of ["resources", "bases", "components"]) {
+      const seq = isMap(doc.contents) ? doc.contents.get(field, true) : undefined;
+      if (!isSeq(seq)) continue;
+      seq.items.forEach((item, i) => {
+        const local = isScalar(item) && typeof item.value === "string" ? replacements.get(item.value) : undefined;
+        if (local) seq.set(i, local);
+      });
+    }
+    await writeFile(full, String(doc));
   }
 }
 
@@ -195,28 +348,32 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   } else {
     // An overlay may use bases outside its path, so only the whole tree pins its output.
     const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
-    key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? ""].join("\0");
+    const allowlist = (opts.remoteBases?.repositories ?? []).map((r) => `${r.name}=${r.url}`).join(",");
+    key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? "", allowlist].join("\0");
   }
 
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
 
-  let pending = inflight.get(key);
+  let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
     pending = (async () => {
-      const result =
-        opts.mode === "plain"
-          ? await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)
-          : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin);
+      if (opts.mode === "plain") {
+        const frozen = deepFreeze(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes));
+        cache.set(key, frozen);
+        return frozen;
+      }
+      const { remoteBases, ...result } = await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
       const frozen = deepFreeze(result);
-      cache.set(key, frozen);
-      return frozen;
+      // A remote base is pinned by a ref that may move (a branch): only this commit's own tree is known not to.
+      if (remoteBases.length === 0) cache.set(key, frozen);
+      return { ...frozen, remoteBases };
     })();
     inflight.set(key, pending);
     pending.finally(() => inflight.delete(key)).catch(() => undefined);
   }
   const result = await pending;
-  return { objects: [...result.objects], problems: [...result.problems], treeHash: pathHash, cached: false };
+  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], treeHash: pathHash, cached: false };
 }
 
 export interface ObjectSource {
