@@ -1,6 +1,6 @@
 // Desired state: the manifests of an environment's path at a revision, read
 // straight from the mirror's object database (no work tree over the mirror).
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readBlobs } from "./blob-reader";
@@ -19,6 +19,8 @@ import {
 import { RenderCache, type CachedRender } from "./render-cache";
 import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
+import { controllerRenderKey, fluxCommonMetadata, fluxPostBuild, planControllerRender, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
+import { hasSkipMarker } from "./argocd-directory";
 
 export interface RenderOptions {
   path: string;
@@ -28,6 +30,8 @@ export interface RenderOptions {
   kustomizeBin?: string;
   /** Plain mode: files larger than this are reported, not parsed (default MAX_MANIFEST_BYTES). */
   maxFileBytes?: number;
+  /** Render as the environment's controller does (Flux Kustomization or Argo CD Application settings). */
+  controller?: ControllerRender;
 }
 
 export interface RenderResult {
@@ -108,9 +112,15 @@ async function renderPlain(
   rel: string,
   defaultNamespace: string,
   maxFileBytes: number | undefined,
+  controller?: ControllerRender,
+  only?: readonly string[],
 ): Promise<CachedRender> {
   const problems: RenderProblem[] = [];
-  const files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
+  let files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
+  if (only) {
+    const byPath = new Map(files.map((f) => [f.path, f]));
+    files = only.flatMap((p) => byPath.get(p) ?? []);
+  }
   const objects: RenderedObject[] = [];
   let i = 0;
   for await (const blob of readBlobs(mirrorPath, files.map((f) => f.oid))) {
@@ -119,14 +129,16 @@ async function renderPlain(
       problems.push({ path: file.path, severity: "error", message: "object missing from the mirror; skipped" });
       continue;
     }
-    const parsed = parseManifestText(file.path, blob.content.toString("utf8"));
+    const text = blob.content.toString("utf8");
+    if (controller?.type === "argocd" && hasSkipMarker(text)) continue;
+    const parsed = parseManifestText(file.path, text);
     if (!parsed.ok) {
       problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
       continue;
     }
     for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
   }
-  return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+  return { objects: finaliseObjects(fluxCommonMetadata(controller, objects), defaultNamespace, problems), problems };
 }
 
 /**
@@ -155,10 +167,14 @@ async function renderKustomize(
   rel: string,
   defaultNamespace: string,
   kustomizeBin: string | undefined,
+  controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }> },
 ): Promise<CachedRender> {
-  const entries = await listTree(mirrorPath, commit, rel);
-  const prefix = rel ? `${rel}/` : "";
-  const kustomization = KUSTOMIZATION_FILES.map((f) => `${prefix}${f}`).find((f) => entries.some((e) => e.path === f));
+  let kustomization = controlled?.plan.kustomizationFile;
+  if (!kustomization) {
+    const entries = await listTree(mirrorPath, commit, rel);
+    const prefix = rel ? `${rel}/` : "";
+    kustomization = KUSTOMIZATION_FILES.map((f) => `${prefix}${f}`).find((f) => entries.some((e) => e.path === f));
+  }
   if (!kustomization) {
     throw new GitError("render", `no kustomization.yaml in "${rel || "/"}" at ${commit.slice(0, 12)}; use render: plain for plain manifests`);
   }
@@ -166,15 +182,30 @@ async function renderKustomize(
   const dir = await mkdtemp(path.join(os.tmpdir(), "driftwatch-kustomize-"));
   try {
     await materialise(mirrorPath, commit, dir);
-    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".");
+    // The controller's own kustomization (Flux's generated or rewritten one, Argo CD's edited one) replaces the file in the throw-away tree.
+    const write = controlled?.plan.write;
+    if (write) await writeFile(path.join(dir, "tree", write.file), write.text);
+    const file = kustomization;
+    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".").catch((e: unknown) => {
+      throw e instanceof GitError && !(e instanceof RenderFileError) ? new RenderFileError(file, e.message) : e;
+    });
     const problems: RenderProblem[] = [];
-    const parsed = parseManifestText("kustomize-output.yaml", output);
-    if (!parsed.ok) throw new GitError("render", `kustomize output could not be read: ${parsed.message}`);
-    const objects = objectsFromDocuments(kustomization, parsed.docs, problems);
-    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems };
+    const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
+    return { objects: finaliseObjects(fluxCommonMetadata(controlled?.controller, objects), defaultNamespace, problems), problems };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function renderAsController(mirrorPath: string, commit: string, rel: string, opts: RenderOptions, controller: ControllerRender): Promise<CachedRender> {
+  const blobs = new Map((await listTree(mirrorPath, commit, "")).filter((e) => e.type === "blob").map((e) => [e.path, e]));
+  const readText = async (file: string): Promise<string> => {
+    for await (const blob of readBlobs(mirrorPath, [blobs.get(file)?.oid ?? ""])) if (blob.content) return blob.content.toString("utf8");
+    throw new RenderFileError(file, "object missing from the mirror");
+  };
+  const plan = await planControllerRender(controller, [...blobs.keys()], rel, opts.mode, readText);
+  if (plan.kind === "plain") return renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files);
+  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, { controller, plan });
 }
 
 /**
@@ -197,6 +228,11 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
     key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? ""].join("\0");
   }
+  if (opts.controller) {
+    // The controller's settings change the output; a controller render may also read outside the path (components, nested folders).
+    const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
+    key = [key, rootTree ?? commit, opts.kustomizeBin ?? "", controllerRenderKey(opts.controller)].join("\0");
+  }
 
   const hit = cache.get(key);
   if (hit) return { objects: [...hit.objects], problems: [...hit.problems], treeHash: pathHash, cached: true };
@@ -204,8 +240,9 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   let pending = inflight.get(key);
   if (!pending) {
     pending = (async () => {
-      const result =
-        opts.mode === "plain"
+      const result = opts.controller
+        ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
+        : opts.mode === "plain"
           ? await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)
           : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin);
       const frozen = deepFreeze(result);
