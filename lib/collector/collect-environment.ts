@@ -4,7 +4,9 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError, type RenderOptions } from "@/lib/git";
+import { controllerRenderKey, RenderFileError } from "@/lib/git/controller-render";
+import { controllerRenderFor, SubstituteSourceError } from "./controller-render";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -129,7 +131,7 @@ async function getObject(client: ClusterClient, discovery: Discovery, apiVersion
   }
 }
 
-async function readController(client: ClusterClient, discovery: Discovery, env: EnvironmentConfig): Promise<ControllerStatus | null> {
+async function readController(client: ClusterClient, discovery: Discovery, env: EnvironmentConfig): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null } | null> {
   const c = env.controller;
   if (!c) return null;
   if (c.type === "flux") {
@@ -138,10 +140,10 @@ async function readController(client: ClusterClient, discovery: Discovery, env: 
     const source = sourceRef?.name
       ? await getObject(client, discovery, "source.toolkit.fluxcd.io/v1", sourceRef.kind ?? "GitRepository", sourceRef.namespace ?? c.namespace, sourceRef.name)
       : null;
-    return fluxStatus(c, k, source);
+    return { status: fluxStatus(c, k, source), object: k };
   }
   const app = await getObject(client, discovery, "argoproj.io/v1alpha1", "Application", c.namespace, c.name);
-  return argoStatus(c, app);
+  return { status: argoStatus(c, app), object: app };
 }
 
 interface GitSide {
@@ -223,7 +225,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const clusterSide = (async () => {
       const c = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000);
       for (const r of remembered) lists?.start(c.client, r);
-      return { ...c, controller: await readController(c.client, c.discovery, env) };
+      const read = await readController(c.client, c.discovery, env);
+      return { ...c, controller: read?.status ?? null, controllerObject: read?.object ?? null };
     })();
     clusterSide.catch(() => undefined); // awaited below, after Git
     const { mirrorPath, approved, tipSha } = await gitSide;
@@ -235,8 +238,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     let discovery: Discovery;
     let discoveryCached: boolean;
     let controller: ControllerStatus | null;
+    let controllerObject: Record<string, unknown> | null;
     try {
-      ({ client, discovery, cached: discoveryCached, controller } = await clusterSide);
+      ({ client, discovery, cached: discoveryCached, controller, controllerObject } = await clusterSide);
     } catch (e) {
       throw new RunFailure([kubeRunError(e)]);
     }
@@ -255,8 +259,17 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
-    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
-    const rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions));
+    // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
+    const controllerRender = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
+      throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+    });
+    const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, controller: controllerRender };
+    const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    const rendered = await memoRender(env.name, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions)).catch((e: unknown) => {
+      // Nothing trustworthy was rendered: the run fails as a render failure, naming the file when one is to blame.
+      if (e instanceof GitError) throw new RunFailure([{ category: "render", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }]);
+      throw e;
+    });
     const failingFiles = new Set<string>();
     for (const p of rendered.problems) {
       warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
@@ -409,7 +422,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
-      return inferApplied(ctx, env, mirrorPath, tipSha, approved as string, results, live, compareContext);
+      return inferApplied(ctx, env, renderOptions, mirrorPath, tipSha, approved as string, results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -439,6 +452,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 async function inferApplied(
   ctx: CollectorContext,
   env: EnvironmentConfig,
+  renderOptions: RenderOptions,
   mirrorPath: string,
   tipSha: string | undefined,
   approved: string,
@@ -452,7 +466,7 @@ async function inferApplied(
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
-    const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin });
+    const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions);
     const matches = rendered.objects.every((r) => {
       const obj = r.object as KubeObject;
       const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
