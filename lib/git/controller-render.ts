@@ -48,6 +48,21 @@ export function kustomizationFileIn(repoFiles: readonly string[], dir: string): 
   return KUSTOMIZATION_FILE_NAMES.map((n) => `${prefix}${n}`).find((f) => present.has(f));
 }
 
+/**
+ * The kustomization to blame for a failed build: the deepest one kustomize
+ * says it was reading (`recursed accumulation of path '…'`) that exists in
+ * the repository, else the one built. A generated file is never blamed when
+ * a file of the repository can be.
+ */
+export function blameKustomization(message: string, built: string, repoFiles: readonly string[]): string {
+  const dirs = [...message.matchAll(/recursed (?:accumulation|merging) of path '([^']+)'/g)].map((m) => m[1]!);
+  for (const dir of dirs.reverse()) {
+    const own = kustomizationFileIn(repoFiles, dir.replace(/^\.\/?/, "").replace(/\/$/, ""));
+    if (own) return own;
+  }
+  return built;
+}
+
 export type RenderPlan =
   | { kind: "plain"; /** Argo CD directory source: only these files, in this order. */ files?: string[] }
   | { kind: "kustomize"; /** The kustomization to (over)write before building, if the controller changes it. */ write?: { file: string; text: string }; kustomizationFile: string };

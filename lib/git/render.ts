@@ -19,7 +19,7 @@ import {
 import { RenderCache, type CachedRender } from "./render-cache";
 import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
-import { controllerRenderKey, fluxCommonMetadata, fluxPostBuild, planControllerRender, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
+import { blameKustomization, controllerRenderKey, fluxCommonMetadata, fluxPostBuild, planControllerRender, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
 import { hasSkipMarker } from "./argocd-directory";
 
 export interface RenderOptions {
@@ -186,8 +186,10 @@ async function renderKustomize(
     const write = controlled?.plan.write;
     if (write) await writeFile(path.join(dir, "tree", write.file), write.text);
     const file = kustomization;
-    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".").catch((e: unknown) => {
-      throw e instanceof GitError && !(e instanceof RenderFileError) ? new RenderFileError(file, e.message) : e;
+    const output = await runKustomize(bin, path.join(dir, "tree"), rel || ".").catch(async (e: unknown) => {
+      if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
+      const repoFiles = (await listTree(mirrorPath, commit, "")).map((t) => t.path);
+      throw new RenderFileError(blameKustomization(e.message, file, repoFiles), e.message);
     });
     const problems: RenderProblem[] = [];
     const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
