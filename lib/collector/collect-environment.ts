@@ -1,12 +1,13 @@
 // One collection of one environment: Git (desired) and cluster (live) in,
 // drift out, stored in one transaction. Any failure before the transaction
 // leaves the last good state untouched; the run records why.
+import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, GitError, type RenderOptions } from "@/lib/git";
 import { controllerRenderKey, RenderFileError } from "@/lib/git/controller-render";
-import { controllerRenderFor, SubstituteSourceError } from "./controller-render";
+import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -260,7 +261,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const controllerRender = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
+    const { render: controllerRender, secretValues } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
     const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, controller: controllerRender };
@@ -279,17 +280,21 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       throw new RunFailure(warnings.filter((w) => w.severity === "error"));
     }
     // Built once per render (reused while the commit is) and never changed after: later runs share it.
-    const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex")], () => {
+    const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
+    const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
       const map = new Map<string, DesiredEntry>();
       for (const r of rendered.objects) {
         const obj = r.object as KubeObject;
         // Rendered objects are frozen and reused while the commit is: hash their secrets once.
-        const safe = obj.kind === "Secret" ? hashedDesiredSecret(obj, ctx.secretKey) : obj;
+        const masked = obj.kind === "Secret" ? null : maskSecretSourced(obj, secretValues, ctx.secretKey);
+        const safe = masked ? masked.object : hashedDesiredSecret(obj, ctx.secretKey);
         const key = objectKey(safe);
         map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
       }
       return map;
     });
+    // Where Flux put a Secret-sourced value into a non-Secret object (an env var, an annotation): the live strings there are masked too.
+    const secretPaths = secretValues.length > 0 ? secretDerivedPaths(desired.values()) : new Map<string, Array<Array<string | number>>>();
     // Objects of a file that no longer parses keep their last good desired state
     // (persist carries them over); their live objects must be read and kept too.
     const carriedKinds = new Map<string, { apiVersion: string; kind: string }>();
@@ -353,7 +358,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const forbiddenKinds = new Set<string>();
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
       for (const item of items) {
-        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
+        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, secretPaths.get(objectKey(item as KubeObject)) ?? [], ctx.secretKey)) as KubeObject;
         const key = objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
@@ -422,7 +427,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
-      return inferApplied(ctx, env, renderOptions, mirrorPath, tipSha, approved as string, results, live, compareContext);
+      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, approved as string, results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -453,6 +458,7 @@ async function inferApplied(
   ctx: CollectorContext,
   env: EnvironmentConfig,
   renderOptions: RenderOptions,
+  secretValues: readonly string[],
   mirrorPath: string,
   tipSha: string | undefined,
   approved: string,
@@ -469,7 +475,7 @@ async function inferApplied(
     const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions);
     const matches = rendered.objects.every((r) => {
       const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
       const l = live.get(objectKey(safe));
       return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
     });

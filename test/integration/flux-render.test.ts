@@ -106,7 +106,7 @@ const flux = {
         selector: { matchLabels: { app: "podinfo" } },
         template: {
           metadata: { labels: { app: "podinfo" } },
-          spec: { containers: [{ name: "podinfo", image: "ghcr.io/stefanprodan/podinfo:${podinfo_version}", env: [{ name: "REGION", value: "${region}" }] }] },
+          spec: { containers: [{ name: "podinfo", image: "ghcr.io/stefanprodan/podinfo:${podinfo_version}", env: [{ name: "REGION", value: "${region}" }, { name: "DB_URL", value: "postgres://app:${db_password}@db:5432/app" }] }] },
         },
       },
     },
@@ -136,7 +136,7 @@ function appliedByFlux(): Obj[] {
         selector: { matchLabels: { app: "podinfo" } },
         template: {
           metadata: { labels: { app: "podinfo" } },
-          spec: { containers: [{ name: "podinfo", image: "ghcr.io/stefanprodan/podinfo:6.7.1", env: [{ name: "REGION", value: "eu-west-1" }] }] },
+          spec: { containers: [{ name: "podinfo", image: "ghcr.io/stefanprodan/podinfo:6.7.1", env: [{ name: "REGION", value: "eu-west-1" }, { name: "DB_URL", value: `postgres://app:${SECRET_VALUE}@db:5432/app` }] }] },
         },
       },
     },
@@ -145,6 +145,22 @@ function appliedByFlux(): Obj[] {
 }
 
 let f: CollectorFixture;
+
+/** Every table column holding the value, raw, base64 or hex. */
+async function columnsContaining(value: string): Promise<string[]> {
+  const needles = [value, Buffer.from(value).toString("base64").replace(/=+$/, ""), Buffer.from(value).toString("hex")];
+  const columns = await f.db.$queryRaw<Array<{ table: string; column: string }>>`
+    SELECT table_name AS table, column_name AS column FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations'`;
+  const hits: string[] = [];
+  for (const { table, column } of columns) {
+    for (const needle of needles) {
+      const rows = await f.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${table}" WHERE "${column}"::text ILIKE $1`, `%${needle}%`);
+      if ((rows[0]?.n ?? 0) > 0) hits.push(`${table}.${column} contains ${needle}`);
+    }
+  }
+  return hits;
+}
 
 describe.skipIf(!kustomizeAvailable())("Flux bootstrap layout rendered as kustomize-controller renders it", () => {
   beforeEach(async () => {
@@ -187,18 +203,7 @@ describe.skipIf(!kustomizeAvailable())("Flux bootstrap layout rendered as kustom
     expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
 
     // The Secret-sourced value is in no column of any table: neither raw, nor base64, nor hex.
-    const needles = [SECRET_VALUE, Buffer.from(SECRET_VALUE).toString("base64").replace(/=+$/, ""), Buffer.from(SECRET_VALUE).toString("hex")];
-    const columns = await f.db.$queryRaw<Array<{ table: string; column: string }>>`
-      SELECT table_name AS table, column_name AS column FROM information_schema.columns
-      WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations'`;
-    const hits: string[] = [];
-    for (const { table, column } of columns) {
-      for (const needle of needles) {
-        const rows = await f.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${table}" WHERE "${column}"::text ILIKE $1`, `%${needle}%`);
-        if ((rows[0]?.n ?? 0) > 0) hits.push(`${table}.${column} contains ${needle}`);
-      }
-    }
-    expect(hits).toEqual([]);
+    expect(await columnsContaining(SECRET_VALUE)).toEqual([]);
   }, 120_000);
 
   it("sees a change of the Secret's value as a change of the desired Secret (masked), and a hand edit of a patched flag as drift", async () => {
@@ -210,11 +215,19 @@ describe.skipIf(!kustomizeAvailable())("Flux bootstrap layout rendered as kustom
     const out = await f.run();
     expect(out.status).toBe("succeeded");
     const open = await f.db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, changes: true } });
-    expect(open.map((o) => o.key).sort()).toEqual(["/Secret/shop/db-credentials", "apps/Deployment/flux-system/kustomize-controller"]);
+    expect(open.map((o) => o.key).sort()).toEqual(["/Secret/shop/db-credentials", "apps/Deployment/flux-system/kustomize-controller", "apps/Deployment/shop/podinfo"]);
     const secretChanges = JSON.stringify(open.find((o) => o.key === "/Secret/shop/db-credentials")?.changes);
     expect(secretChanges).toContain("(changed)");
-    expect(secretChanges).not.toContain("rotated-9c2f");
+    // A Secret-sourced value inside a Deployment's env is masked on both sides: the change shows, the values do not.
+    const podinfoChanges = JSON.stringify(open.find((o) => o.key === "apps/Deployment/shop/podinfo")?.changes);
+    expect(podinfoChanges).toMatch(/\(secret-derived [0-9a-f]{16}\)/);
+    for (const text of [secretChanges, podinfoChanges]) {
+      expect(text).not.toContain("rotated-9c2f");
+      expect(text).not.toContain(SECRET_VALUE);
+    }
     expect(JSON.stringify(open.find((o) => o.key.endsWith("kustomize-controller"))?.changes)).toContain("--concurrent=20");
+    // Neither the value live still holds nor the new one is stored anywhere.
+    expect([...(await columnsContaining(SECRET_VALUE)), ...(await columnsContaining("rotated-9c2f"))]).toEqual([]);
   }, 120_000);
 
   it("a required postBuild source that is missing fails the run as a render failure naming it; an optional one does not", async () => {
