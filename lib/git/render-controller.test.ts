@@ -102,6 +102,8 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
     repo.write("argo/dir/sub/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
     repo.write("argo/dir/sub/c.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
     repo.write("argo/dir/skip.yaml", "# +argocd:skip-file-rendering\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\n");
+    repo.write("argo/jsonnet/app.jsonnet", "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' } }\n");
+    repo.write("argo/jsonnet/plain.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n");
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
     repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
     repo.write("broken/kustomization.yaml", "resources: [missing.yaml]\n");
@@ -183,6 +185,12 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
   ])("Argo CD directory %j reads %j (the skip marker honoured)", async (directory, names) => {
     const { objects } = await render("argo/dir", { type: "argocd", directory });
     expect(objects.map((o) => (o.object.metadata as { name: string }).name).sort()).toEqual(names);
+  });
+
+  it("Argo CD jsonnet is not evaluated, and says so", async () => {
+    const { objects, problems } = await render("argo/jsonnet", { type: "argocd" });
+    expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["p"]);
+    expect(problems).toEqual([expect.objectContaining({ path: "argo/jsonnet/app.jsonnet", severity: "warning", message: expect.stringContaining("jsonnet") })]);
   });
 
   it("Argo CD kustomize options: images, namePrefix, commonLabels, namespace", async () => {

@@ -119,7 +119,11 @@ async function renderPlain(
   let files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
   if (only) {
     const byPath = new Map(files.map((f) => [f.path, f]));
-    files = only.flatMap((p) => byPath.get(p) ?? []);
+    files = only.flatMap((p) => {
+      const file = byPath.get(p);
+      if (!file && p.endsWith(".jsonnet")) problems.push({ path: p, severity: "warning", message: "Argo CD evaluates jsonnet; rendering never runs repository code, so this file's objects are not compared" });
+      return file ?? [];
+    });
   }
   const objects: RenderedObject[] = [];
   let i = 0;
