@@ -5,7 +5,7 @@
 // render pipeline (render.ts) does the reading, writing and running.
 import { createHash } from "node:crypto";
 import { applyArgoKustomizeOptions, hasArgoKustomizeOptions, selectDirectoryFiles, type ArgoDirectoryOptions, type ArgoKustomizeOptions } from "./argocd-directory";
-import { fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, KUSTOMIZATION_FILE_NAMES, type FluxRenderSpec } from "./flux-generate";
+import { fluxArtifactFiles, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, KUSTOMIZATION_FILE_NAMES, type FluxRenderSpec } from "./flux-generate";
 import { objectsFromDocuments, parseManifestText, type RenderedObject, type RenderProblem } from "./manifests";
 import { GitError } from "./errors";
 import { checkVariableNames, envsubst, EnvsubstError, substitutionDisabled, withCommonMetadata } from "./postbuild";
@@ -78,8 +78,8 @@ export async function planControllerRender(
   mode: "plain" | "kustomize",
   readExisting: (file: string) => Promise<string>,
 ): Promise<RenderPlan> {
-  const own = kustomizationFileIn(repoFiles, dir);
   if (c.type === "argocd") {
+    const own = kustomizationFileIn(repoFiles, dir);
     // Argo CD builds with kustomize whenever the folder has a kustomization, and reads a directory otherwise.
     if (!own) {
       return { kind: "plain", files: selectDirectoryFiles(repoFiles, dir, c.directory ?? {}) };
@@ -89,9 +89,14 @@ export async function planControllerRender(
     if (!edited.ok) throw new RenderFileError(own, edited.message);
     return { kind: "kustomize", write: { file: own, text: edited.text }, kustomizationFile: own };
   }
+  // What source-controller packs: without its default exclusions and what .sourceignore files exclude.
+  const ignoreFiles = repoFiles.filter((f) => f === ".sourceignore" || f.endsWith("/.sourceignore"));
+  const sourceIgnores = await Promise.all(ignoreFiles.map(async (f) => ({ dir: f.slice(0, Math.max(0, f.lastIndexOf("/"))), text: await readExisting(f) })));
+  const artifact = fluxArtifactFiles(repoFiles, sourceIgnores);
+  const ownInArtifact = kustomizationFileIn(artifact, dir);
   // Without anything for kustomize to do, Flux's generated kustomization lists exactly these files.
-  if (mode === "plain" && !fluxNeedsBuild(repoFiles, dir, c.spec)) return { kind: "plain", files: fluxResourceFiles(repoFiles, dir) };
-  const generated = generateFluxKustomization(repoFiles, dir, own ? { file: own, text: await readExisting(own) } : null, c.spec);
+  if (mode === "plain" && !fluxNeedsBuild(artifact, dir, c.spec)) return { kind: "plain", files: fluxResourceFiles(artifact, dir) };
+  const generated = generateFluxKustomization(artifact, dir, ownInArtifact ? { file: ownInArtifact, text: await readExisting(ownInArtifact) } : null, c.spec);
   if (!generated.ok) throw new RenderFileError(generated.file, generated.message);
   return { kind: "kustomize", write: { file: generated.file, text: generated.text }, kustomizationFile: generated.file };
 }

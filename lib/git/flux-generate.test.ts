@@ -2,7 +2,7 @@
 // scanManifests walk: what kustomize-controller writes before building.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { excludedFromFluxArtifact, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, isLocalRelativePath, type FluxRenderSpec } from "./flux-generate";
+import { excludedFromFluxArtifact, fluxArtifactFiles, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, isLocalRelativePath, type FluxRenderSpec } from "./flux-generate";
 
 const gen = (files: string[], dir: string, spec: FluxRenderSpec = {}, existing: { file: string; text: string } | null = null) => {
   const r = generateFluxKustomization(files, dir, existing, spec);
@@ -127,6 +127,22 @@ describe("the Kustomization's spec written into the kustomization", () => {
   it("a kustomization that is not YAML is an error of that file", () => {
     expect(generateFluxKustomization([], "a", { file: "a/kustomization.yaml", text: "resources: [a\n" }, {})).toMatchObject({ ok: false, file: "a/kustomization.yaml" });
   });
+});
+
+describe(".sourceignore, as source-controller packs the artifact", () => {
+  const files = ["README.md", "docs/a.yaml", "apps/docs/b.yaml", "apps/test/t.yaml", "apps/app.yaml", "apps/keep.md", "apps/x.tmp.yaml", "infra/test/i.yaml"];
+  const cases: Array<[string, Array<{ dir: string; text: string }>, string[]]> = [
+    ["no ignore file: everything but the defaults", [], files],
+    ["a name matches at any depth", [{ dir: "", text: "*.md\n" }], files.filter((f) => !f.endsWith(".md"))],
+    ["a leading slash anchors to the file's folder", [{ dir: "", text: "/docs/\n" }], files.filter((f) => !f.startsWith("docs/"))],
+    ["a folder pattern takes the folder's content; comments and blank lines are skipped", [{ dir: "", text: "# tests are not deployed\n\ntest/\n" }], files.filter((f) => !f.includes("test/"))],
+    ["negation re-includes", [{ dir: "", text: "*.md\n!keep.md\n" }], files.filter((f) => f !== "README.md")],
+    ["a nested .sourceignore applies below its folder only", [{ dir: "apps", text: "test/\n*.tmp.yaml\n" }], files.filter((f) => f !== "apps/test/t.yaml" && f !== "apps/x.tmp.yaml")],
+    ["** spans folders", [{ dir: "", text: "**/test/*.yaml\n" }], files.filter((f) => !f.includes("test/"))],
+  ];
+  for (const [name, ignores, expected] of cases) {
+    it(name, () => expect(fluxArtifactFiles(files, ignores)).toEqual(expected));
+  }
 });
 
 describe("helpers", () => {

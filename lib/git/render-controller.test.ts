@@ -102,6 +102,9 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
     repo.write("argo/dir/sub/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
     repo.write("argo/dir/sub/c.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
     repo.write("argo/dir/skip.yaml", "# +argocd:skip-file-rendering\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\n");
+    repo.write("ignoring/.sourceignore", "drafts/\n");
+    repo.write("ignoring/drafts/wip.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: wip}\n");
+    repo.write("ignoring/app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n");
     repo.write("argo/jsonnet/app.jsonnet", "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' } }\n");
     repo.write("argo/jsonnet/plain.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n");
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
@@ -127,6 +130,13 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
       expect(dig(find(objects, "Deployment", name), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info", "--concurrent=20"]);
     }
     expect(dig(find(objects, "Deployment", "podinfo"), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info"]);
+  });
+
+  it("what a .sourceignore keeps out of Flux's artifact is not rendered, in plain and built renders alike", async () => {
+    for (const spec of [{}, { namePrefix: "x-" }]) {
+      const { objects } = await render("ignoring", { type: "flux", spec });
+      expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual([spec.namePrefix ? "x-app" : "app"]);
+    }
   });
 
   it("plain mode without a controller (before) reads the patched Deployments unpatched", async () => {
