@@ -261,9 +261,10 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const { render: controllerRender, secretValues } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
+    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
+    if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
     const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, controller: controllerRender };
     const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
     const rendered = await memoRender(env.name, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions)).catch((e: unknown) => {

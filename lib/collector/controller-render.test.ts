@@ -49,6 +49,22 @@ describe("controllerRenderFor", () => {
   });
 });
 
+describe("the controller's folder", () => {
+  it.each([
+    [{ spec: { path: "./apps" } }, undefined],
+    [{ spec: { path: "apps/" } }, undefined],
+    [{ spec: { path: "./clusters/prod" } }, 'the Kustomization renders "clusters/prod" but source.path is "apps"; Driftwatch renders source.path'],
+  ])("Flux %j: %s", async (obj, expected) => {
+    expect((await controllerRenderFor(env({}, { type: "flux", name: "apps" }), obj, read)).pathMismatch).toBe(expected);
+  });
+
+  it("Argo CD: any of its sources at the path", async () => {
+    const app = { spec: { sources: [{ path: "charts/x" }, { path: "apps" }] } };
+    expect((await controllerRenderFor(env({}, { type: "argocd", name: "a" }), app, read)).pathMismatch).toBeUndefined();
+    expect((await controllerRenderFor(env({}, { type: "argocd", name: "a" }), { spec: { source: { path: "other" } } }, read)).pathMismatch).toContain('renders "other"');
+  });
+});
+
 describe("masking Secret-sourced values outside Secrets", () => {
   const key = Buffer.from("k".repeat(32));
   const desired = { kind: "Deployment", spec: { env: [{ name: "A", value: "plain" }, { name: "DB", value: "postgres://u:hunter2-long@db" }] } };

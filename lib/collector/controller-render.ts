@@ -19,11 +19,37 @@ export type ReadObject = (kind: "ConfigMap" | "Secret", namespace: string, name:
 
 export interface ResolvedControllerRender {
   render: ControllerRender | undefined;
+  /** Set when the controller renders another folder than driftwatch.yaml names (its spec.path / source.path). */
+  pathMismatch?: string;
   /** Values that came from Secrets: wherever they land outside a Secret, they are masked before anything is stored. */
   secretValues: string[];
 }
 
+const normalisePath = (p: unknown) => (typeof p === "string" ? p.replace(/^\.\//, "").replace(/^\.$/, "").replace(/\/+$/, "") : null);
+
+/** The folder the controller object renders, when it says. */
+function controllerPath(type: "flux" | "argocd", obj: Obj | null, configured: string): string | null {
+  const spec = (obj?.spec ?? {}) as Obj;
+  if (type === "flux") return normalisePath(spec.path ?? "./");
+  const sources = [spec.source, ...(Array.isArray(spec.sources) ? spec.sources : [])].filter((s): s is Obj => !!s && typeof s === "object");
+  const paths = sources.map((s) => normalisePath(s.path)).filter((p): p is string => p !== null);
+  return paths.includes(normalisePath(configured) ?? "") ? normalisePath(configured) : (paths[0] ?? null);
+}
+
 export async function controllerRenderFor(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
+  const resolved = await resolve(env, controllerObject, read);
+  const type = env.controller?.type;
+  if (type && controllerObject) {
+    const theirs = controllerPath(type, controllerObject, env.source.path);
+    const ours = normalisePath(env.source.path);
+    if (theirs !== null && theirs !== ours) {
+      resolved.pathMismatch = `the ${type === "flux" ? "Kustomization" : "Application"} renders "${theirs || "."}" but source.path is "${env.source.path}"; Driftwatch renders source.path`;
+    }
+  }
+  return resolved;
+}
+
+async function resolve(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
   const type = env.controller?.type ?? (env.source.flux ? "flux" : env.source.argocd ? "argocd" : undefined);
   if (type === "argocd") {
     const settings = controllerObject ? argoRenderOptionsOf(controllerObject, env.source.path) : (env.source.argocd ?? {});
