@@ -124,6 +124,11 @@ describe("the Kustomization's spec written into the kustomization", () => {
     expect(r.kus.apiVersion).toBe("kustomize.config.k8s.io/v1beta1");
   });
 
+  it("fields kustomize's Kustomization type lacks are dropped, as Flux's round trip drops them", () => {
+    const r = gen([], "a", {}, { file: "a/kustomization.yaml", text: "resources: [x.yaml]\nresourcs: [typo.yaml]\nsortOptions: {order: legacy}\n" });
+    expect(r.kus).toEqual({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["x.yaml"], sortOptions: { order: "legacy" } });
+  });
+
   it("a kustomization that is not YAML is an error of that file", () => {
     expect(generateFluxKustomization([], "a", { file: "a/kustomization.yaml", text: "resources: [a\n" }, {})).toMatchObject({ ok: false, file: "a/kustomization.yaml" });
   });

@@ -190,6 +190,44 @@ export function excludedFromFluxArtifact(repoPath: string): boolean {
   return fluxArtifactFiles([repoPath]).length === 0;
 }
 
+// The JSON names of kustomize's types.Kustomization.
+const KUSTOMIZATION_FIELDS = new Set([
+  "apiVersion",
+  "kind",
+  "metadata",
+  "openapi",
+  "namePrefix",
+  "nameSuffix",
+  "namespace",
+  "commonLabels",
+  "labels",
+  "commonAnnotations",
+  "patchesStrategicMerge",
+  "patchesJson6902",
+  "patches",
+  "images",
+  "imageTags",
+  "replacements",
+  "replicas",
+  "vars",
+  "sortOptions",
+  "resources",
+  "components",
+  "crds",
+  "bases",
+  "configMapGenerator",
+  "secretGenerator",
+  "helmGlobals",
+  "helmCharts",
+  "helmChartInflationGenerator",
+  "generatorOptions",
+  "configurations",
+  "generators",
+  "transformers",
+  "validators",
+  "buildMetadata",
+]);
+
 export type FluxGenerateResult =
   | { ok: true; /** Repository-relative file to write. */ file: string; text: string; created: boolean }
   | { ok: false; file: string; message: string };
@@ -317,7 +355,9 @@ export function generateFluxKustomization(
       return { ok: false, file, message: `invalid kustomization: ${(e as Error).message.split("\n")[0]}` };
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { ok: false, file, message: "invalid kustomization: not a mapping" };
-    kus = { apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", ...(parsed as Record<string, unknown>) };
+    // Flux reads the file into kustomize's Kustomization type and writes it back: fields that type lacks are dropped.
+    const known = Object.entries(parsed as Record<string, unknown>).filter(([k]) => KUSTOMIZATION_FIELDS.has(k));
+    kus = { apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", ...Object.fromEntries(known) };
     // Flux's guard against "kustomization.yaml is empty" for a kustomization of only generators or components.
     if (!Array.isArray(kus.resources) || kus.resources.length === 0) kus.buildMetadata = ["originAnnotations"];
   } else {
