@@ -5,8 +5,7 @@
 // nowhere else (no log line, no error message, no cache key).
 import type { EnvironmentConfig } from "@/lib/config";
 import { hashBytes, HASH_PREFIX } from "@/lib/drift/secrets";
-import type { ControllerRender } from "@/lib/git/controller-render";
-import { mergeVariables } from "@/lib/git/postbuild";
+import { mergeVariables, type ControllerRender } from "@/lib/git";
 import { argoRenderOptionsOf, fluxRenderSpecOf } from "@/lib/kube/render-settings";
 
 type Obj = Record<string, unknown>;

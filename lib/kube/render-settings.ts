@@ -3,8 +3,7 @@
 // Argo CD Application's source (directory, kustomize). Pure: objects in,
 // settings out; anything of the wrong shape is left out, as the API server's
 // schema would not have let it in.
-import type { ArgoDirectoryOptions, ArgoKustomizeOptions } from "@/lib/git/argocd-directory";
-import type { FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "@/lib/git/flux-generate";
+import type { ArgoDirectoryOptions, ArgoKustomizeOptions, FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "@/lib/git";
 
 type Obj = Record<string, unknown>;
 
