@@ -131,7 +131,11 @@ async function getObject(client: ClusterClient, discovery: Discovery, apiVersion
   }
 }
 
-async function readController(client: ClusterClient, discovery: Discovery, env: EnvironmentConfig): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null } | null> {
+async function readController(
+  client: ClusterClient,
+  discovery: Discovery,
+  env: EnvironmentConfig,
+): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null; source?: Record<string, unknown> | null } | null> {
   const c = env.controller;
   if (!c) return null;
   if (c.type === "flux") {
@@ -140,7 +144,7 @@ async function readController(client: ClusterClient, discovery: Discovery, env: 
     const source = sourceRef?.name
       ? await getObject(client, discovery, "source.toolkit.fluxcd.io/v1", sourceRef.kind ?? "GitRepository", sourceRef.namespace ?? c.namespace, sourceRef.name)
       : null;
-    return { status: fluxStatus(c, k, source), object: k };
+    return { status: fluxStatus(c, k, source), object: k, source };
   }
   const app = await getObject(client, discovery, "argoproj.io/v1alpha1", "Application", c.namespace, c.name);
   return { status: argoStatus(c, app), object: app };
@@ -226,7 +230,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const c = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000);
       for (const r of remembered) lists?.start(c.client, r);
       const read = await readController(c.client, c.discovery, env);
-      return { ...c, controller: read?.status ?? null, controllerObject: read?.object ?? null };
+      return { ...c, controller: read?.status ?? null, controllerObject: read?.object ?? null, sourceObject: read?.source ?? null };
     })();
     clusterSide.catch(() => undefined); // awaited below, after Git
     const { mirrorPath, approved, tipSha } = await gitSide;
@@ -239,8 +243,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     let discoveryCached: boolean;
     let controller: ControllerStatus | null;
     let controllerObject: Record<string, unknown> | null;
+    let sourceObject: Record<string, unknown> | null;
     try {
-      ({ client, discovery, cached: discoveryCached, controller, controllerObject } = await clusterSide);
+      ({ client, discovery, cached: discoveryCached, controller, controllerObject, sourceObject } = await clusterSide);
     } catch (e) {
       throw new RunFailure([kubeRunError(e)]);
     }
@@ -260,7 +265,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name)).catch((e: unknown) => {
+    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
     if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });

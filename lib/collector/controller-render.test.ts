@@ -27,6 +27,12 @@ describe("controllerRenderFor", () => {
     expect((await controllerRenderFor(e, null, read)).render).toEqual({ type: "flux", spec: { namePrefix: "from-config-" } });
   });
 
+  it("the GitRepository's spec.ignore travels with the render", async () => {
+    const e = env({}, { type: "flux", name: "apps" });
+    const r = await controllerRenderFor(e, { spec: {} }, read, { spec: { ignore: "/*\n!/apps\n" } });
+    expect(r.render).toEqual({ type: "flux", spec: {}, sourceIgnore: "/*\n!/apps\n" });
+  });
+
   it("no controller and no settings: render as configured", async () => {
     expect((await controllerRenderFor(env({}), null, read)).render).toBeUndefined();
     expect((await controllerRenderFor(env({ argocd: { directory: { recurse: true } } }), null, read)).render).toEqual({ type: "argocd", directory: { recurse: true } });

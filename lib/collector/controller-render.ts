@@ -35,8 +35,10 @@ function controllerPath(type: "flux" | "argocd", obj: Obj | null, configured: st
   return paths.includes(normalisePath(configured) ?? "") ? normalisePath(configured) : (paths[0] ?? null);
 }
 
-export async function controllerRenderFor(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
+export async function controllerRenderFor(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject, sourceObject: Obj | null = null): Promise<ResolvedControllerRender> {
   const resolved = await resolve(env, controllerObject, read);
+  const ignore = (sourceObject?.spec as { ignore?: unknown } | undefined)?.ignore;
+  if (resolved.render?.type === "flux" && typeof ignore === "string" && ignore.trim()) resolved.render = { ...resolved.render, sourceIgnore: ignore };
   const type = env.controller?.type;
   if (type && controllerObject) {
     const theirs = controllerPath(type, controllerObject, env.source.path);

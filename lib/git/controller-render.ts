@@ -16,6 +16,8 @@ export type ControllerRender =
       spec: FluxRenderSpec;
       /** postBuild variables, resolved (substituteFrom read from the cluster, then `substitute`). Never logged or stored. */
       variables?: ReadonlyMap<string, string>;
+      /** The source's own ignore rules (GitRepository `spec.ignore`), applied after the .sourceignore files. */
+      sourceIgnore?: string;
     }
   | { type: "argocd"; directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions };
 
@@ -39,7 +41,7 @@ export function controllerRenderKey(c: ControllerRender | undefined): string {
   if (c.type === "argocd") return JSON.stringify(["argocd", c.directory ?? null, c.kustomize ?? null]);
   const vars = c.variables ? [...c.variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
   const varsHash = vars ? createHash("sha256").update(JSON.stringify(vars)).digest("hex") : "";
-  return JSON.stringify(["flux", c.spec, varsHash]);
+  return JSON.stringify(["flux", c.spec, varsHash, c.sourceIgnore ?? null]);
 }
 
 export function kustomizationFileIn(repoFiles: readonly string[], dir: string): string | undefined {
@@ -92,6 +94,7 @@ export async function planControllerRender(
   // What source-controller packs: without its default exclusions and what .sourceignore files exclude.
   const ignoreFiles = repoFiles.filter((f) => f === ".sourceignore" || f.endsWith("/.sourceignore"));
   const sourceIgnores = await Promise.all(ignoreFiles.map(async (f) => ({ dir: f.slice(0, Math.max(0, f.lastIndexOf("/"))), text: await readExisting(f) })));
+  if (c.sourceIgnore) sourceIgnores.push({ dir: "", text: c.sourceIgnore });
   const artifact = fluxArtifactFiles(repoFiles, sourceIgnores);
   const ownInArtifact = kustomizationFileIn(artifact, dir);
   // Without anything for kustomize to do, Flux's generated kustomization lists exactly these files.

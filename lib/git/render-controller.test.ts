@@ -139,6 +139,11 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
     }
   });
 
+  it("the GitRepository's spec.ignore applies after the .sourceignore files", async () => {
+    const { objects } = await render("ignoring", { type: "flux", spec: {}, sourceIgnore: "app.yaml\n!drafts/\n" });
+    expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["wip"]);
+  });
+
   it("plain mode without a controller (before) reads the patched Deployments unpatched", async () => {
     const { objects } = await renderManifests(mirror, sha, { path: "clusters/prod", mode: "plain", defaultNamespace: "default" });
     expect(dig(find(objects, "Deployment", "kustomize-controller"), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info"]);
