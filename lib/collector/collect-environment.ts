@@ -1,10 +1,12 @@
 // One collection of one environment: Git (desired) and cluster (live) in,
 // drift out, stored in one transaction. Any failure before the transaction
 // leaves the last good state untouched; the run records why.
+import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, type RemoteBaseSource, type RenderResult } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RemoteBaseSource, type RenderOptions, type RenderResult } from "@/lib/git";
+import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -129,7 +131,11 @@ async function getObject(client: ClusterClient, discovery: Discovery, apiVersion
   }
 }
 
-async function readController(client: ClusterClient, discovery: Discovery, env: EnvironmentConfig): Promise<ControllerStatus | null> {
+async function readController(
+  client: ClusterClient,
+  discovery: Discovery,
+  env: EnvironmentConfig,
+): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null; source?: Record<string, unknown> | null } | null> {
   const c = env.controller;
   if (!c) return null;
   if (c.type === "flux") {
@@ -138,10 +144,10 @@ async function readController(client: ClusterClient, discovery: Discovery, env: 
     const source = sourceRef?.name
       ? await getObject(client, discovery, "source.toolkit.fluxcd.io/v1", sourceRef.kind ?? "GitRepository", sourceRef.namespace ?? c.namespace, sourceRef.name)
       : null;
-    return fluxStatus(c, k, source);
+    return { status: fluxStatus(c, k, source), object: k, source };
   }
   const app = await getObject(client, discovery, "argoproj.io/v1alpha1", "Application", c.namespace, c.name);
-  return argoStatus(c, app);
+  return { status: argoStatus(c, app), object: app };
 }
 
 interface GitSide {
@@ -223,7 +229,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const clusterSide = (async () => {
       const c = await clusterFor(env.name, env.cluster, ctx.clusterTimeoutMs ?? 20_000);
       for (const r of remembered) lists?.start(c.client, r);
-      return { ...c, controller: await readController(c.client, c.discovery, env) };
+      const read = await readController(c.client, c.discovery, env);
+      return { ...c, controller: read?.status ?? null, controllerObject: read?.object ?? null, sourceObject: read?.source ?? null };
     })();
     clusterSide.catch(() => undefined); // awaited below, after Git
     const { mirrorPath, approved, tipSha } = await gitSide;
@@ -235,8 +242,10 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     let discovery: Discovery;
     let discoveryCached: boolean;
     let controller: ControllerStatus | null;
+    let controllerObject: Record<string, unknown> | null;
+    let sourceObject: Record<string, unknown> | null;
     try {
-      ({ client, discovery, cached: discoveryCached, controller } = await clusterSide);
+      ({ client, discovery, cached: discoveryCached, controller, controllerObject, sourceObject } = await clusterSide);
     } catch (e) {
       throw new RunFailure([kubeRunError(e)]);
     }
@@ -256,20 +265,27 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
     if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
-    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx) };
+    // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
+    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
+      throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+    });
+    if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
+    const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
+    // Variables enter the key only through controllerRenderKey's digest.
+    const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
     const failingFiles = new Set<string>();
     let rendered: RenderResult;
     // Set when the kustomize build was refused or failed: the revision its carried objects were last rendered at.
     let withheldFrom: string | null = null;
     try {
-      rendered = await memoRender(env.name, [mirrorPath, compareSha, JSON.stringify(renderOptions)], () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+      rendered = await memoRender(env.name, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
       if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
       const problems: RunError[] =
         e instanceof RenderRefusedError
           ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
-          : [{ category: "render", severity: "error", message: e.message }];
+          : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
       // A kustomize build renders all or nothing: when it cannot run, every object it
       // rendered last time keeps that desired state and is still compared with live.
       const previous = env.source.render === "kustomize" ? await ctx.db.desiredObject.findMany({ where: { environmentId: run.environmentId }, select: { sourcePath: true, revisionSha: true } }) : [];
@@ -291,17 +307,21 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       throw new RunFailure(warnings.filter((w) => w.severity === "error"));
     }
     // Built once per render (reused while the commit is) and never changed after: later runs share it.
-    const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex")], () => {
+    const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
+    const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
       const map = new Map<string, DesiredEntry>();
       for (const r of rendered.objects) {
         const obj = r.object as KubeObject;
         // Rendered objects are frozen and reused while the commit is: hash their secrets once.
-        const safe = obj.kind === "Secret" ? hashedDesiredSecret(obj, ctx.secretKey) : obj;
+        const masked = obj.kind === "Secret" ? null : maskSecretSourced(obj, secretValues, ctx.secretKey);
+        const safe = masked ? masked.object : hashedDesiredSecret(obj, ctx.secretKey);
         const key = objectKey(safe);
         map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
       }
       return map;
     });
+    // Where Flux put a Secret-sourced value into a non-Secret object (an env var, an annotation): the live strings there are masked too.
+    const secretPaths = secretValues.length > 0 ? secretDerivedPaths(desired.values()) : new Map<string, Array<Array<string | number>>>();
     // Objects of a file that no longer parses keep their last good desired state
     // (persist carries them over); their live objects must be read and kept too.
     const carriedKinds = new Map<string, { apiVersion: string; kind: string }>();
@@ -365,7 +385,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const forbiddenKinds = new Set<string>();
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
       for (const item of items) {
-        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : item) as KubeObject;
+        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, secretPaths.get(objectKey(item as KubeObject)) ?? [], ctx.secretKey)) as KubeObject;
         const key = objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects the environment's controller or label tracks can be Extra; the rest are not ours.
@@ -435,7 +455,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
       // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
-      return inferApplied(ctx, env, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext);
+      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext);
     });
     progress.phase = "done";
     report();
@@ -487,6 +507,8 @@ function remoteBaseSource(ctx: CollectorContext): RemoteBaseSource | undefined {
 async function inferApplied(
   ctx: CollectorContext,
   env: EnvironmentConfig,
+  renderOptions: RenderOptions,
+  secretValues: readonly string[],
   mirrorPath: string,
   tipSha: string | undefined,
   approved: string,
@@ -500,7 +522,7 @@ async function inferApplied(
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
-    const rendered = await renderManifests(mirrorPath, candidate.sha, { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx) }).catch((e: unknown) => {
+    const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions).catch((e: unknown) => {
       // A candidate that cannot be rendered is not the applied one.
       if (e instanceof GitError && e.category === "render") return null;
       throw e;
@@ -508,7 +530,7 @@ async function inferApplied(
     if (!rendered) continue;
     const matches = rendered.objects.every((r) => {
       const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : obj;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
       const l = live.get(objectKey(safe));
       return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
     });

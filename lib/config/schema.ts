@@ -66,6 +66,63 @@ export const ignoreRuleSchema = z
     message: "an ignore rule needs jsonPointers, paths or managers",
   });
 
+const stringMap = z.record(z.string(), z.string());
+
+const fluxSelectorSchema = z
+  .object({
+    group: z.string().optional(),
+    version: z.string().optional(),
+    kind: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    labelSelector: z.string().optional(),
+    annotationSelector: z.string().optional(),
+  })
+  .strict();
+
+/** A Flux Kustomization's render settings (its spec's field names), used when the object cannot be read from the cluster. */
+const fluxRenderSchema = z
+  .object({
+    targetNamespace: z.string().optional(),
+    namePrefix: z.string().optional(),
+    nameSuffix: z.string().optional(),
+    patches: z.array(z.object({ patch: z.string().min(1), target: fluxSelectorSchema.optional() }).strict()).optional(),
+    images: z.array(z.object({ name: z.string().min(1), newName: z.string().optional(), newTag: z.string().optional(), digest: z.string().optional() }).strict()).optional(),
+    components: z.array(z.string()).optional(),
+    ignoreMissingComponents: z.boolean().optional(),
+    commonMetadata: z.object({ labels: stringMap.optional(), annotations: stringMap.optional() }).strict().optional(),
+    postBuild: z
+      .object({
+        substitute: stringMap.optional(),
+        substituteFrom: z.array(z.object({ kind: z.enum(["ConfigMap", "Secret"]), name: z.string().min(1), optional: z.boolean().optional() }).strict()).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** An Argo CD Application source's render settings (its field names), used when the object cannot be read from the cluster. */
+const argocdRenderSchema = z
+  .object({
+    directory: z.object({ recurse: z.boolean().optional(), include: z.string().optional(), exclude: z.string().optional() }).strict().optional(),
+    kustomize: z
+      .object({
+        namePrefix: z.string().optional(),
+        nameSuffix: z.string().optional(),
+        images: z.array(z.string().min(1)).optional(),
+        commonLabels: stringMap.optional(),
+        commonAnnotations: stringMap.optional(),
+        forceCommonLabels: z.boolean().optional(),
+        forceCommonAnnotations: z.boolean().optional(),
+        labelWithoutSelector: z.boolean().optional(),
+        labelIncludeTemplates: z.boolean().optional(),
+        namespace: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 export const environmentSchema = z
   .object({
     name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
@@ -80,8 +137,13 @@ export const environmentSchema = z
         branch: z.string().min(1).default("main"),
         path: z.string().default("."),
         render: z.enum(["plain", "kustomize"]).default("plain"),
+        /** Render as Flux renders with these settings (the Kustomization's, when it can be read, win). */
+        flux: fluxRenderSchema.optional(),
+        /** Render as Argo CD renders with these settings (the Application's, when it can be read, win). */
+        argocd: argocdRenderSchema.optional(),
       })
-      .strict(),
+      .strict()
+      .refine((s) => !(s.flux && s.argocd), { message: "a source renders as Flux or as Argo CD, not both", path: ["argocd"] }),
     controller: controllerSchema.optional(),
     /** A label `key=value` that marks live objects as belonging to this environment (for Extra drift). */
     trackingLabel: z

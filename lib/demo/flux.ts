@@ -45,7 +45,8 @@ export function fluxObjects(s: FluxSetup, token: string): Obj[] {
       apiVersion: KUSTOMIZE_API,
       kind: "Kustomization",
       metadata: { name: s.kustomization, namespace: FLUX_NS },
-      spec: { interval: "5m", path: `./${s.path}`, prune: true, sourceRef: { kind: "GitRepository", name: s.source }, targetNamespace: "shop" },
+      // No targetNamespace: every demo manifest names its namespace, and with one the desired state needs a kustomize build (as Flux's does), which the demo does not require.
+      spec: { interval: "5m", path: `./${s.path}`, prune: true, sourceRef: { kind: "GitRepository", name: s.source } },
     },
   ];
 }

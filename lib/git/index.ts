@@ -20,6 +20,11 @@
 //   returned as they are; hashing them is the collector's job.
 // - The plain-mode cache is keyed by the path's tree hash; kustomize output by
 //   the whole commit tree, since an overlay may read bases outside its path.
+// - With `controller` set, rendering follows Flux (generated kustomization,
+//   spec written into it, postBuild, commonMetadata) or Argo CD (directory
+//   options, kustomize edits); the cache key then holds every setting, and
+//   postBuild variables only by hash. A failure a file is to blame for is a
+//   RenderFileError (a GitError of category render) naming that file.
 export { GitError, isGitError, redact, type GitErrorCategory } from "./errors";
 export { syncMirror, mirrorPathFor, type SyncResult } from "./mirror";
 export {
@@ -46,3 +51,7 @@ export { objectKey, type RenderedObject, type RenderProblem } from "./manifests"
 export { isClusterScoped, apiGroup } from "./cluster-scoped";
 export { findKustomize, type KustomizeBinary } from "./kustomize";
 export { networkIsolation } from "./sandbox";
+export { controllerRenderKey, RenderFileError, type ControllerRender } from "./controller-render";
+export type { FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "./flux-generate";
+export type { ArgoDirectoryOptions, ArgoKustomizeOptions } from "./argocd-directory";
+export { mergeVariables } from "./postbuild";

@@ -23,6 +23,8 @@ import {
 import { RenderCache, type CachedRender } from "./render-cache";
 import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
+import { blameKustomization, controllerRenderKey, fluxCommonMetadata, fluxPostBuild, planControllerRender, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
+import { hasSkipMarker } from "./argocd-directory";
 
 export interface RenderOptions {
   path: string;
@@ -32,6 +34,8 @@ export interface RenderOptions {
   kustomizeBin?: string;
   /** Plain mode: files larger than this are reported, not parsed (default MAX_MANIFEST_BYTES). */
   maxFileBytes?: number;
+  /** Render as the environment's controller does (Flux Kustomization or Argo CD Application settings). */
+  controller?: ControllerRender;
   /** Kustomize mode: the remote bases Driftwatch may fetch itself (the allowlist); none when absent. */
   remoteBases?: RemoteBaseSource;
 }
@@ -151,9 +155,19 @@ async function renderPlain(
   rel: string,
   defaultNamespace: string,
   maxFileBytes: number | undefined,
+  controller?: ControllerRender,
+  only?: readonly string[],
 ): Promise<CachedRender> {
   const problems: RenderProblem[] = [];
-  const files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
+  let files = manifestFiles(await listTree(mirrorPath, commit, rel), problems, maxFileBytes);
+  if (only) {
+    const byPath = new Map(files.map((f) => [f.path, f]));
+    files = only.flatMap((p) => {
+      const file = byPath.get(p);
+      if (!file && p.endsWith(".jsonnet")) problems.push({ path: p, severity: "warning", message: "Argo CD evaluates jsonnet; rendering never runs repository code, so this file's objects are not compared" });
+      return file ?? [];
+    });
+  }
   const objects: RenderedObject[] = [];
   let i = 0;
   for await (const blob of readBlobs(mirrorPath, files.map((f) => f.oid))) {
@@ -162,14 +176,16 @@ async function renderPlain(
       problems.push({ path: file.path, severity: "error", message: "object missing from the mirror; skipped" });
       continue;
     }
-    const parsed = parseManifestText(file.path, blob.content.toString("utf8"));
+    const text = blob.content.toString("utf8");
+    if (controller?.type === "argocd" && hasSkipMarker(text)) continue;
+    const parsed = parseManifestText(file.path, text);
     if (!parsed.ok) {
       problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
       continue;
     }
     for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
   }
-  return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: files.map((f) => f.path).sort() };
+  return { objects: finaliseObjects(fluxCommonMetadata(controller, objects), defaultNamespace, problems), problems, inputs: files.map((f) => f.path).sort() };
 }
 
 /**
@@ -241,12 +257,17 @@ async function renderKustomize(
   defaultNamespace: string,
   kustomizeBin: string | undefined,
   remote: RemoteBaseSource | undefined,
+  controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }> },
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
   const allowRemote = (repository: string) => allowed.has(repository);
-  const tree = await repoTree(mirrorPath, commit);
+  // The controller's own kustomization (Flux's generated or rewritten one, Argo CD's edited one) is what kustomize
+  // will read, so the walker checks that text in place of the committed file.
+  const write = controlled?.plan.write;
+  const tree = withWrittenFile(await repoTree(mirrorPath, commit), write);
   const walk = await walkKustomization(tree, rel, { allowRemote });
-  const kustomization = KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
+  const kustomization =
+    controlled?.plan.kustomizationFile ?? KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
   if (!kustomization) {
     throw new GitError("render", `no kustomization.yaml in "${rel || "/"}" at ${commit.slice(0, 12)}; use render: plain for plain manifests`);
   }
@@ -258,13 +279,22 @@ async function renderKustomize(
     await mkdir(home);
     const root = path.join(dir, "tree");
     await materialise(mirrorPath, commit, dir, root, home);
+    if (write) await writeFile(path.join(root, write.file), write.text);
     await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
-    const output = await runKustomize(bin, root, rel || ".", { home });
+    const file = kustomization;
+    const output = await runKustomize(bin, root, rel || ".", { home }).catch(async (e: unknown) => {
+      if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
+      const repoFiles = (await listTree(mirrorPath, commit, "")).map((t) => t.path);
+      throw new RenderFileError(blameKustomization(e.message, file, repoFiles), e.message);
+    });
     const problems: RenderProblem[] = [];
-    const parsed = parseManifestText("kustomize-output.yaml", output);
-    if (!parsed.ok) throw new GitError("render", `kustomize output could not be read: ${parsed.message}`);
-    const objects = objectsFromDocuments(kustomization, parsed.docs, problems);
-    return { objects: finaliseObjects(objects, defaultNamespace, problems), problems, inputs: walk.inputs, remoteBases: walk.remoteBases.map((b) => b.reference) };
+    const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
+    return {
+      objects: finaliseObjects(fluxCommonMetadata(controlled?.controller, objects), defaultNamespace, problems),
+      problems,
+      inputs: walk.inputs,
+      remoteBases: walk.remoteBases.map((b) => b.reference),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -330,6 +360,32 @@ async function fetchRemoteBases(bases: readonly RemoteBase[], root: string, labe
   }
 }
 
+/** The tree with one file's text replaced (or added): what the build will really read. */
+function withWrittenFile(tree: RepoTree, write: { file: string; text: string } | undefined): RepoTree {
+  if (!write) return tree;
+  return {
+    node: (file) => (file === write.file ? { type: "file" } : tree.node(file)),
+    read: (file) => (file === write.file ? Promise.resolve(write.text) : tree.read(file)),
+  };
+}
+
+async function renderAsController(
+  mirrorPath: string,
+  commit: string,
+  rel: string,
+  opts: RenderOptions,
+  controller: ControllerRender,
+): Promise<CachedRender & { remoteBases: string[] }> {
+  const blobs = new Map((await listTree(mirrorPath, commit, "")).filter((e) => e.type === "blob").map((e) => [e.path, e]));
+  const readText = async (file: string): Promise<string> => {
+    for await (const blob of readBlobs(mirrorPath, [blobs.get(file)?.oid ?? ""])) if (blob.content) return blob.content.toString("utf8");
+    throw new RenderFileError(file, "object missing from the mirror");
+  };
+  const plan = await planControllerRender(controller, [...blobs.keys()], rel, opts.mode, readText);
+  if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
+  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan });
+}
+
 /**
  * Renders the desired objects of `opts.path` at `sha`. A malformed file is a
  * problem of that file (path, line) and the others still render; a missing
@@ -351,6 +407,11 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     const allowlist = (opts.remoteBases?.repositories ?? []).map((r) => `${r.name}=${r.url}`).join(",");
     key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? "", allowlist].join("\0");
   }
+  if (opts.controller) {
+    // The controller's settings change the output; a controller render may also read outside the path (components, nested folders).
+    const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
+    key = [key, rootTree ?? commit, opts.kustomizeBin ?? "", controllerRenderKey(opts.controller)].join("\0");
+  }
 
   const hit = cache.get(key);
   if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
@@ -358,12 +419,11 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
     pending = (async () => {
-      if (opts.mode === "plain") {
-        const frozen = deepFreeze(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes));
-        cache.set(key, frozen);
-        return frozen;
-      }
-      const { remoteBases, ...result } = await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
+      const { remoteBases, ...result } = opts.controller
+        ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
+        : opts.mode === "plain"
+          ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)), remoteBases: [] }
+          : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
       const frozen = deepFreeze(result);
       // A remote base is pinned by a ref that may move (a branch): only this commit's own tree is known not to.
       if (remoteBases.length === 0) cache.set(key, frozen);

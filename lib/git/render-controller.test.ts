@@ -1,0 +1,229 @@
+// renderManifests with a controller's settings, through real git and the real
+// kustomize binary: what Flux and Argo CD would apply from the same commit.
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RenderFileError, type ControllerRender } from "./controller-render";
+import { findKustomize, type KustomizeBinary } from "./kustomize";
+import { syncMirror } from "./mirror";
+import { renderManifests } from "./render";
+import { TestRepo, tempDir } from "./test-support/repo-fixture";
+import type { RenderedObject } from "./manifests";
+
+function available(): KustomizeBinary | null {
+  try {
+    return findKustomize(process.env.KUSTOMIZE_BIN);
+  } catch (e) {
+    console.log(`controller rendering tests skipped: ${(e as Error).message}`);
+    return null;
+  }
+}
+const bin = available();
+
+const deployment = (name: string, image: string, ns?: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}${ns ? `\n  namespace: ${ns}` : ""}
+  labels: {app: ${name}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+        args: ["--log-level=info"]
+`;
+
+const find = (objs: RenderedObject[], kind: string, name: string) => objs.find((o) => o.object.kind === kind && (o.object.metadata as { name: string }).name === name)?.object;
+
+/** A field by dotted path ("spec.template.spec.containers.0.image"). */
+function dig(obj: unknown, dotted: string): unknown {
+  let node = obj;
+  for (const key of dotted.split(".")) node = node === null || typeof node !== "object" ? undefined : (node as Record<string, unknown>)[key];
+  return node;
+}
+
+describe.skipIf(!bin)("rendering as the controller does (real git, real kustomize)", () => {
+  let repo: TestRepo;
+  let mirrors: string;
+  let mirror: string;
+  let sha: string;
+
+  beforeAll(async () => {
+    repo = TestRepo.create("controller-render");
+    // The layout `flux bootstrap` writes: no kustomization.yaml in clusters/prod.
+    repo.write("clusters/prod/flux-system/gotk-components.yaml", `apiVersion: v1\nkind: Namespace\nmetadata: {name: flux-system}\n---\n${deployment("source-controller", "ghcr.io/fluxcd/source-controller:v1.4.1", "flux-system")}---\n${deployment("kustomize-controller", "ghcr.io/fluxcd/kustomize-controller:v1.4.0", "flux-system")}`);
+    repo.write("clusters/prod/flux-system/gotk-sync.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sync, namespace: flux-system}\ndata: {path: ./clusters/prod}\n");
+    repo.write(
+      "clusters/prod/flux-system/kustomization.yaml",
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        "resources: [gotk-components.yaml, gotk-sync.yaml]",
+        "patches:",
+        "- target: {kind: Deployment, name: \"(kustomize-controller|source-controller)\"}",
+        "  patch: |",
+        "    - op: add",
+        "      path: /spec/template/spec/containers/0/args/-",
+        "      value: --concurrent=20",
+        "",
+      ].join("\n"),
+    );
+    repo.write("clusters/prod/apps/podinfo.yaml", deployment("podinfo", "ghcr.io/stefanprodan/podinfo:6.7.0", "apps"));
+    repo.write("clusters/prod/.sops.yaml", "creation_rules: []\n");
+    repo.write("clusters/prod/notes.json", '{"not": "a resource for Flux"}\n');
+    // postBuild: variables in a plain folder, one object opted out.
+    repo.write(
+      "vars/app.yaml",
+      [
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "metadata: {name: settings}",
+        "data:",
+        "  cluster: ${cluster_name}",
+        "  region: ${region:=eu-west-1}",
+        "  escaped: $${not_a_var}",
+        "  replicas: \"${replicas}\"",
+        "---",
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "metadata:",
+        "  name: literal",
+        "  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}",
+        "data: {raw: '${cluster_name}'}",
+        "",
+      ].join("\n"),
+    );
+    repo.write("vars/broken.yaml", "");
+    // Argo CD directory and kustomize sources.
+    repo.write("argo/dir/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    repo.write("argo/dir/sub/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
+    repo.write("argo/dir/sub/c.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+    repo.write("argo/dir/skip.yaml", "# +argocd:skip-file-rendering\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\n");
+    repo.write("ignoring/.sourceignore", "drafts/\n");
+    repo.write("ignoring/drafts/wip.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: wip}\n");
+    repo.write("ignoring/app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n");
+    repo.write("argo/jsonnet/app.jsonnet", "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' } }\n");
+    repo.write("argo/jsonnet/plain.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n");
+    repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
+    repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
+    repo.write("broken/kustomization.yaml", "resources: [missing.yaml]\n");
+    sha = repo.commit("layouts");
+    mirrors = tempDir("controller-render-mirrors");
+    mirror = (await syncMirror({ name: "cr", url: repo.dir, auth: { type: "none" } }, mirrors)).mirrorPath;
+  });
+
+  afterAll(() => {
+    repo?.cleanup();
+    if (mirrors) rmSync(mirrors, { recursive: true, force: true });
+  });
+
+  const render = (path: string, controller: ControllerRender, mode: "plain" | "kustomize" = "plain") => renderManifests(mirror, sha, { path, mode, defaultNamespace: "default", controller });
+
+  it("Flux bootstrap folder: the nested flux-system kustomization's patches apply to the controllers", async () => {
+    const { objects } = await render("clusters/prod", { type: "flux", spec: {} });
+    const names = objects.map((o) => `${o.object.kind as string}/${(o.object.metadata as { name: string }).name}`).sort();
+    expect(names).toEqual(["ConfigMap/sync", "Deployment/kustomize-controller", "Deployment/podinfo", "Deployment/source-controller", "Namespace/flux-system"]);
+    for (const name of ["source-controller", "kustomize-controller"]) {
+      expect(dig(find(objects, "Deployment", name), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info", "--concurrent=20"]);
+    }
+    expect(dig(find(objects, "Deployment", "podinfo"), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info"]);
+  });
+
+  it("what a .sourceignore keeps out of Flux's artifact is not rendered, in plain and built renders alike", async () => {
+    for (const spec of [{}, { namePrefix: "x-" }]) {
+      const { objects } = await render("ignoring", { type: "flux", spec });
+      expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual([spec.namePrefix ? "x-app" : "app"]);
+    }
+  });
+
+  it("the GitRepository's spec.ignore applies after the .sourceignore files", async () => {
+    const { objects } = await render("ignoring", { type: "flux", spec: {}, sourceIgnore: "app.yaml\n!drafts/\n" });
+    expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["wip"]);
+  });
+
+  it("plain mode without a controller (before) reads the patched Deployments unpatched", async () => {
+    const { objects } = await renderManifests(mirror, sha, { path: "clusters/prod", mode: "plain", defaultNamespace: "default" });
+    expect(dig(find(objects, "Deployment", "kustomize-controller"), "spec.template.spec.containers.0.args")).toEqual(["--log-level=info"]);
+  });
+
+  it("the Kustomization's spec: targetNamespace, prefix, images, patches, commonMetadata", async () => {
+    const { objects } = await render("clusters/prod/apps", {
+      type: "flux",
+      spec: {
+        targetNamespace: "team-a",
+        namePrefix: "a-",
+        images: [{ name: "ghcr.io/stefanprodan/podinfo", newTag: "6.8.0" }],
+        patches: [{ patch: "- op: replace\n  path: /spec/replicas\n  value: 3", target: { kind: "Deployment" } }],
+        commonMetadata: { labels: { team: "a" }, annotations: { owner: "ops" } },
+      },
+    });
+    expect(objects).toHaveLength(1);
+    const d = objects[0]!.object;
+    expect(d.metadata).toMatchObject({ name: "a-podinfo", namespace: "team-a", labels: { app: "podinfo", team: "a" }, annotations: { owner: "ops" } });
+    expect(dig(d, "spec.replicas")).toBe(3);
+    expect(dig(d, "spec.template.spec.containers.0.image")).toBe("ghcr.io/stefanprodan/podinfo:6.8.0");
+    expect(dig(d, "spec.template.metadata.labels")).toEqual({ app: "podinfo" });
+  });
+
+  it("postBuild substitution: values, defaults, $$ escapes, and the opt-out annotation", async () => {
+    const variables = new Map([
+      ["cluster_name", "prod-1"],
+      ["replicas", "3"],
+    ]);
+    const { objects } = await render("vars", { type: "flux", spec: { postBuild: { substitute: {} } }, variables });
+    // As in Flux: substitution runs on the built object's YAML, where `"${replicas}"` lost its quotes, so 3 is read as a number.
+    expect(dig(find(objects, "ConfigMap", "settings"), "data")).toEqual({ cluster: "prod-1", region: "eu-west-1", escaped: "${not_a_var}", replicas: 3 });
+    expect(dig(find(objects, "ConfigMap", "literal"), "data")).toEqual({ raw: "${cluster_name}" });
+  });
+
+  it("a kustomize failure names the kustomization and carries kustomize's message", async () => {
+    const err = await render("broken", { type: "flux", spec: {} }, "kustomize").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderFileError);
+    expect(err).toMatchObject({ category: "render", path: "broken/kustomization.yaml", message: expect.stringContaining("missing.yaml") });
+  });
+
+  it("a bad variable name fails the render without showing any value", async () => {
+    const err = await render("vars", { type: "flux", spec: { postBuild: {} }, variables: new Map([["bad-name", "s3cr3t-value"]]) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderFileError);
+    expect((err as Error).message).toContain("'bad-name' var name is invalid");
+    expect((err as Error).message).not.toContain("s3cr3t-value");
+  });
+
+  it.each([
+    [{}, ["a"]],
+    [{ recurse: true }, ["a", "b", "c"]],
+    [{ recurse: true, include: "{sub/*.yml,a.yaml}" }, ["a", "c"]],
+    [{ recurse: true, exclude: "sub/*" }, ["a"]],
+  ])("Argo CD directory %j reads %j (the skip marker honoured)", async (directory, names) => {
+    const { objects } = await render("argo/dir", { type: "argocd", directory });
+    expect(objects.map((o) => (o.object.metadata as { name: string }).name).sort()).toEqual(names);
+  });
+
+  it("Argo CD jsonnet is not evaluated, and says so", async () => {
+    const { objects, problems } = await render("argo/jsonnet", { type: "argocd" });
+    expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["p"]);
+    expect(problems).toEqual([expect.objectContaining({ path: "argo/jsonnet/app.jsonnet", severity: "warning", message: expect.stringContaining("jsonnet") })]);
+  });
+
+  it("Argo CD kustomize options: images, namePrefix, commonLabels, namespace", async () => {
+    const { objects } = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "p-", commonLabels: { env: "prod" }, commonAnnotations: { team: "a" }, namespace: "shop" } });
+    const d = objects[0]!.object;
+    expect(d.metadata).toMatchObject({ name: "p-web", namespace: "shop", labels: { app: "web", env: "prod" }, annotations: { team: "a" } });
+    expect(dig(d, "spec.selector.matchLabels")).toEqual({ app: "web", env: "prod" });
+    expect(dig(d, "spec.template.spec.containers.0.image")).toBe("nginx:1.27");
+  });
+
+  it("different settings are different renders (the cache key holds every option, variables by hash)", async () => {
+    const a = await render("vars", { type: "flux", spec: { postBuild: {} }, variables: new Map([["cluster_name", "one"]]) });
+    const b = await render("vars", { type: "flux", spec: { postBuild: {} }, variables: new Map([["cluster_name", "two"]]) });
+    const again = await render("vars", { type: "flux", spec: { postBuild: {} }, variables: new Map([["cluster_name", "one"]]) });
+    expect(dig(find(a.objects, "ConfigMap", "settings"), "data.cluster")).toBe("one");
+    expect(dig(find(b.objects, "ConfigMap", "settings"), "data.cluster")).toBe("two");
+    expect(again.cached).toBe(true);
+    const prefixed = await render("argo/kust", { type: "argocd", kustomize: { namePrefix: "q-" } });
+    expect((prefixed.objects[0]!.object.metadata as { name: string }).name).toBe("q-web");
+  });
+});

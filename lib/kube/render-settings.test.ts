@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { argoRenderOptionsOf, fluxRenderSpecOf } from "./render-settings";
+
+describe("fluxRenderSpecOf", () => {
+  it("takes the render fields of a Kustomization as the API server returns it", () => {
+    const ks = {
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "apps", namespace: "flux-system" },
+      spec: {
+        interval: "10m",
+        path: "./apps/prod",
+        prune: true,
+        targetNamespace: "apps",
+        namePrefix: "p-",
+        patches: [{ patch: "- op: remove\n  path: /spec/replicas", target: { kind: "Deployment", labelSelector: "tier=web" } }, { target: { kind: "X" } }],
+        images: [{ name: "podinfo", newTag: "6.8.0" }, { newTag: "no-name" }],
+        components: ["../components/ha"],
+        commonMetadata: { labels: { team: "a" } },
+        postBuild: {
+          substitute: { cluster: "prod" },
+          substituteFrom: [{ kind: "ConfigMap", name: "vars" }, { kind: "Secret", name: "secret-vars", optional: true }, { kind: "Bucket", name: "nope" }],
+        },
+      },
+      status: { lastAppliedRevision: "main@sha1:abc" },
+    };
+    expect(fluxRenderSpecOf(ks)).toEqual({
+      targetNamespace: "apps",
+      namePrefix: "p-",
+      patches: [{ patch: "- op: remove\n  path: /spec/replicas", target: { kind: "Deployment", labelSelector: "tier=web" } }],
+      images: [{ name: "podinfo", newTag: "6.8.0" }],
+      components: ["../components/ha"],
+      commonMetadata: { labels: { team: "a" } },
+      postBuild: {
+        substitute: { cluster: "prod" },
+        substituteFrom: [
+          { kind: "ConfigMap", name: "vars", optional: false },
+          { kind: "Secret", name: "secret-vars", optional: true },
+        ],
+      },
+    });
+  });
+
+  it("a Kustomization without render fields renders as a plain generated kustomization", () => {
+    expect(fluxRenderSpecOf({ spec: { interval: "1m", path: "./", prune: false } })).toEqual({});
+  });
+});
+
+describe("argoRenderOptionsOf", () => {
+  it("directory and kustomize of a single source", () => {
+    const app = {
+      spec: {
+        source: {
+          repoURL: "https://github.com/acme/apps",
+          path: "guestbook",
+          directory: { recurse: true, include: "{*.yaml,*.yml}", exclude: "test/*" },
+          kustomize: { images: ["gb=acme/gb:2"], namePrefix: "prod-", commonLabels: { env: "prod" }, commonAnnotations: { a: "b" }, namespace: "gb", forceCommonLabels: true },
+        },
+      },
+    };
+    expect(argoRenderOptionsOf(app, "guestbook")).toEqual({
+      directory: { recurse: true, include: "{*.yaml,*.yml}", exclude: "test/*" },
+      kustomize: { images: ["gb=acme/gb:2"], namePrefix: "prod-", commonLabels: { env: "prod" }, commonAnnotations: { a: "b" }, namespace: "gb", forceCommonLabels: true },
+    });
+  });
+
+  it("of several sources, the one at the environment's path", () => {
+    const app = { spec: { sources: [{ path: "charts/x", directory: { recurse: true } }, { path: "./envs/prod/", directory: { exclude: "*.md" } }] } };
+    expect(argoRenderOptionsOf(app, "envs/prod")).toEqual({ directory: { exclude: "*.md" } });
+  });
+
+  it("empty include/exclude strings are no filter", () => {
+    expect(argoRenderOptionsOf({ spec: { source: { directory: { include: "", exclude: "" } } } }, ".")).toEqual({ directory: {} });
+  });
+});
