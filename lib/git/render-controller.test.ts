@@ -109,7 +109,9 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
     repo.write("argo/jsonnet/plain.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n");
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
     repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
-    repo.write("broken/kustomization.yaml", "resources: [missing.yaml]\n");
+    // A file the sandbox's walker finds (so the build runs) that kustomize cannot read as a resource.
+    repo.write("broken/kustomization.yaml", "resources: [notaresource.yaml]\n");
+    repo.write("broken/notaresource.yaml", "just: data\n");
     sha = repo.commit("layouts");
     mirrors = tempDir("controller-render-mirrors");
     mirror = (await syncMirror({ name: "cr", url: repo.dir, auth: { type: "none" } }, mirrors)).mirrorPath;
@@ -182,7 +184,7 @@ describe.skipIf(!bin)("rendering as the controller does (real git, real kustomiz
   it("a kustomize failure names the kustomization and carries kustomize's message", async () => {
     const err = await render("broken", { type: "flux", spec: {} }, "kustomize").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RenderFileError);
-    expect(err).toMatchObject({ category: "render", path: "broken/kustomization.yaml", message: expect.stringContaining("missing.yaml") });
+    expect(err).toMatchObject({ category: "render", path: "broken/kustomization.yaml", message: expect.stringContaining("notaresource.yaml") });
   });
 
   it("a bad variable name fails the render without showing any value", async () => {
