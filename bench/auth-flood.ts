@@ -9,7 +9,11 @@
 // idle. Both measurements run in this process, against the same database;
 // the idle baseline is taken before and after the flood (half each).
 //
-//   npx tsx bench/auth-flood.ts [--idle 200] [--concurrency 16]
+//   npx tsx bench/auth-flood.ts [--idle 200] [--concurrency 16] [--flood-nice N] [--control]
+//
+// --control floods with as many requests that touch neither the database nor
+// the audit log (GET /api/auth/session without a cookie): what the same
+// request rate costs the mutation through CPU sharing alone.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -21,6 +25,7 @@ import { createTestSession } from "../lib/auth/testing";
 import { createLocalUser } from "../lib/auth/users";
 import { failedAttemptAudit } from "../lib/auth/failed-attempts";
 import { PATCH as patchUser } from "../app/api/users/[username]/route";
+import { GET as getSession } from "../app/api/auth/session/route";
 import { flood, type FloodOutcome } from "../test/support/auth-flood";
 import { startBenchDatabase } from "./support/db";
 import { loadAverage, numberArg, percentile, round, runIfMain } from "./support/stats";
@@ -46,6 +51,18 @@ function writeConfig(dir: string): string {
 /** The flooding process: its own route handlers, its own failed-attempt audit, the same database. */
 async function child(): Promise<void> {
   const concurrency = numberArg("concurrency", 16);
+  if (process.argv.includes("--control")) {
+    // The same number of requests, each answered without touching the database or the audit log.
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < 20_000) await getSession(new NextRequest("http://localhost/api/auth/session", { headers: { host: "localhost" } }));
+      }),
+    );
+    console.log(JSON.stringify({ signIn: { 200: 10_000 }, callback: { 200: 10_000 }, callbackThrottled: 0, ms: performance.now() - started } satisfies FloodOutcome));
+    return;
+  }
   const outcome = await flood({ signIns: 10_000, callbackErrors: 10_000, signInAddresses: 12, callbackAddresses: 500, concurrency, usernames: ["admin", "root", "ops"], octet: 77 });
   // The windows' summaries, written now rather than lost with this process.
   await failedAttemptAudit().flush({ everything: true });
@@ -81,7 +98,8 @@ export async function main(): Promise<AuthFloodBenchResult> {
 
     const rowsBefore = await db.auditEvent.count();
     const started = performance.now();
-    const flooder = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "auth-flood.ts"), "--child", "--concurrency", String(numberArg("concurrency", 16))], {
+    const control = process.argv.includes("--control");
+    const flooder = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "auth-flood.ts"), "--child", "--concurrency", String(numberArg("concurrency", 16)), ...(control ? ["--control"] : [])], {
       env: { ...process.env, LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -95,7 +113,7 @@ export async function main(): Promise<AuthFloodBenchResult> {
     void exited.then(() => (running = false));
     // Measure from the moment the flood is under way (the child needs a second or two to load).
     const underWay = Date.now();
-    while (running && Date.now() - underWay < 5_000 && (await db.auditEvent.count()) === rowsBefore) await new Promise((r) => setTimeout(r, 50));
+    while (running && Date.now() - underWay < (control ? 3_000 : 5_000) && (control || (await db.auditEvent.count()) === rowsBefore)) await new Promise((r) => setTimeout(r, 50));
     const during: number[] = [];
     let i = 0;
     while (running) during.push(await mutate(admin.headers, "target", i++));
