@@ -14,6 +14,7 @@ import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
 import { clusterFor, forgetCluster, hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
+import { sweepKinds, sweepNeeded, sweepOrphans } from "./orphan-sweep";
 import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
@@ -376,6 +377,31 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       warnings.push({ category: "forbidden", message: f.error.message, resource: resourceName(f.resource) });
     }
     if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
+    // Tracked objects of kinds that neither Git nor a controller record names: Extra of any kind.
+    const unsweptKinds = new Set<string>();
+    if (sweepNeeded(env, controller)) {
+      const { kinds, unserved: notListable } = sweepKinds(env, discovery, new Set(resources.keys()));
+      for (const k of notListable) warnings.push({ category: "render", severity: "warning", message: `extraKinds: the cluster does not serve ${k}, or not for listing` });
+      const byAnnotation = env.controller?.type === "argocd" && (controller?.inventory.length ?? 0) === 0;
+      const swept = await sweepOrphans(client, kinds, lists.scopes, {
+        // A label narrows the lists on the server; an Argo CD tracking id is an annotation, which cannot.
+        labelSelector: byAnnotation ? undefined : env.trackingLabel,
+        timeoutMs: ctx.clusterTimeoutMs,
+        candidate: (item) => {
+          const key = objectKey(item as KubeObject);
+          return !desired.has(key) && !carriedKeys.has(key) && !live.has(key) && compareObject(null, item as KubeObject, compareContext).type === "Extra";
+        },
+      });
+      for (const found of swept.found) ingest(found.resource, [found.object]);
+      for (const u of swept.unread) {
+        // Like a forbidden kind: what was seen of it before is kept, not resolved for want of a list.
+        unsweptKinds.add(`${u.resource.group}/${u.resource.kind}`);
+        const forbiddenToList = u.error instanceof KubeError && u.error.category === "forbidden";
+        // Kinds the credential may not list are outside "every kind it can list": nothing to say.
+        if (!forbiddenToList) warnings.push({ ...kubeRunError(u.error, resourceName(u.resource)), severity: "warning", message: `looking for tracked objects: ${kubeRunError(u.error).message}` });
+      }
+      ctx.log.debug({ kinds: kinds.length, found: swept.found.length, unread: swept.unread.length }, "looked for tracked objects of other kinds");
+    }
     // ── Compare ───────────────────────────────────────────────────────────
     progress.phase = "compare";
     report();
@@ -387,7 +413,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       desired,
       live,
       failingFiles,
-      forbiddenKinds,
+      forbiddenKinds: unsweptKinds.size > 0 ? new Set([...forbiddenKinds, ...unsweptKinds]) : forbiddenKinds,
       controller,
       compareOptions,
       compareContext,
