@@ -461,6 +461,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
  * With no controller to ask, the applied revision is the newest recent
  * revision whose rendered manifests match live exactly. "Exactly" uses the
  * same comparison as drift, so ignore rules and defaults count the same way.
+ * When live matches the approved revision, the branch tip is the newest such
+ * revision whenever it renders the same (nothing it changed is read by the
+ * render) — as a controller would report the tip it applied.
  */
 async function inferApplied(
   ctx: CollectorContext,
@@ -473,7 +476,13 @@ async function inferApplied(
   options: CompareContext,
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
-  if (clean) return { sha: approved, source: "inferred" };
+  if (clean) {
+    if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
+    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
+    const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
+    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, JSON.stringify(renderOptions)], sameRender).catch(() => false);
+    return { sha: tipRendersApproved ? tipSha : approved, source: "inferred" };
+  }
   const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
@@ -488,6 +497,18 @@ async function inferApplied(
     if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
   }
   return { sha: null, source: "inferred" };
+}
+
+/** Whether two revisions render to the same objects (a render that fails is never the same). */
+async function sameManifests(mirrorPath: string, a: string, b: string, options: Parameters<typeof renderManifests>[2]): Promise<boolean> {
+  const [ra, rb] = await Promise.all([renderManifests(mirrorPath, a, options), renderManifests(mirrorPath, b, options)]);
+  if (ra.problems.some((p) => p.severity === "error") || rb.problems.some((p) => p.severity === "error")) return false;
+  const hashes = (r: typeof ra) => new Map(r.objects.map((o) => [objectKey(o.object as KubeObject), contentHash(o.object).hash]));
+  const ha = hashes(ra);
+  const hb = hashes(rb);
+  if (ha.size !== hb.size) return false;
+  for (const [k, h] of ha) if (hb.get(k) !== h) return false;
+  return true;
 }
 
 export { contentHash, apiVersionOf };
