@@ -14,7 +14,7 @@ import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
 import { clusterFor, forgetCluster, hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
-import { sweepKinds, sweepNeeded, sweepOrphans } from "./orphan-sweep";
+import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
@@ -368,6 +368,26 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         progress.kindsDone++;
       } else wanted.push(r);
     }
+    // Tracked objects of kinds that neither Git nor a controller record names (Extra of any kind): looked
+    // for while the lists run, taken in after them.
+    const unsweptKinds = new Set<string>();
+    let sweeping: Promise<SweepOutcome> | null = null;
+    if (sweepNeeded(env, controller)) {
+      const { kinds, unserved: notListable } = sweepKinds(env, discovery, new Set(resources.keys()));
+      for (const k of notListable) warnings.push({ category: "render", severity: "warning", message: `extraKinds: the cluster does not serve ${k}, or not for listing` });
+      const byAnnotation = env.controller?.type === "argocd" && (controller?.inventory.length ?? 0) === 0;
+      sweeping = sweepOrphans(client, kinds, lists.scopes, {
+        // A label narrows the lists on the server; an Argo CD tracking id is an annotation, which cannot.
+        labelSelector: byAnnotation ? undefined : env.trackingLabel,
+        timeoutMs: ctx.clusterTimeoutMs,
+        // Kinds listed whole are not looked through, so nothing found here is in `live` already.
+        candidate: (item) => {
+          const key = objectKey(item as KubeObject);
+          return !desired.has(key) && !carriedKeys.has(key) && compareObject(null, item as KubeObject, compareContext).type === "Extra";
+        },
+      });
+      sweeping.catch(() => undefined); // awaited below, unless the lists fail the run first
+    }
     // From here on pages go straight to `ingest`; what the speculative lists buffered goes first.
     const listed = await lists.settle(client, wanted, { ingest, forget: (keys) => keys.forEach((k) => live.delete(k)) }, resources.size);
     const resourceName = (r: ApiResource) => `${r.resource}${r.group ? "." + r.group : ""}`;
@@ -377,21 +397,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       warnings.push({ category: "forbidden", message: f.error.message, resource: resourceName(f.resource) });
     }
     if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
-    // Tracked objects of kinds that neither Git nor a controller record names: Extra of any kind.
-    const unsweptKinds = new Set<string>();
-    if (sweepNeeded(env, controller)) {
-      const { kinds, unserved: notListable } = sweepKinds(env, discovery, new Set(resources.keys()));
-      for (const k of notListable) warnings.push({ category: "render", severity: "warning", message: `extraKinds: the cluster does not serve ${k}, or not for listing` });
-      const byAnnotation = env.controller?.type === "argocd" && (controller?.inventory.length ?? 0) === 0;
-      const swept = await sweepOrphans(client, kinds, lists.scopes, {
-        // A label narrows the lists on the server; an Argo CD tracking id is an annotation, which cannot.
-        labelSelector: byAnnotation ? undefined : env.trackingLabel,
-        timeoutMs: ctx.clusterTimeoutMs,
-        candidate: (item) => {
-          const key = objectKey(item as KubeObject);
-          return !desired.has(key) && !carriedKeys.has(key) && !live.has(key) && compareObject(null, item as KubeObject, compareContext).type === "Extra";
-        },
-      });
+    if (sweeping) {
+      const swept = await sweeping;
       for (const found of swept.found) ingest(found.resource, [found.object]);
       for (const u of swept.unread) {
         // Like a forbidden kind: what was seen of it before is kept, not resolved for want of a list.
@@ -400,7 +407,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         // Kinds the credential may not list are outside "every kind it can list": nothing to say.
         if (!forbiddenToList) warnings.push({ ...kubeRunError(u.error, resourceName(u.resource)), severity: "warning", message: `looking for tracked objects: ${kubeRunError(u.error).message}` });
       }
-      ctx.log.debug({ kinds: kinds.length, found: swept.found.length, unread: swept.unread.length }, "looked for tracked objects of other kinds");
+      ctx.log.debug({ found: swept.found.length, unread: swept.unread.length }, "looked for tracked objects of other kinds");
     }
     // ── Compare ───────────────────────────────────────────────────────────
     progress.phase = "compare";

@@ -64,16 +64,39 @@ export async function sweepOrphans(
 ): Promise<SweepOutcome> {
   const out: SweepOutcome = { found: [], unread: [] };
   const queue = [...kinds];
+  const named = scopes.filter((s): s is string => s !== undefined);
+  // Several namespaces: one list across all of them per kind costs one round trip instead of one per
+  // namespace, when the credential may list across namespaces (else it falls back, once per run).
+  const inScope = named.length === scopes.length && named.length > 1 ? new Set(named) : null;
+  let acrossNamespaces = inScope !== null;
+  const listInto = async (resource: ApiResource, namespace: string | undefined, picked: Item[], keep: (item: Item) => boolean) => {
+    const start = picked.length;
+    await listPaged(
+      client,
+      resource,
+      { namespace, pageSize: PAGE_SIZE, labelSelector: opts.labelSelector, timeoutMs: opts.timeoutMs, metadataOnly: true, onRestart: () => (picked.length = start) },
+      (items) => {
+        for (const item of items) if (keep(item) && opts.candidate(item)) picked.push(item);
+      },
+    );
+  };
   const worker = async () => {
     for (let r = queue.shift(); r; r = queue.shift()) {
       const resource = r;
       try {
         const picked: Item[] = [];
-        for (const namespace of resource.namespaced ? scopes : [undefined]) {
-          await listPaged(client, resource, { namespace, pageSize: PAGE_SIZE, labelSelector: opts.labelSelector, timeoutMs: opts.timeoutMs, metadataOnly: true, onRestart: () => (picked.length = 0) }, (items) => {
-            for (const item of items) if (opts.candidate(item)) picked.push(item);
-          });
+        let listed = false;
+        if (resource.namespaced && inScope && acrossNamespaces) {
+          try {
+            await listInto(resource, undefined, picked, (item) => inScope.has((item.metadata as { namespace?: string }).namespace ?? ""));
+            listed = true;
+          } catch (e) {
+            if (!(e instanceof KubeError && e.category === "forbidden")) throw e;
+            acrossNamespaces = false;
+            picked.length = 0;
+          }
         }
+        if (!listed) for (const namespace of resource.namespaced ? scopes : [undefined]) await listInto(resource, namespace, picked, () => true);
         for (const item of picked) {
           const meta = item.metadata as { name: string; namespace?: string };
           try {

@@ -47,6 +47,21 @@ describe("Extra of a kind Git does not declare", () => {
     expect(await openDrift(f)).toEqual([]);
   });
 
+  it("several namespaces in scope: tracked orphans in each are Extra, one outside the scope is not", async () => {
+    f = await createCollectorFixture({ "envs/test/api.yaml": [api] }, { envYaml: { trackingLabel: "team=shop", namespaces: ["shop", "shop-jobs"] } });
+    for (const name of ["shop-jobs", "elsewhere"]) await f.applyAsController([{ apiVersion: "v1", kind: "Namespace", metadata: { name } }]);
+    await f.applyAsController([api, configMap("leftover-flags", { labels: { team: "shop" } })]);
+    await f.applyAsController([
+      { ...configMap("old-batch-settings", { labels: { team: "shop" } }), metadata: { name: "old-batch-settings", namespace: "shop-jobs", labels: { team: "shop" } } },
+      { ...configMap("not-in-scope", { labels: { team: "shop" } }), metadata: { name: "not-in-scope", namespace: "elsewhere", labels: { team: "shop" } } },
+    ]);
+    await f.run();
+    expect(await openDrift(f)).toEqual([
+      ["/ConfigMap/shop-jobs/old-batch-settings", "Extra"],
+      ["/ConfigMap/shop/leftover-flags", "Extra"],
+    ]);
+  });
+
   it("extraKinds narrows the kinds looked through: a tracked orphan of a kind not in the list is not looked for", async () => {
     f = await createCollectorFixture({ "envs/test/api.yaml": [api] }, { envYaml: { trackingLabel: "team=shop", extraKinds: ["ServiceAccount"] } });
     await f.applyAsController([api, configMap("leftover-flags", { labels: { team: "shop" } })]);
