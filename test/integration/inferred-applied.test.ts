@@ -19,45 +19,47 @@ async function badgeFor(fixture: CollectorFixture, sha: string) {
   return commit.environments.find((b) => b.environment === "test");
 }
 
+const v1 = deploymentYaml("api", "shop/api:1.4.0", 2);
+const v2 = deploymentYaml("api", "shop/api:1.5.0", 2);
+
+/** A repository whose first commit renders v1 and whose second ("release") renders v2. */
+async function twoReleases(): Promise<{ fixture: CollectorFixture; first: string; release: string }> {
+  const fixture = await createCollectorFixture({ "envs/test/api.yaml": [v1] });
+  f = fixture; // cleaned up after the test
+  const first = fixture.repo.head();
+  fixture.repo.write("envs/test/api.yaml", stringify(v2));
+  return { fixture, first, release: fixture.repo.commit("api 1.5.0") };
+}
+
 describe("applied revision without a controller", () => {
   it("live equals the tip's render: the tip is applied (inferred), and lineage shows the tip live, inferred", async () => {
-    const v1 = deploymentYaml("api", "shop/api:1.4.0", 2);
-    const v2 = deploymentYaml("api", "shop/api:1.5.0", 2);
-    f = await createCollectorFixture({ "envs/test/api.yaml": [v1] });
-    const first = f.repo.head();
-    f.repo.write("envs/test/api.yaml", stringify(v2));
-    const release = f.repo.commit("api 1.5.0");
+    const { fixture: fx, first, release } = await twoReleases();
     // The tip changes nothing the environment renders: its render is the release's.
-    f.repo.write("README.md", "# shop deploy\n");
-    const tip = f.repo.commit("docs: readme");
-    await f.applyAsController([v2]);
+    fx.repo.write("README.md", "# shop deploy\n");
+    const tip = fx.repo.commit("docs: readme");
+    await fx.applyAsController([v2]);
 
-    const out = await f.run();
+    const out = await fx.run();
     expect(out.status).toBe("succeeded");
-    const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    const env = await fx.db.environment.findUniqueOrThrow({ where: { name: "test" } });
     expect(env.approvedSha).toBe(release);
     expect(env.appliedSha).toBe(tip);
     expect(env.appliedSource).toBe("inferred");
 
-    expect(await badgeFor(f, tip)).toMatchObject({ state: "live", inferred: true, viaDescendant: false, through: expect.objectContaining({ sha: tip }) });
-    expect(await badgeFor(f, release)).toMatchObject({ state: "live", inferred: true, viaDescendant: true });
-    expect(await badgeFor(f, first)).toMatchObject({ state: "live", inferred: true });
+    expect(await badgeFor(fx, tip)).toMatchObject({ state: "live", inferred: true, viaDescendant: false, through: expect.objectContaining({ sha: tip }) });
+    expect(await badgeFor(fx, release)).toMatchObject({ state: "live", inferred: true, viaDescendant: true });
+    expect(await badgeFor(fx, first)).toMatchObject({ state: "live", inferred: true });
   });
 
   it("live still runs an older render: that revision is applied (inferred) and the newer release is not live", async () => {
-    const v1 = deploymentYaml("api", "shop/api:1.4.0", 2);
-    const v2 = deploymentYaml("api", "shop/api:1.5.0", 2);
-    f = await createCollectorFixture({ "envs/test/api.yaml": [v1] });
-    const first = f.repo.head();
-    f.repo.write("envs/test/api.yaml", stringify(v2));
-    const release = f.repo.commit("api 1.5.0");
-    await f.applyAsController([v1]);
+    const { fixture: fx, first, release } = await twoReleases();
+    await fx.applyAsController([v1]);
 
-    await f.run();
-    const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    await fx.run();
+    const env = await fx.db.environment.findUniqueOrThrow({ where: { name: "test" } });
     expect(env.appliedSha).toBe(first);
     expect(env.appliedSource).toBe("inferred");
-    expect(await badgeFor(f, first)).toMatchObject({ state: "live", inferred: true });
-    expect((await badgeFor(f, release))?.state).not.toBe("live");
+    expect(await badgeFor(fx, first)).toMatchObject({ state: "live", inferred: true });
+    expect((await badgeFor(fx, release))?.state).not.toBe("live");
   });
 });
