@@ -96,7 +96,7 @@ async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Prom
   };
 }
 
-async function benchSize(database: BenchDatabase, objects: number, steadyRuns: number, profileTo?: string): Promise<CollectSizeResult> {
+async function benchSize(database: BenchDatabase, objects: number, steadyRuns: number, profileTo?: string, trackingLabel?: string): Promise<CollectSizeResult> {
   const setupStart = performance.now();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-bench-collect-${objects}-`));
   const cluster = await startBenchCluster(dir);
@@ -106,7 +106,7 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
     await cluster.seed(set.live, "kustomize-controller");
     writeManifests(repo, "envs/bench", set.desired);
     await resetDatabase(database.db);
-    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench" }]);
+    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench", trackingLabel }]);
     await syncConfig(database.db, config);
     const ctx = benchContext(database.db, config, path.join(dir, "mirrors"));
     const setupMs = performance.now() - setupStart;
@@ -170,14 +170,16 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
   }
 }
 
-export async function runCollectBench(opts: { sizes?: number[]; steadyRuns?: number; profile?: string; log?: (m: string) => void } = {}): Promise<CollectBenchResult> {
+export async function runCollectBench(
+  opts: { sizes?: number[]; steadyRuns?: number; profile?: string; trackingLabel?: string; log?: (m: string) => void } = {},
+): Promise<CollectBenchResult> {
   const sizes = opts.sizes ?? [1_000, 10_000];
   const log = opts.log ?? (() => {});
   const database = await startBenchDatabase("collect");
   try {
     const results: CollectSizeResult[] = [];
     for (const n of sizes) {
-      const r = await benchSize(database, n, opts.steadyRuns ?? 5, opts.profile);
+      const r = await benchSize(database, n, opts.steadyRuns ?? 5, opts.profile, opts.trackingLabel);
       log(`collect ${n}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB`);
       results.push(r);
     }
@@ -209,10 +211,13 @@ function sizesFromArgs(): number[] | undefined {
 export async function main(): Promise<CollectBenchResult> {
   const steadyIdx = process.argv.indexOf("--steady");
   const profileIdx = process.argv.indexOf("--profile");
+  const trackingIdx = process.argv.indexOf("--tracking-label");
   const r = await runCollectBench({
     sizes: sizesFromArgs(),
     steadyRuns: steadyIdx >= 0 ? Number(process.argv[steadyIdx + 1]) : undefined,
     profile: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
+    // An environment tracked by label: every run also looks through the other namespaced kinds (metadata only).
+    trackingLabel: trackingIdx >= 0 ? process.argv[trackingIdx + 1] : undefined,
     log: (m) => console.log(m),
   });
   console.log(JSON.stringify(r));

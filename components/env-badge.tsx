@@ -15,7 +15,7 @@ export function badgeText(b: EnvironmentBadgeDto, mounted: boolean): string {
   const when = (iso: string) => (mounted ? formatLocal(iso) : iso.slice(0, 16).replace("T", " ") + " UTC");
   switch (b.state) {
     case "live":
-      return `live in ${b.environment} since ${b.since ? when(b.since) : "?"}${b.viaDescendant && b.through ? ` (via ${b.through.shortSha})` : ""}`;
+      return `live in ${b.environment} since ${b.since ? when(b.since) : "?"}${b.viaDescendant && b.through ? ` (via ${b.through.shortSha})` : ""}${b.inferred ? " (inferred)" : ""}`;
     case "pending":
       return `pending in ${b.environment}: ${b.reason ?? "waiting"}`;
     case "not-approved":
@@ -30,6 +30,7 @@ export function EnvBadge({ b, now, compact = false }: { b: EnvironmentBadgeDto; 
   const title = [
     b.state === "live" && b.since ? `Live since ${new Date(b.since).toISOString()} UTC` : null,
     b.through ? `Applied revision ${b.through.sha}${b.viaDescendant ? " (a later commit that contains this one)" : ""}` : null,
+    b.inferred ? "Inferred: no controller reports an applied revision; this is the newest revision whose manifests match live" : null,
     b.reason,
   ]
     .filter(Boolean)
@@ -38,7 +39,7 @@ export function EnvBadge({ b, now, compact = false }: { b: EnvironmentBadgeDto; 
   if (compact) {
     text =
       b.state === "live"
-        ? `live ${b.since ? formatAge(now - Date.parse(b.since)) : ""}${b.viaDescendant ? " ↳" : ""}`
+        ? `live ${b.since ? formatAge(now - Date.parse(b.since)) : ""}${b.viaDescendant ? " ↳" : ""}${b.inferred ? " (inferred)" : ""}`
         : b.state === "pending"
           ? `pending${b.reasonSince ? ` ${formatAge(now - Date.parse(b.reasonSince))}` : ""}`
           : b.state === "not-approved"

@@ -3,6 +3,10 @@ import { parseArgs } from "node:util";
 import { prepare } from "@/lib/server/prepare";
 import { collectorContext, runOnce } from "@/lib/collector";
 import { disconnectPrisma } from "@/lib/db";
+import { sendLogsToStderr } from "@/lib/log";
+
+// stdout is the answer (a report, or with --json one JSON document for `| jq`); logs are not part of it.
+sendLogsToStderr();
 
 const { values } = parseArgs({ options: { once: { type: "boolean", default: false }, env: { type: "string" }, json: { type: "boolean", default: false } } });
 if (!values.once) {

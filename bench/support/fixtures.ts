@@ -175,6 +175,8 @@ export interface BenchEnvSpec {
   path: string;
   mode?: "poll" | "watch";
   interval?: string;
+  /** Track live objects by this label (key=value): each run then also looks through every other namespaced kind for orphans. */
+  trackingLabel?: string;
 }
 
 export function benchConfig(
@@ -194,6 +196,7 @@ export function benchConfig(
       source: { repository: "bench", branch: "main", path: e.path },
       mode: e.mode ?? "poll",
       interval: e.interval ?? "1h",
+      ...(e.trackingLabel ? { trackingLabel: e.trackingLabel } : {}),
     })),
   });
   return { config: parseConfig(yaml), yaml };

@@ -4,6 +4,7 @@
 import YAML from "yaml";
 import { formatPatch, structuredPatch } from "diff";
 import type { Change } from "@/lib/drift/types";
+import { NOISY_ANNOTATIONS, SERVER_METADATA_FIELDS } from "@/lib/drift/metadata-noise";
 import { parsePathPattern, type PatternSegment } from "@/lib/drift/path";
 
 type Path = (string | number)[];
@@ -164,7 +165,8 @@ export function removeDocument(file: string, range: [number, number]): string {
   return file.slice(0, range[0]) + file.slice(range[1]);
 }
 
-const NOISE_METADATA = ["managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "ownerReferences"];
+// ownerReferences name uids of this cluster: meaningless in Git.
+const NOISE_METADATA = [...SERVER_METADATA_FIELDS, "ownerReferences"];
 
 /** A live object as a manifest worth committing: no status, no server bookkeeping. */
 export function manifestFromLive(body: Record<string, unknown>): string {
@@ -175,8 +177,7 @@ export function manifestFromLive(body: Record<string, unknown>): string {
     for (const f of NOISE_METADATA) delete meta[f];
     const ann = meta.annotations && typeof meta.annotations === "object" ? (meta.annotations as Record<string, unknown>) : null;
     if (ann) {
-      delete ann["kubectl.kubernetes.io/last-applied-configuration"];
-      delete ann["deployment.kubernetes.io/revision"];
+      for (const k of NOISY_ANNOTATIONS) delete ann[k];
       if (Object.keys(ann).length === 0) delete meta.annotations;
     }
   }

@@ -16,6 +16,7 @@ import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
 import { clusterFor, forgetCluster, hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
+import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
 
@@ -412,6 +413,26 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         progress.kindsDone++;
       } else wanted.push(r);
     }
+    // Tracked objects of kinds that neither Git nor a controller record names (Extra of any kind): looked
+    // for while the lists run, taken in after them.
+    const unsweptKinds = new Set<string>();
+    let sweeping: Promise<SweepOutcome> | null = null;
+    if (sweepNeeded(env, controller)) {
+      const { kinds, unserved: notListable } = sweepKinds(env, discovery, new Set(resources.keys()));
+      for (const k of notListable) warnings.push({ category: "render", severity: "warning", message: `extraKinds: the cluster does not serve ${k}, or not for listing` });
+      const byAnnotation = env.controller?.type === "argocd" && (controller?.inventory.length ?? 0) === 0;
+      sweeping = sweepOrphans(client, kinds, lists.scopes, {
+        // A label narrows the lists on the server; an Argo CD tracking id is an annotation, which cannot.
+        labelSelector: byAnnotation ? undefined : env.trackingLabel,
+        timeoutMs: ctx.clusterTimeoutMs,
+        // Kinds listed whole are not looked through, so nothing found here is in `live` already.
+        candidate: (item) => {
+          const key = objectKey(item as KubeObject);
+          return !desired.has(key) && !carriedKeys.has(key) && compareObject(null, item as KubeObject, compareContext).type === "Extra";
+        },
+      });
+      sweeping.catch(() => undefined); // awaited below, unless the lists fail the run first
+    }
     // From here on pages go straight to `ingest`; what the speculative lists buffered goes first.
     const listed = await lists.settle(client, wanted, { ingest, forget: (keys) => keys.forEach((k) => live.delete(k)) }, resources.size);
     const resourceName = (r: ApiResource) => `${r.resource}${r.group ? "." + r.group : ""}`;
@@ -421,6 +442,18 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       warnings.push({ category: "forbidden", message: f.error.message, resource: resourceName(f.resource) });
     }
     if (cached) ctx.log.debug({ kinds: resources.size, objects: progress.objectsRead }, "live objects read from the watch cache");
+    if (sweeping) {
+      const swept = await sweeping;
+      for (const found of swept.found) ingest(found.resource, [found.object]);
+      for (const u of swept.unread) {
+        // Like a forbidden kind: what was seen of it before is kept, not resolved for want of a list.
+        unsweptKinds.add(`${u.resource.group}/${u.resource.kind}`);
+        const forbiddenToList = u.error instanceof KubeError && u.error.category === "forbidden";
+        // Kinds the credential may not list are outside "every kind it can list": nothing to say.
+        if (!forbiddenToList) warnings.push({ ...kubeRunError(u.error, resourceName(u.resource)), severity: "warning", message: `looking for tracked objects: ${kubeRunError(u.error).message}` });
+      }
+      ctx.log.debug({ found: swept.found.length, unread: swept.unread.length }, "looked for tracked objects of other kinds");
+    }
     // ── Compare ───────────────────────────────────────────────────────────
     progress.phase = "compare";
     report();
@@ -432,7 +465,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       desired,
       live,
       failingFiles,
-      forbiddenKinds,
+      forbiddenKinds: unsweptKinds.size > 0 ? new Set([...forbiddenKinds, ...unsweptKinds]) : forbiddenKinds,
       controller,
       compareOptions,
       compareContext,
@@ -503,6 +536,9 @@ function remoteBaseSource(ctx: CollectorContext): RemoteBaseSource | undefined {
  * With no controller to ask, the applied revision is the newest recent
  * revision whose rendered manifests match live exactly. "Exactly" uses the
  * same comparison as drift, so ignore rules and defaults count the same way.
+ * When live matches the approved revision, the branch tip is the newest such
+ * revision whenever it renders the same (nothing it changed is read by the
+ * render) — as a controller would report the tip it applied.
  */
 async function inferApplied(
   ctx: CollectorContext,
@@ -517,7 +553,13 @@ async function inferApplied(
   options: CompareContext,
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
-  if (clean) return { sha: approved, source: "inferred" };
+  if (clean) {
+    if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
+    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
+    const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
+    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, JSON.stringify(renderOptions)], sameRender).catch(() => false);
+    return { sha: tipRendersApproved ? tipSha : approved, source: "inferred" };
+  }
   const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
   const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
@@ -537,6 +579,18 @@ async function inferApplied(
     if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
   }
   return { sha: null, source: "inferred" };
+}
+
+/** Whether two revisions render to the same objects (a render that fails is never the same). */
+async function sameManifests(mirrorPath: string, a: string, b: string, options: Parameters<typeof renderManifests>[2]): Promise<boolean> {
+  const [ra, rb] = await Promise.all([renderManifests(mirrorPath, a, options), renderManifests(mirrorPath, b, options)]);
+  if (ra.problems.some((p) => p.severity === "error") || rb.problems.some((p) => p.severity === "error")) return false;
+  const hashes = (r: typeof ra) => new Map(r.objects.map((o) => [objectKey(o.object as KubeObject), contentHash(o.object).hash]));
+  const ha = hashes(ra);
+  const hb = hashes(rb);
+  if (ha.size !== hb.size) return false;
+  for (const [k, h] of ha) if (hb.get(k) !== h) return false;
+  return true;
 }
 
 export { contentHash, apiVersionOf };

@@ -150,6 +150,13 @@ export const environmentSchema = z
       .string()
       .regex(/^[^=\s]+=[^=\s]*$/, "expected key=value")
       .optional(),
+    /**
+     * Where to look for tracked objects Git lacks (Extra) when no controller record names them
+     * (tracking by label, or an Argo CD Application without status.resources): kinds as `Kind`
+     * (core) or `group/Kind`. Unset: every namespaced kind the credential can list (metadata
+     * only, once per run). `[]`: only the kinds Git declares.
+     */
+    extraKinds: z.array(z.string().regex(/^([a-z0-9.-]+\/)?[A-Z][A-Za-z0-9]*$/, "expected Kind or group/Kind")).optional(),
     mode: z.enum(["poll", "watch"]).default("poll"),
     interval: duration.default(60_000),
     /** Approved ≠ applied for longer than this raises the stale alert. */

@@ -20,6 +20,8 @@ interface EnvLineage {
   approvedSha: string | null;
   appliedSha: string | null;
   appliedSince: string | null;
+  /** The current applied revision was inferred from live state, not reported by a controller. */
+  appliedInferred: boolean;
   history: AppliedInterval[];
   /** Why an approved revision is not applied, from the controller, a pause or the collector. */
   blocker: { reason: string; since: string | null } | null;
@@ -40,6 +42,7 @@ async function lineageEnvironments(db: Db, now: Date): Promise<EnvLineage[]> {
       approvedSha: true,
       appliedSha: true,
       appliedSince: true,
+      appliedSource: true,
       controller: true,
       lastError: true,
       lastGoodCollectedAt: true,
@@ -78,6 +81,7 @@ async function lineageEnvironments(db: Db, now: Date): Promise<EnvLineage[]> {
       approvedSha: e.approvedSha,
       appliedSha: e.appliedSha,
       appliedSince: iso(e.appliedSince),
+      appliedInferred: e.appliedSource === "inferred",
       history: normaliseHistory(
         e.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
         { sha: e.appliedSha, since: iso(e.appliedSince) },
@@ -91,7 +95,7 @@ async function lineageEnvironments(db: Db, now: Date): Promise<EnvLineage[]> {
 function badge(h: RepoHistory, env: EnvLineage, sha: string): EnvironmentBadgeDto {
   const l = liveness(h.graph, env.history, sha);
   const through = l.through ? revisionDto(l.through, h.commits.get(l.through)) : null;
-  const base = { environment: env.name, position: env.position, through, viaDescendant: l.live && !l.exact, firstLiveAt: l.firstLiveAt };
+  const base = { environment: env.name, position: env.position, through, viaDescendant: l.live && !l.exact, inferred: through !== null && env.appliedInferred, firstLiveAt: l.firstLiveAt };
   if (l.live) return { ...base, state: "live", since: l.since, reason: null, reasonSince: null };
   if (!env.appliedSha && env.history.length === 0) return { ...base, state: "unknown", since: null, reason: "no applied revision known yet", reasonSince: null };
   if (env.approvedSha && h.graph.contains(env.approvedSha, sha)) {

@@ -271,6 +271,8 @@ export interface EnvironmentBadgeDto {
   through: RevisionDto | null;
   /** Live through a later commit that contains this one. */
   viaDescendant: boolean;
+  /** The applied revision was inferred from live state (no controller reports one), not reported. */
+  inferred: boolean;
   firstLiveAt: string | null;
   /** Pending: why, in words ("source AuthenticationFailed for 2h"). */
   reason: string | null;

@@ -159,6 +159,7 @@ const badge = obj({
   since: nullable(time),
   through: nullable(ref("Revision")),
   viaDescendant: { type: "boolean", description: "Live through a later applied commit that contains this one" },
+  inferred: { type: "boolean", description: "The applied revision was inferred from live state (no controller reports one)" },
   firstLiveAt: nullable(time),
   reason: nullable(str),
   reasonSince: nullable(time),

@@ -6,6 +6,7 @@
 // (plus the fields the engine reported as added), and each row's
 // highlight comes from the drift item's changes, matched by path.
 import YAML from "yaml";
+import { NOISY_ANNOTATIONS, SERVER_METADATA_FIELDS } from "@/lib/drift/metadata-noise";
 import type { ChangeDto, DiffRowDto } from "./dto";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -15,8 +16,6 @@ export const HIDDEN = "(hidden)";
 
 const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const NOISY_METADATA = ["uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"];
-const NOISY_ANNOTATIONS = ["kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"];
 
 /** Drops what no person wants to read in a diff: status and server-owned metadata. */
 export function stripNoise(obj: unknown): Json {
@@ -25,10 +24,10 @@ export function stripNoise(obj: unknown): Json {
   const meta = rest.metadata;
   if (isObj(meta)) {
     const m: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(meta)) if (!NOISY_METADATA.includes(k)) m[k] = v;
+    for (const [k, v] of Object.entries(meta)) if (!SERVER_METADATA_FIELDS.includes(k)) m[k] = v;
     if (isObj(m.annotations)) {
       const a: Record<string, Json> = {};
-      for (const [k, v] of Object.entries(m.annotations)) if (!NOISY_ANNOTATIONS.includes(k)) a[k] = v;
+      for (const [k, v] of Object.entries(m.annotations)) if (!NOISY_ANNOTATIONS.has(k)) a[k] = v;
       if (Object.keys(a).length) m.annotations = a;
       else delete m.annotations;
     }

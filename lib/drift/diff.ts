@@ -13,9 +13,9 @@ import {
   GENERIC,
   isDefaultTree,
   kindSchema,
-  LAST_APPLIED_ANNOTATION,
   type SchemaNode,
 } from "./kube-schema";
+import { LAST_APPLIED_ANNOTATION } from "./metadata-noise";
 import { OwnershipIndex, type OwnerEntry } from "./managed-fields";
 import { fieldsV1Key, plainPath, renderPath, type Scalar, type Segment } from "./path";
 import { quantityEquals } from "./quantity";
@@ -194,7 +194,8 @@ export class ObjectDiffer {
       return;
     }
     if (lAbsent) {
-      if (!zeroOnly(d, node, parentFree)) this.emit("removed", depth, d, undefined, null);
+      if (node.free === true && isObj(d)) this.removedKeys(d, node, depth);
+      else if (!zeroOnly(d, node, parentFree)) this.emit("removed", depth, d, undefined, null);
       return;
     }
     if (typeof d === "object" && typeof l === "object") {
@@ -231,6 +232,17 @@ export class ObjectDiffer {
       if (c.skip) continue;
       this.field(depth, k);
       this.liveOnly(v, c, depth + 1, l);
+    }
+  }
+
+  /** Every key of a map whose keys are data is its own field to the API server: a lost map is reported key by key. */
+  private removedKeys(d: Obj, node: SchemaNode, depth: number): void {
+    const skipKeys = node.skipKeys;
+    for (const k in d) {
+      const v = d[k];
+      if (v === undefined || v === null || (skipKeys !== undefined && skipKeys.has(k))) continue;
+      this.field(depth, k);
+      this.emit("removed", depth + 1, v, undefined, null);
     }
   }
 
@@ -334,9 +346,10 @@ export class ObjectDiffer {
     const own = this.ownership();
     const segs = this.segs(depth);
     const keys = segs.map(fieldsV1Key);
-    // A map field is reported key by key (whoever created the map need not have written every key);
+    // A map field is reported key by key (whoever created the map need not have written every key,
+    // and a map whose keys are data — annotations, labels — loses them one by one, never as a whole);
     // a list item is reported whole (its owner created it).
-    if (isObj(l) && this.fk[depth - 1] === FIELD && own.hasDescendants(keys)) {
+    if (isObj(l) && this.fk[depth - 1] === FIELD && (node.free === true || own.hasDescendants(keys))) {
       this.liveOnlyChildren(l, node, depth);
       return;
     }

@@ -4,6 +4,7 @@
 // and unknown fields fall back to generic rules (lists of named objects merge
 // by `name`; `requests`/`limits`/`hard`/… maps hold quantities).
 
+import { NOISY_ANNOTATIONS, SERVER_METADATA_FIELDS } from "./metadata-noise";
 import type { Scalar } from "./path";
 
 export type DefaultCheck = (value: unknown, parent: Record<string, unknown> | null) => boolean;
@@ -216,19 +217,12 @@ const TEMPLATE_META: SchemaNode = {
 
 const POD_TEMPLATE: SchemaNode = { fields: { metadata: TEMPLATE_META, spec: POD_SPEC } };
 
+/** A port in an atomic list (Endpoints, EndpointSlice, NetworkPolicy): the server sets protocol TCP when absent. */
+const PORT_WITH_PROTOCOL: SchemaNode = { fields: { protocol: { isDefault: eq("TCP") } } };
+
 const LABEL_SELECTOR: SchemaNode = { fields: { matchLabels: FREE_MAP, matchExpressions: ATOMIC } };
 
 const SYSTEM_FINALIZERS = new Set(["kubernetes.io/pvc-protection", "kubernetes.io/pv-protection", "foregroundDeletion", "orphan"]);
-
-const SKIPPED_ANNOTATIONS = new Set([
-  "deployment.kubernetes.io/revision",
-  "deployment.kubernetes.io/desired-replicas",
-  "deployment.kubernetes.io/max-replicas",
-  "deprecated.daemonset.template.generation",
-  "kubectl.kubernetes.io/last-applied-configuration",
-]);
-
-export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
 function metadataSchema(extraLabelDefaults?: ReadonlySet<string>): SchemaNode {
   return {
@@ -236,16 +230,9 @@ function metadataSchema(extraLabelDefaults?: ReadonlySet<string>): SchemaNode {
       name: SKIP,
       namespace: SKIP,
       generateName: SKIP,
-      uid: SKIP,
-      resourceVersion: SKIP,
-      generation: SKIP,
-      creationTimestamp: SKIP,
-      deletionTimestamp: SKIP,
-      deletionGracePeriodSeconds: SKIP,
-      managedFields: SKIP,
-      selfLink: SKIP,
+      ...Object.fromEntries(SERVER_METADATA_FIELDS.map((f) => [f, SKIP])),
       labels: { free: true, injectable: true, ...(extraLabelDefaults ? { defaultKeys: extraLabelDefaults } : {}) },
-      annotations: { free: true, injectable: true, skipKeys: SKIPPED_ANNOTATIONS },
+      annotations: { free: true, injectable: true, skipKeys: NOISY_ANNOTATIONS },
       finalizers: { set: true, items: { isDefault: (v) => typeof v === "string" && SYSTEM_FINALIZERS.has(v) } },
       ownerReferences: { mergeKeys: ["uid"] },
     },
@@ -464,8 +451,26 @@ const KIND_SCHEMAS: Record<string, SchemaNode> = {
       },
     },
   }),
+  // subsets is atomic (whoever wrote it owns all of it), yet the server still defaults inside it.
+  "/Endpoints": root({
+    subsets: {
+      atomic: true,
+      items: { fields: { addresses: ATOMIC, notReadyAddresses: ATOMIC, ports: { atomic: true, items: PORT_WITH_PROTOCOL } } },
+    },
+  }),
+  "discovery.k8s.io/EndpointSlice": root({
+    endpoints: ATOMIC,
+    ports: { atomic: true, items: PORT_WITH_PROTOCOL },
+  }),
   "networking.k8s.io/NetworkPolicy": root({
-    spec: { fields: { podSelector: LABEL_SELECTOR, policyTypes: { atomic: true, isDefault: anyValue }, ingress: ATOMIC, egress: ATOMIC } },
+    spec: {
+      fields: {
+        podSelector: LABEL_SELECTOR,
+        policyTypes: { atomic: true, isDefault: anyValue },
+        ingress: { atomic: true, items: { fields: { ports: { atomic: true, items: PORT_WITH_PROTOCOL }, from: ATOMIC } } },
+        egress: { atomic: true, items: { fields: { ports: { atomic: true, items: PORT_WITH_PROTOCOL }, to: ATOMIC } } },
+      },
+    },
   }),
   "networking.k8s.io/Ingress": root({ spec: { fields: { ingressClassName: { isDefault: anyValue }, rules: ATOMIC, tls: ATOMIC } } }),
 };

@@ -4,7 +4,7 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { groupOf, type KubeObject } from "./types";
-import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from "./kube-schema";
+import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from "./metadata-noise";
 
 export const HASH_PREFIX = "sha256-hmac:";
 
@@ -20,9 +20,16 @@ export function hashBytes(bytes: Uint8Array, key: string | Uint8Array): string {
   return HASH_PREFIX + createHmac("sha256", key).update(bytes).digest("hex");
 }
 
+/** The bytes of one value; null is the empty value, as the API server reads it (`""` and `null` both mean "key present, empty"). */
 function decodeData(value: unknown): Buffer | null {
+  if (value === null) return Buffer.alloc(0);
   if (typeof value !== "string") return null;
   return Buffer.from(value, "base64");
+}
+
+function stringBytes(value: unknown): Buffer | null {
+  if (value === null) return Buffer.alloc(0);
+  return typeof value === "string" ? Buffer.from(value, "utf8") : null;
 }
 
 /**
@@ -48,7 +55,10 @@ export function hashSecretValues(secret: KubeObject, key: string | Uint8Array): 
   if (stringData && typeof stringData === "object") {
     for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
       if (isHashedValue(v)) data[k] = v;
-      else if (typeof v === "string") data[k] = hashBytes(Buffer.from(v, "utf8"), key);
+      else {
+        const bytes = stringBytes(v);
+        if (bytes) data[k] = hashBytes(bytes, key);
+      }
     }
   }
   const { stringData: _dropped, ...rest } = secret;
@@ -81,7 +91,10 @@ export function secretTokens(obj: Record<string, unknown>): Map<string, SecretTo
   if (stringData && typeof stringData === "object" && !Array.isArray(stringData)) {
     for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
       if (isHashedValue(v)) out.set(k, v);
-      else if (typeof v === "string") out.set(k, Buffer.from(v, "utf8"));
+      else {
+        const bytes = stringBytes(v);
+        if (bytes) out.set(k, bytes);
+      }
     }
   }
   return out;

@@ -26,6 +26,20 @@ describe("environment tracking", () => {
     expect(isTrackedByEnvironment(tracked, compileTracking({ argoApp: "shop", argoTrackingId: false }))).toBe(false);
   });
 
+  it("an object another object made (controller ownerReference) is not tracked by the label it inherited", () => {
+    const labelled = { ...cm, metadata: { ...cm.metadata, labels: { team: "shop" } } };
+    const owned = {
+      ...labelled,
+      metadata: { ...labelled.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "api", uid: "u-1", controller: true }] },
+    };
+    const byLabel = compileTracking({ label: "team=shop" });
+    expect(isTrackedByEnvironment(labelled, byLabel)).toBe(true);
+    expect(isTrackedByEnvironment(owned, byLabel)).toBe(false);
+    // A non-controller reference (garbage-collection only) does not make it someone else's creation.
+    const referenced = { ...labelled, metadata: { ...labelled.metadata, ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u-2" }] } };
+    expect(isTrackedByEnvironment(referenced, byLabel)).toBe(true);
+  });
+
   it("rejects a malformed tracking label", () => {
     expect(() => compileTracking({ label: "no-equals" })).toThrow(/key=value/);
   });

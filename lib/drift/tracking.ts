@@ -69,6 +69,13 @@ export function isTrackedByEnvironment(live: KubeObject, t: CompiledTracking): b
         return true;
     }
   }
-  if (t.label && meta.labels?.[t.label.key] === t.label.value) return true;
+  // Labels are copied into what an object makes (a template's labels onto its pods and ReplicaSets):
+  // an object whose controller is another object is that object's doing, not an orphan of the environment.
+  if (t.label && meta.labels?.[t.label.key] === t.label.value && !hasControllerOwner(live)) return true;
   return false;
+}
+
+function hasControllerOwner(obj: KubeObject): boolean {
+  const refs = obj.metadata.ownerReferences;
+  return Array.isArray(refs) && refs.some((r) => typeof r === "object" && r !== null && (r as { controller?: unknown }).controller === true);
 }

@@ -16,6 +16,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Identifies the caller to the API server; a real server names the field manager after it when none is given. */
   userAgent?: string;
+  /** Accept header; default application/json. */
+  accept?: string;
 }
 
 export interface ClusterClient {
@@ -83,7 +85,7 @@ export function createClusterClient(cluster: ClusterConfig, defaults: { timeoutM
     const timeoutMs = opts.timeoutMs ?? defaults.timeoutMs ?? 30_000;
     const payload = opts.body === undefined ? undefined : Buffer.from(typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body));
     const headers: Record<string, string> = {
-      accept: "application/json",
+      accept: opts.accept ?? "application/json",
       "user-agent": opts.userAgent ?? "driftwatch/0.1 (collector)",
       ...(agentOptions.headers as Record<string, string> | undefined),
     };

@@ -110,6 +110,21 @@ describe("argoStatus", () => {
     expect(s.suspended).toBe(true);
     expect(s.suspendedBy).toEqual({ manager: "kubectl-patch", time: "2026-12-02T09:30:00Z" });
   });
+  it("reads the objects the Application records (status.resources, orphans requiring pruning included) as inventory ids", () => {
+    const recorded = {
+      ...app,
+      status: {
+        ...app.status,
+        resources: [
+          { group: "apps", version: "v1", kind: "Deployment", namespace: "shop", name: "api", status: "Synced" },
+          { version: "v1", kind: "ConfigMap", namespace: "shop", name: "leftover-flags", status: "OutOfSync", requiresPruning: true },
+          { version: "v1", kind: "Namespace", name: "shop", status: "Synced" },
+        ],
+      },
+    };
+    expect(argoStatus({ namespace: "argocd", name: "shop-staging" }, recorded).inventory).toEqual(["shop_api_apps_Deployment", "shop_leftover-flags__ConfigMap", "_shop__Namespace"]);
+    expect(argoStatus({ namespace: "argocd", name: "shop-staging" }, app).inventory).toEqual([]);
+  });
   it("is not paused while automated sync is on", () => {
     const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, { ...app, spec: { syncPolicy: { automated: { prune: true, selfHeal: true } } } });
     expect(s.suspended).toBe(false);

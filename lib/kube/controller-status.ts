@@ -29,7 +29,10 @@ export interface ControllerStatus {
   conditions: ControllerCondition[];
   automatedSync: boolean | null;
   history: Array<{ revision: string; deployedAt: string | null }>;
-  /** Object ids the controller manages: Flux inventory ids `ns_name_group_kind`. */
+  /**
+   * Object ids the controller records as its own, as `ns_name_group_kind`: the Flux
+   * inventory, or Argo CD's status.resources (orphans requiring pruning included).
+   */
   inventory: string[];
   health: string | null;
 }
@@ -189,6 +192,12 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
     conditions,
     automatedSync: automated,
     history: history.filter((h) => h.revision !== ""),
+    inventory: arr(status.resources).flatMap((r) => {
+      const res = rec(r);
+      const kind = str(res.kind);
+      const name = str(res.name);
+      return kind && name ? [`${str(res.namespace) ?? ""}_${name}_${str(res.group) ?? ""}_${kind}`] : [];
+    }),
     health: healthStatus,
   };
 }

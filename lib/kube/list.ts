@@ -9,6 +9,9 @@ export interface KubeListPage {
   items: Array<Record<string, unknown>>;
 }
 
+// What client-go sends for metadata-only lists, whole objects as the fallback.
+const METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
 /**
  * Lists one resource page by page (limit/continue), handing each page to
  * `onPage` so a caller can process and drop it: a whole cluster's JSON is
@@ -25,6 +28,8 @@ export async function listPaged(
     timeoutMs?: number;
     /** Called before the pages are delivered again from the start (see below); drop what the earlier pages gave. */
     onRestart?: () => void;
+    /** Only metadata of each item (PartialObjectMetadataList); a server that cannot answers whole objects. */
+    metadataOnly?: boolean;
   },
   onPage: (items: Array<Record<string, unknown>>) => void | Promise<void>,
 ): Promise<{ resourceVersion: string | undefined; count: number }> {
@@ -39,6 +44,7 @@ export async function listPaged(
       page = await client.requestJson<KubeListPage>("GET", resourcePath(resource, opts.namespace), {
         query: unpaged ? { labelSelector: opts.labelSelector } : { limit: opts.pageSize ?? 500, continue: cont, labelSelector: opts.labelSelector },
         timeoutMs: opts.timeoutMs,
+        accept: opts.metadataOnly ? METADATA_ONLY : undefined,
       });
     } catch (e) {
       // A continue token outlived the API's history (heavy churn between pages: 410 Expired).

@@ -157,10 +157,11 @@ describe("collector", () => {
   });
 
   it("lists a kind Git starts declaring and forgets one Git stops declaring, from one run to the next", async () => {
-    // Tracked by label, so a live ConfigMap Git no longer declares would be Extra if its kind were still read.
+    // Tracked by label, so a live ConfigMap Git no longer declares would be Extra if its kind were still read
+    // (extraKinds: [] — no looking through other kinds — so only the kinds of this run are).
     await f.cleanup();
     const tracked = { ...config, metadata: { ...config.metadata, labels: { team: "shop" } } };
-    f = await createCollectorFixture({ "envs/test/api.yaml": [api, tracked], "envs/test/secret.yaml": [secret] }, { envYaml: { trackingLabel: "team=shop" } });
+    f = await createCollectorFixture({ "envs/test/api.yaml": [api, tracked], "envs/test/secret.yaml": [secret] }, { envYaml: { trackingLabel: "team=shop", extraKinds: [] } });
     await f.applyAsController([api, tracked, secret]);
     const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "api", namespace: "shop", labels: { team: "shop" } } };
     await f.applyAsController([account]);
