@@ -555,9 +555,9 @@ async function inferApplied(
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) {
     if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
-    const renderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin };
     const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
-    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, JSON.stringify(renderOptions)], sameRender).catch(() => false);
+    const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)].join("\0");
+    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, optionsKey], sameRender).catch(() => false);
     return { sha: tipRendersApproved ? tipSha : approved, source: "inferred" };
   }
   const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
