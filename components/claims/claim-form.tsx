@@ -3,7 +3,8 @@
 // reason, expiry, incident link, and how it returns to Git.
 import { useId, useState, type FormEvent } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export function ClaimForm({
@@ -14,7 +15,7 @@ export function ClaimForm({
 }: {
   environment: string;
   driftItemIds: string[];
-  session: SessionLike | null;
+  session: SessionInfo | null;
   onDone?: () => void;
 }) {
   const [open, setOpen] = useState(false);
@@ -28,12 +29,13 @@ export function ClaimForm({
   const qc = useQueryClient();
   const id = useId();
   const users = useQuery({
-    queryKey: ["users"],
-    queryFn: async () => {
-      const res = await fetch("/api/users", { cache: "no-store" });
-      if (!res.ok) return [];
-      return ((await res.json()) as { users: Array<{ username: string; displayName: string | null }> }).users;
-    },
+    queryKey: queryKeys.users,
+    // Without the list the owner can still be "me": a failed read leaves just that choice.
+    queryFn: () =>
+      fetchJson<{ users: Array<{ username: string; displayName: string | null }> }>("/api/users").then(
+        (r) => r.users,
+        () => [],
+      ),
     enabled: open,
     staleTime: 60_000,
   });
@@ -53,12 +55,7 @@ export function ClaimForm({
     setError(null);
     setBusy(true);
     try {
-      await sendJson(
-        "POST",
-        "/api/claims",
-        { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath },
-        session?.csrfToken ?? undefined,
-      );
+      await sendJson("POST", "/api/claims", session?.csrfToken ?? null, { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath });
       await qc.invalidateQueries();
       setOpen(false);
       setReason("");

@@ -3,7 +3,8 @@
 // (reason and expiry), which stops its alert.
 import { useState, type FormEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export interface PauseLike {
@@ -11,7 +12,7 @@ export interface PauseLike {
   unattributed: boolean;
 }
 
-export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionLike | null }) {
+export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionInfo | null }) {
   const [mode, setMode] = useState<"idle" | "own">("idle");
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
@@ -20,7 +21,7 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
   const [busy, setBusy] = useState(false);
   const qc = useQueryClient();
   if (!canOperate(session)) return null;
-  const token = session?.csrfToken ?? undefined;
+  const token = session?.csrfToken ?? null;
 
   async function run(action: () => Promise<unknown>) {
     setError(null);
@@ -38,13 +39,13 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
 
   const resume = () =>
     run(async () => {
-      const r = await sendJson<{ pause: { resumedOnController: boolean } }>("POST", `/api/pauses/${pause.id}/resume`, {}, token);
+      const r = await sendJson<{ pause: { resumedOnController: boolean } }>("POST", `/api/pauses/${pause.id}/resume`, token, {});
       setNotice(r.pause.resumedOnController ? "Resumed on the controller." : "Pause ended. Driftwatch has no write access here: resume the controller yourself.");
     });
 
   const own = (e: FormEvent) => {
     e.preventDefault();
-    void run(() => sendJson("POST", `/api/pauses/${pause.id}/ownership`, { reason, duration }, token));
+    void run(() => sendJson("POST", `/api/pauses/${pause.id}/ownership`, token, { reason, duration }));
   };
 
   return (

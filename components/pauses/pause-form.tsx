@@ -4,7 +4,8 @@
 // environments, the environment's name typed again.
 import { useId, useState, type FormEvent } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
+import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 interface PausePolicy {
@@ -16,7 +17,7 @@ interface PausePolicy {
   executes: boolean;
 }
 
-export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionLike | null; onDone?: () => void }) {
+export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionInfo | null; onDone?: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
@@ -27,12 +28,8 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
   const qc = useQueryClient();
   const id = useId();
   const policy = useQuery({
-    queryKey: ["pause-policy", environment],
-    queryFn: async () => {
-      const res = await fetch(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`, { cache: "no-store" });
-      if (!res.ok) throw new Error(`cannot read the pause policy (${res.status})`);
-      return (await res.json()) as PausePolicy;
-    },
+    queryKey: queryKeys.pausePolicy(environment),
+    queryFn: () => fetchJson<PausePolicy>(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`),
     enabled: open,
     staleTime: 60_000,
   });
@@ -54,13 +51,13 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
     setError(null);
     setBusy(true);
     try {
-      await sendJson("POST", "/api/pauses", {
+      await sendJson("POST", "/api/pauses", session?.csrfToken ?? null, {
         environment,
         reason,
         duration,
         incidentUrl: incidentUrl.trim() || undefined,
         confirm: needsConfirm ? confirm : undefined,
-      }, session?.csrfToken ?? undefined);
+      });
       await qc.invalidateQueries();
       setOpen(false);
       setReason("");

@@ -13,7 +13,7 @@ import { RunProgressLine } from "@/components/run-progress";
 import { Pill, StatusBadge } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { canOperate, useSession } from "@/components/use-session";
-import { POLL_MS, fetchJson, postJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
+import { POLL_MS, fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import type { DriftListDto, DriftSort, EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/dashboard/dto";
 import { plural } from "@/lib/dashboard/format";
 
@@ -56,7 +56,7 @@ function RefreshNow({ env, active, session, onDone, now }: { env: string; active
           onClick={async () => {
             setError(null);
             try {
-              const r = await postJson<{ runId: number }>(`/api/environments/${encodeURIComponent(env)}/refresh`, session?.csrfToken ?? null);
+              const r = await sendJson<{ runId: number }>("POST", `/api/environments/${encodeURIComponent(env)}/refresh`, session?.csrfToken ?? null);
               setRunId(r.runId);
             } catch (e) {
               setError(e instanceof Error ? e.message : String(e));
@@ -329,7 +329,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
   const onRunDone = useMemo(
     () => () => {
       void qc.invalidateQueries({ queryKey: queryKeys.environment(initial.name) });
-      void qc.invalidateQueries({ queryKey: ["drift", initial.name] });
+      void qc.invalidateQueries({ queryKey: queryKeys.driftOfEnvironment(initial.name) });
     },
     [qc, initial.name],
   );
