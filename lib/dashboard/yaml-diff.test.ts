@@ -150,7 +150,7 @@ describe("an item added above an unchanged one", () => {
 });
 
 describe("a large object", () => {
-  it("lines up an env var added at the top of 3,000 lines of ConfigMap data as one added row, not 3,000 changed ones", () => {
+  it("lines up a key added at the top of 3,000 lines of ConfigMap data as one added row, not 3,000 changed ones", () => {
     // 3,000 × 3,001 lines is over the 4M cells the old aligner gave up at (it then paired lines by position).
     const data = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`key-${String(i).padStart(4, "0")}`, `value ${i}`]));
     const git = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "shop" }, data };
