@@ -61,7 +61,7 @@ test.describe("responses served again to the next reader (lib/server/shared-resp
 
       const drift = (await (await page.request.get("/api/environments/production/drift")).json()) as { items: Array<{ key: string }> };
       const objectPage = objectPagePath("production", drift.items[0]?.key ?? "apps/Deployment/shop/api");
-      // Every page on lib/server/shareable.ts's SHARED_PAGES and every sharedReadRoute, with the demo's names.
+      // Every page on lib/api/shareable.ts's SHARED_PAGES and every sharedReadRoute, with the demo's names.
       const shared = ["/", "/environments/production", objectPage, "/lineage", "/api/environments", "/api/environments/production", "/api/environments/production/drift"];
       for (const url of shared) {
         // Rendered for each of them (a request asking for a fresh answer bypasses the kept one); the demo's

@@ -13,7 +13,7 @@ import { SESSION_COOKIE, type Session, type SessionUser } from "@/lib/auth/sessi
 import { readSessionCached } from "@/lib/auth/session-cache";
 import { changeFeed } from "@/lib/db/change-feed";
 import type { Role } from "@/lib/auth/roles";
-import { SHAREABLE_CACHE_CONTROL } from "@/lib/server/shareable";
+import { SHAREABLE_CACHE_CONTROL } from "./shareable";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -134,7 +134,7 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
  * it is signed-in only like any jsonRoute, but its handler gets only the
  * parsed params and query — not the request, not the user — so it cannot
  * answer differently for different people. Its 200 answers say so with
- * Cache-Control (lib/server/shareable.ts); errors stay no-store.
+ * Cache-Control (lib/api/shareable.ts); errors stay no-store.
  */
 export function sharedReadRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.ZodType = z.ZodType<Record<string, string>>>(
   schemas: { params?: P; query?: Q },

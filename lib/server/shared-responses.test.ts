@@ -5,7 +5,7 @@ import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";
 import { acceptsGzip, CACHE_HEADER, plainTarget, SharedResponses, singleCookie, type SharedResponsesOptions } from "./shared-responses";
-import { isSharedPage, requestWantsFresh, responseMayBeShared, SHAREABLE_CACHE_CONTROL } from "./shareable";
+import { isSharedPage, requestWantsFresh, responseMayBeShared, SHAREABLE_CACHE_CONTROL } from "@/lib/api/shareable";
 
 // A real HTTP server in front of a page renderer that behaves like Next.js
 // behind proxy.ts: a fresh nonce per render, in the CSP header and on every

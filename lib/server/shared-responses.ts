@@ -1,6 +1,6 @@
 // Responses kept per process for a few seconds and served again to every
 // signed-in reader of the same role: only those the application marked as
-// shareable (lib/server/shareable.ts: an explicit list of pages, and the API
+// shareable (lib/api/shareable.ts: an explicit list of pages, and the API
 // reads built with sharedReadRoute), which say `Cache-Control: no-cache`.
 // Anything marked `private` or `no-store` — every other page and API answer,
 // and every error page Next.js renders — is passed on untouched and never kept.
@@ -38,7 +38,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { VersionedCache } from "@/lib/cache/versioned-cache";
-import { isSharedPage, requestWantsFresh, responseMayBeShared } from "./shareable";
+import { isSharedPage, requestWantsFresh, responseMayBeShared } from "@/lib/api/shareable";
 
 /** A rendered page (HTML with a nonce) or a shared API read (JSON). */
 type Kind = "page" | "read";
