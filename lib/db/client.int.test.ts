@@ -46,12 +46,12 @@ describe("transactions", () => {
 
   it("(the plain adapter queues them on the transaction's connection: what the test above would catch)", async () => {
     const plain = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL as string }) });
-    process.noDeprecation = true; // the warning this provokes on purpose is not news in the test output
+    (process as { noDeprecation?: boolean }).noDeprecation = true; // the warning this provokes on purpose is not news in the test output
     try {
       await plain.$transaction((tx) => withRelations(tx));
       expect(queued.length).toBeGreaterThan(0);
     } finally {
-      process.noDeprecation = false;
+      (process as { noDeprecation?: boolean }).noDeprecation = false;
       await plain.$disconnect();
     }
   });
