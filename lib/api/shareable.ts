@@ -18,9 +18,11 @@ export const SHAREABLE_CACHE_CONTROL = "no-cache";
 
 /**
  * The pages many people keep open during an incident. Each pattern matches a
- * whole path; `[^/]+` is one segment.
+ * whole path; `[^/]+` is one segment. (An object's page is not here: it
+ * carries the moment it was rendered, so no two renders are alike, and there
+ * are too many of them for a 64-entry cache to matter.)
  */
-export const SHARED_PAGES: readonly RegExp[] = [/^\/$/, /^\/environments\/[^/]+$/, /^\/environments\/[^/]+\/objects\/.+$/, /^\/lineage$/];
+export const SHARED_PAGES: readonly RegExp[] = [/^\/$/, /^\/environments\/[^/]+$/, /^\/lineage$/];
 
 export function isSharedPage(pathname: string): boolean {
   return SHARED_PAGES.some((p) => p.test(pathname));
