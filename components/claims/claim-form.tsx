@@ -2,7 +2,8 @@
 // Claim drift items as a temporary divergence: owner (you or a named user),
 // reason, expiry, incident link, and how it returns to Git.
 import { useId, useState, type FormEvent } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
+import { useAction } from "@/components/use-action";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
@@ -24,9 +25,7 @@ export function ClaimForm({
   const [duration, setDuration] = useState("4h");
   const [incidentUrl, setIncidentUrl] = useState("");
   const [returnPath, setReturnPath] = useState<"revert" | "adopt">("revert");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const { busy, error, run } = useAction();
   const id = useId();
   const users = useQuery({
     queryKey: queryKeys.users,
@@ -52,19 +51,11 @@ export function ClaimForm({
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      await sendJson("POST", "/api/claims", session?.csrfToken ?? null, { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath });
-      await qc.invalidateQueries();
-      setOpen(false);
-      setReason("");
-      onDone?.();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const body = { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath };
+    if (!(await run(() => sendJson("POST", "/api/claims", session?.csrfToken ?? null, body)))) return;
+    setOpen(false);
+    setReason("");
+    onDone?.();
   }
 
   return (

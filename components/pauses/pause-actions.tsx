@@ -2,7 +2,7 @@
 // Actions on one pause: resume it, or take ownership of an unattributed one
 // (reason and expiry), which stops its alert.
 import { useState, type FormEvent } from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useAction } from "@/components/use-action";
 import { sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
@@ -16,26 +16,15 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
   const [mode, setMode] = useState<"idle" | "own">("idle");
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const mutation = useAction();
+  const { busy, error } = mutation;
   if (!canOperate(session)) return null;
   const token = session?.csrfToken ?? null;
 
-  async function run(action: () => Promise<unknown>) {
-    setError(null);
-    setBusy(true);
-    try {
-      await action();
-      await qc.invalidateQueries();
-      setMode("idle");
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const run = async (action: () => Promise<unknown>) => {
+    if (await mutation.run(action)) setMode("idle");
+  };
 
   const resume = () =>
     run(async () => {

@@ -3,7 +3,8 @@
 // environment's maximum), optional incident link, and, for protected
 // environments, the environment's name typed again.
 import { useId, useState, type FormEvent } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
+import { useAction } from "@/components/use-action";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
 import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
@@ -23,9 +24,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
   const [duration, setDuration] = useState("1h");
   const [incidentUrl, setIncidentUrl] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const { busy, error, run } = useAction();
   const id = useId();
   const policy = useQuery({
     queryKey: queryKeys.pausePolicy(environment),
@@ -48,26 +47,12 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      await sendJson("POST", "/api/pauses", session?.csrfToken ?? null, {
-        environment,
-        reason,
-        duration,
-        incidentUrl: incidentUrl.trim() || undefined,
-        confirm: needsConfirm ? confirm : undefined,
-      });
-      await qc.invalidateQueries();
-      setOpen(false);
-      setReason("");
-      setConfirm("");
-      onDone?.();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const body = { environment, reason, duration, incidentUrl: incidentUrl.trim() || undefined, confirm: needsConfirm ? confirm : undefined };
+    if (!(await run(() => sendJson("POST", "/api/pauses", session?.csrfToken ?? null, body)))) return;
+    setOpen(false);
+    setReason("");
+    setConfirm("");
+    onDone?.();
   }
 
   return (

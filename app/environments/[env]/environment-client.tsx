@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -336,12 +336,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
 
   return (
     <div className="space-y-5">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link href="/" className="hover:underline">
-          Environments
-        </Link>{" "}
-        / <span aria-current="page">{env.name}</span>
-      </nav>
+      <Breadcrumb trail={[{ href: "/", label: "Environments" }]} current={env.name} />
       <header className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0 space-y-1">
           <div className="flex flex-wrap items-center gap-2">
