@@ -6,7 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useAction } from "@/components/use-action";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { DurationSelect, Field, FormButtons, FormError, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export function ClaimForm({
   environment,
@@ -94,14 +94,7 @@ export function ClaimForm({
         </label>
       </fieldset>
       <FormError message={error} />
-      <div className="flex gap-2">
-        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
-          {busy ? "Claiming…" : "Claim"}
-        </button>
-        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit={busy ? "Claiming…" : "Claim"} disabled={busy || reason.trim().length < 3} onCancel={() => setOpen(false)} />
     </form>
   );
 }

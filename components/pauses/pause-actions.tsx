@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { useAction } from "@/components/use-action";
 import { sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { DurationSelect, Field, FormButtons, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export interface PauseLike {
   id: string;
@@ -47,14 +47,7 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
           <Field label="Until">
             <DurationSelect value={duration} onChange={setDuration} />
           </Field>
-          <div className="flex gap-2">
-            <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
-              Take ownership
-            </button>
-            <button type="button" className={secondaryButtonClass} onClick={() => setMode("idle")}>
-              Cancel
-            </button>
-          </div>
+          <FormButtons submit="Take ownership" disabled={busy || reason.trim().length < 3} onCancel={() => setMode("idle")} />
         </form>
       ) : (
         <div className="flex flex-wrap gap-2">

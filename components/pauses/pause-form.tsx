@@ -7,7 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useAction } from "@/components/use-action";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import { canOperate } from "@/components/use-session";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { DurationSelect, Field, FormButtons, FormError, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 interface PausePolicy {
   environment: string;
@@ -83,14 +83,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
         </Field>
       )}
       <FormError message={error ?? (policy.error instanceof Error ? policy.error.message : null)} />
-      <div className="flex gap-2">
-        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3 || (needsConfirm && confirm !== environment)}>
-          {busy ? "Pausing…" : "Pause"}
-        </button>
-        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit={busy ? "Pausing…" : "Pause"} disabled={busy || reason.trim().length < 3 || (needsConfirm && confirm !== environment)} onCancel={() => setOpen(false)} />
     </form>
   );
 }
