@@ -71,7 +71,7 @@ test.describe("responses served again to the next reader (lib/server/shared-resp
       second = await signedIn("operator-two", "operator-two-pass");
 
       // Every page on lib/api/shareable.ts's SHARED_PAGES and every sharedReadRoute, with the demo's names.
-      const shared = ["/", "/environments/production", "/lineage", "/api/environments", "/api/environments/production", "/api/environments/production/drift"];
+      const shared = ["/", "/environments/production", "/api/environments", "/api/environments/production", "/api/environments/production/drift"];
       for (const url of shared) {
         // Rendered for each of them (a request asking for a fresh answer bypasses the kept one); the demo's
         // collector may change the data between the two renders, so a few tries.
@@ -91,7 +91,7 @@ test.describe("responses served again to the next reader (lib/server/shared-resp
         expect(pair[0], url).not.toContain(ACCOUNTS.operator.displayName);
       }
       // Pages and reads not on the lists stay private, and are never served from the kept responses.
-      for (const url of ["/timeline", "/audit", "/environments/production/objects/apps/Deployment/shop/api", "/api/auth/session", "/api/timeline"]) {
+      for (const url of ["/lineage", "/timeline", "/audit", "/environments/production/objects/apps/Deployment/shop/api", "/api/auth/session", "/api/timeline"]) {
         const res = await page.request.get(url);
         expect(res.headers()["cache-control"], url).toMatch(/private|no-store/);
         expect(res.headers()["x-driftwatch-cache"], url).not.toBe("hit");
@@ -109,9 +109,9 @@ test.describe("responses served again to the next reader (lib/server/shared-resp
     await expect
       .poll(
         async () => {
-          const a = await page.request.get("/lineage");
+          const a = await page.request.get("/environments/staging");
           first = { nonce: nonceOf(a.headers()["content-security-policy"]), body: await a.text() };
-          const b = await page.request.get("/lineage");
+          const b = await page.request.get("/environments/staging");
           hit = { nonce: nonceOf(b.headers()["content-security-policy"]), body: await b.text(), cache: b.headers()["x-driftwatch-cache"] ?? "" };
           return hit.cache;
         },
@@ -127,16 +127,16 @@ test.describe("responses served again to the next reader (lib/server/shared-resp
     page.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
     });
-    await page.goto("/lineage");
-    await page.goto("/lineage");
+    await page.goto("/environments/staging");
+    await page.goto("/environments/staging");
     await expect(new NavBar(page).user(ACCOUNTS.operator.displayName)).toBeVisible();
     expect(refused).toEqual([]);
 
     const anonymous = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
     try {
-      const res = await anonymous.get("/lineage", { maxRedirects: 0 });
+      const res = await anonymous.get("/environments/staging", { maxRedirects: 0 });
       expect(res.status()).toBe(307);
-      expect(res.headers()["location"]).toContain("/signin?next=%2Flineage");
+      expect(res.headers()["location"]).toContain("/signin?next=%2Fenvironments%2Fstaging");
       // The polled dashboard reads are shared the same way, and just as closed to a signed-out client.
       await expect.poll(async () => (await page.request.get("/api/environments")).headers()["x-driftwatch-cache"], { timeout: 30_000 }).toBe("hit");
       expect((await anonymous.get("/api/environments")).status()).toBe(401);

@@ -17,12 +17,14 @@
 export const SHAREABLE_CACHE_CONTROL = "no-cache";
 
 /**
- * The pages many people keep open during an incident. Each pattern matches a
- * whole path; `[^/]+` is one segment. (An object's page is not here: it
- * carries the moment it was rendered, so no two renders are alike, and there
- * are too many of them for a 64-entry cache to matter.)
+ * The pages many people keep open during an incident, whose whole content
+ * comes from the answers lib/dashboard/cached.ts keeps for everyone: the
+ * environments and one environment with its drift. Each pattern matches a
+ * whole path; `[^/]+` is one segment. Pages that read the database
+ * themselves (the lineage, an object…) carry the moment they were rendered,
+ * so no two renders are alike: they are not shared.
  */
-export const SHARED_PAGES: readonly RegExp[] = [/^\/$/, /^\/environments\/[^/]+$/, /^\/lineage$/];
+export const SHARED_PAGES: readonly RegExp[] = [/^\/$/, /^\/environments\/[^/]+$/];
 
 export function isSharedPage(pathname: string): boolean {
   return SHARED_PAGES.some((p) => p.test(pathname));

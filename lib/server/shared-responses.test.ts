@@ -120,9 +120,9 @@ describe("rendered pages", () => {
   });
 
   it("keeps only pages on the shared list that say they may be shared; others reach the handler every time", async () => {
-    // /timeline is not on the list; /lineage is, but this render says private (as any page proxy.ts did not mark).
+    // /timeline is not on the list; /environments/x is, but this render says private (as any page proxy.ts did not mark).
     const s = await rig((req, res, nonce) => {
-      if (req.url === "/lineage") {
+      if (req.url === "/environments/x") {
         const setHeader = res.setHeader.bind(res);
         res.setHeader = (name, value) => setHeader(name, name === "cache-control" ? NEXT_DYNAMIC : value);
       }
@@ -131,8 +131,8 @@ describe("rendered pages", () => {
     for (let i = 0; i < 3; i++) expect((await get(`${s.url}/timeline`)).cache).toBeNull();
     expect(s.renders()).toBe(3);
     // The first private answer is captured and found not shareable; from then on the URL is not captured at all.
-    expect((await get(`${s.url}/lineage`)).cache).toBe("miss");
-    expect((await get(`${s.url}/lineage`, { cookie: "driftwatch_session=other-viewer-token" })).cache).toBeNull();
+    expect((await get(`${s.url}/environments/x`)).cache).toBe("miss");
+    expect((await get(`${s.url}/environments/x`, { cookie: "driftwatch_session=other-viewer-token" })).cache).toBeNull();
     expect(s.renders()).toBe(5);
   });
 
@@ -348,9 +348,9 @@ describe("Cache-Control", () => {
     expect(requestWantsFresh(undefined, undefined)).toBe(false);
   });
 
-  it("the shared pages are the environments, an environment and the lineage, and nothing else", () => {
-    for (const p of ["/", "/environments/production", "/lineage"]) expect(isSharedPage(p), p).toBe(true);
-    for (const p of ["/signin", "/timeline", "/audit", "/metrics", "/compare", "/commits/abc", "/environments", "/environments/production/objects/apps/Deployment/shop/api", "/lineage/x", "//"]) expect(isSharedPage(p), p).toBe(false);
+  it("the shared pages are the environments and an environment, and nothing else", () => {
+    for (const p of ["/", "/environments/production"]) expect(isSharedPage(p), p).toBe(true);
+    for (const p of ["/lineage", "/signin", "/timeline", "/audit", "/metrics", "/compare", "/commits/abc", "/environments", "/environments/production/objects/apps/Deployment/shop/api", "/lineage/x", "//"]) expect(isSharedPage(p), p).toBe(false);
   });
 });
 
