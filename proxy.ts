@@ -15,15 +15,18 @@
 // Next.js reads the nonce from the request's CSP header and puts it on the
 // scripts it renders, so no inline script runs without it ('unsafe-inline'
 // is not allowed for scripts). Pages are rendered per request (they read the
-// session), which a nonce requires; a rendered page may then be served again
-// to the next signed-in reader with a new nonce put in its place, without
-// passing through here (lib/server/shared-responses.ts checks the session
-// itself).
+// session), which a nonce requires. The pages listed in lib/api/shareable.ts
+// are marked `Cache-Control: no-cache` here: such a page may then be served
+// again to the next signed-in reader of the same role with a new nonce put in
+// its place, without passing through here (lib/server/shared-responses.ts
+// checks the session itself). Every other page keeps Next.js's `private,
+// no-store`.
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
 import { isPublicPath } from "@/lib/auth/request";
 import { SESSION_COOKIE } from "@/lib/auth/session";
 import { readSessionCached } from "@/lib/auth/session-cache";
+import { isSharedPage, SHAREABLE_CACHE_CONTROL } from "@/lib/api/shareable";
 
 /**
  * Scripts: only ours ('self'), those carrying this response's nonce, and what
@@ -72,7 +75,11 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
       return pass();
     }
   }
-  if (signedIn) return pass();
+  if (signedIn) {
+    const res = pass();
+    if (isSharedPage(pathname)) res.headers.set("cache-control", SHAREABLE_CACHE_CONTROL);
+    return res;
+  }
   const url = req.nextUrl.clone();
   url.pathname = "/signin";
   url.search = `?next=${encodeURIComponent(pathname + search)}`;

@@ -17,8 +17,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:bg-white focus:p-2">
           Skip to content
         </a>
-        <NavBar right={<UserMenu />} />
         <Providers>
+          <NavBar right={<UserMenu />} />
           <main id="main" className="mx-auto max-w-7xl px-4 py-6">
             {children}
           </main>

@@ -6,22 +6,21 @@ import type { SessionInfo } from "@/lib/dashboard/client";
 import { PauseForm } from "@/components/pauses/pause-form";
 import { PauseActions } from "@/components/pauses/pause-actions";
 import { ClaimForm } from "@/components/claims/claim-form";
-
-const operates = (session: SessionInfo | null) => Boolean(session?.user && session.user.role !== "viewer");
+import { canOperate } from "@/components/use-session";
 
 export function PauseActionSlot({ environment, session, activePause = false }: { environment: string; session: SessionInfo | null; activePause?: boolean }) {
   // A paused environment is resumed, not paused again.
-  if (!operates(session) || activePause) return null;
+  if (!canOperate(session) || activePause) return null;
   return <PauseForm environment={environment} session={session} />;
 }
 
 export function ResumeActionSlot({ pause, session }: { pause: PauseDto; session: SessionInfo | null }) {
-  if (!operates(session)) return null;
+  if (!canOperate(session)) return null;
   return <PauseActions pause={pause} session={session} />;
 }
 
 export function ClaimActionSlot({ environment, driftItemIds, session }: { environment: string; driftItemIds: string[]; session: SessionInfo | null }) {
-  if (!operates(session)) return null;
+  if (!canOperate(session)) return null;
   if (driftItemIds.length === 0) return <p className="text-xs text-slate-500">Select unowned drift items to claim them.</p>;
   return <ClaimForm environment={environment} driftItemIds={driftItemIds} session={session} />;
 }

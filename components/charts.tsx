@@ -82,14 +82,7 @@ export function ColumnChart({ columns, label }: { columns: Array<{ label: string
   const colW = (width - 40) / Math.max(1, columns.length);
   return (
     <svg viewBox={`0 ${-TOP} ${width} ${height + TOP}`} className="h-auto w-full" role="img" aria-label={label}>
-      {[0, 0.5, 1].map((f) => (
-        <g key={f}>
-          <line x1={30} x2={width} y1={(height - bottom) * (1 - f)} y2={(height - bottom) * (1 - f)} stroke="#e2e8f0" />
-          <text x={26} y={(height - bottom) * (1 - f) + 4} fontSize={11} textAnchor="end" fill="#64748b">
-            {tick(f * max)}
-          </text>
-        </g>
-      ))}
+      <Gridlines width={width} plotHeight={height - bottom} max={max} />
       {columns.map((c, i) => {
         const h = (c.value / max) * (height - bottom - 10);
         const x = 40 + i * colW;
@@ -109,6 +102,22 @@ export function ColumnChart({ columns, label }: { columns: Array<{ label: string
   );
 }
 
+/** Horizontal lines at 0, half and the top of a column chart's scale, labelled on the left. */
+function Gridlines({ width, plotHeight, max }: { width: number; plotHeight: number; max: number }) {
+  return (
+    <>
+      {[0, 0.5, 1].map((f) => (
+        <g key={f}>
+          <line x1={30} x2={width} y1={plotHeight * (1 - f)} y2={plotHeight * (1 - f)} stroke="#e2e8f0" />
+          <text x={26} y={plotHeight * (1 - f) + 4} fontSize={11} textAnchor="end" fill="#64748b">
+            {tick(f * max)}
+          </text>
+        </g>
+      ))}
+    </>
+  );
+}
+
 /** Stacked columns per period (e.g. manual edits per week, stacked by manager). */
 export function StackedColumns({ periods, series, label }: { periods: string[]; series: Array<{ name: string; values: number[] }>; label: string }) {
   const totals = periods.map((_, i) => series.reduce((s, x) => s + (x.values[i] ?? 0), 0));
@@ -120,14 +129,7 @@ export function StackedColumns({ periods, series, label }: { periods: string[]; 
   return (
     <div>
       <svg viewBox={`0 ${-TOP} ${width} ${height + TOP}`} className="h-auto w-full" role="img" aria-label={label}>
-        {[0, 0.5, 1].map((f) => (
-          <g key={f}>
-            <line x1={30} x2={width} y1={(height - bottom) * (1 - f)} y2={(height - bottom) * (1 - f)} stroke="#e2e8f0" />
-            <text x={26} y={(height - bottom) * (1 - f) + 4} fontSize={11} textAnchor="end" fill="#64748b">
-              {tick(f * max)}
-            </text>
-          </g>
-        ))}
+        <Gridlines width={width} plotHeight={height - bottom} max={max} />
         {periods.map((p, i) => {
           let y = height - bottom;
           const x = 40 + i * colW;

@@ -100,10 +100,3 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 });
 
 export { expect };
-
-/**
- * False unless E2E_RUN_FIXME=1. Tests of something the app gets wrong today start with
- * `test.fixme(stillBroken, "<page>: <problem>")`, so they are reported rather than run,
- * and whoever fixes the app can run them with E2E_RUN_FIXME=1 and watch them turn green.
- */
-export const stillBroken = process.env.E2E_RUN_FIXME !== "1";

@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { DataTable } from "@/components/data-table";
 import { EmptyState } from "@/components/empty-state";
 import { EnvBadge } from "@/components/env-badge";
 import { StaleDataNotice } from "@/components/query-state";
@@ -52,19 +53,7 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
                 {b.commits.length === 0 ? (
                   <p className="text-sm text-slate-600">No commits on this branch touch an environment&apos;s path yet.</p>
                 ) : (
-                  <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-                    <table className="min-w-full text-left text-sm">
-                      <thead className="bg-slate-50 text-xs text-slate-600">
-                        <tr>
-                          <th scope="col" className="px-3 py-2 font-medium">Commit</th>
-                          {envs.map((e) => (
-                            <th key={e.name} scope="col" className="px-3 py-2 font-medium">
-                              {e.name}
-                            </th>
-                          ))}
-                        </tr>
-                      </thead>
-                      <tbody className="divide-y divide-slate-100">
+                  <DataTable columns={["Commit", ...envs.map((e) => e.name)]}>
                         {b.commits.map((c) => (
                           <tr key={c.sha} className="align-top">
                             <td className="max-w-md px-3 py-2">
@@ -76,9 +65,7 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
                             })}
                           </tr>
                         ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  </DataTable>
                 )}
               </section>
             );

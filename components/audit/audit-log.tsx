@@ -4,6 +4,7 @@
 import { useMemo, useState, type FormEvent } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { AuditEventDto } from "@/lib/audit/query";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
 import { Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 /** What the audit API returns for one event. */
@@ -31,13 +32,8 @@ function toQuery(f: AuditFilters, extra: Record<string, string> = {}): string {
   return p.toString();
 }
 
-async function fetchPage(query: string): Promise<{ events: AuditEventView[]; nextBefore: string | null }> {
-  const res = await fetch(`/api/audit?${query}`, { cache: "no-store" });
-  if (!res.ok) {
-    const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    throw new Error(body.error?.message ?? `audit log request failed (${res.status})`);
-  }
-  return (await res.json()) as { events: AuditEventView[]; nextBefore: string | null };
+function fetchPage(query: string): Promise<{ events: AuditEventView[]; nextBefore: string | null }> {
+  return fetchJson(`/api/audit?${query}`);
 }
 
 function Json({ value }: { value: unknown }) {
@@ -51,18 +47,14 @@ export function AuditLog({ initialFilters = {} }: { initialFilters?: AuditFilter
   const [open, setOpen] = useState<string | null>(null);
   const query = useMemo(() => toQuery(filters), [filters]);
   const pages = useInfiniteQuery({
-    queryKey: ["audit", query],
+    queryKey: queryKeys.audit(query),
     queryFn: ({ pageParam }) => fetchPage(toQuery(filters, pageParam ? { before: pageParam } : {})),
     initialPageParam: "",
     getNextPageParam: (last) => last.nextBefore ?? undefined,
   });
   const verify = useQuery({
-    queryKey: ["audit-verify"],
-    queryFn: async () => {
-      const res = await fetch("/api/audit/verify", { cache: "no-store" });
-      if (!res.ok) throw new Error(`verification failed to run (${res.status})`);
-      return (await res.json()) as { ok: boolean; checked: number; firstBroken?: { id: string; reason: string } };
-    },
+    queryKey: queryKeys.auditVerify,
+    queryFn: () => fetchJson<{ ok: boolean; checked: number; firstBroken?: { id: string; reason: string } }>("/api/audit/verify"),
     enabled: false,
   });
   const events = pages.data?.pages.flatMap((p) => p.events) ?? [];

@@ -1,6 +1,8 @@
 "use client";
-// Small shared form pieces: labelled fields, the expiry picker, an error line.
+// Small shared form pieces: labelled fields, the expiry picker, an error line,
+// the submit and cancel buttons.
 import type { ReactNode } from "react";
+import { parseDuration } from "@/lib/config/duration";
 
 export const inputClass = "mt-1 block w-full rounded border border-slate-300 px-2 py-1 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500";
 export const buttonClass = "rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:cursor-not-allowed disabled:opacity-50";
@@ -13,6 +15,20 @@ export function Field({ label, hint, children }: { label: string; hint?: ReactNo
       {children}
       {hint && <span className="mt-1 block text-xs text-slate-500">{hint}</span>}
     </label>
+  );
+}
+
+/** A form's submit button (its label says what happens, and "…ing" while it runs) and Cancel. */
+export function FormButtons({ submit, disabled, onCancel }: { submit: ReactNode; disabled: boolean; onCancel: () => void }) {
+  return (
+    <div className="flex gap-2">
+      <button type="submit" className={buttonClass} disabled={disabled}>
+        {submit}
+      </button>
+      <button type="button" className={secondaryButtonClass} onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
 
@@ -34,12 +50,9 @@ const DURATIONS = [
   { value: "7d", label: "7 days" },
 ];
 
-const UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-const ms = (d: string) => Number(d.slice(0, -1)) * (UNIT[d.slice(-1)] ?? 0);
-
 /** Preset durations up to `maxMs`; the server checks the limit again. */
 export function DurationSelect({ value, onChange, maxMs, id }: { value: string; onChange: (v: string) => void; maxMs?: number; id?: string }) {
-  const options = DURATIONS.filter((d) => maxMs === undefined || ms(d.value) <= maxMs);
+  const options = DURATIONS.filter((d) => maxMs === undefined || (parseDuration(d.value) ?? Infinity) <= maxMs);
   return (
     <select id={id} className={inputClass} value={value} onChange={(e) => onChange(e.target.value)}>
       {options.map((d) => (

@@ -1,6 +1,7 @@
 "use client";
 // The sign-in form: local account and/or single sign-on, as configured.
 import { useState, type FormEvent } from "react";
+import { sendJson } from "@/lib/dashboard/client";
 import { Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "./form-bits";
 
 export function SignInForm({ local, oidc, next, error }: { local: boolean; oidc: boolean; next: string; error: string | null }) {
@@ -14,19 +15,10 @@ export function SignInForm({ local, oidc, next, error }: { local: boolean; oidc:
     setBusy(true);
     setMessage(null);
     try {
-      const res = await fetch("/api/auth/signin", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ username, password, next }),
-      });
-      const body = (await res.json().catch(() => ({}))) as { next?: string; error?: { message?: string } };
-      if (!res.ok) {
-        setMessage(body.error?.message ?? `sign-in failed (${res.status})`);
-        return;
-      }
+      const body = await sendJson<{ next?: string }>("POST", "/api/auth/signin", null, { username, password, next }, { needsSession: false });
       window.location.assign(body.next ?? "/");
-    } catch {
-      setMessage("The dashboard server cannot be reached.");
+    } catch (err) {
+      setMessage(err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
     }

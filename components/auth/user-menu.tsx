@@ -1,31 +1,16 @@
 "use client";
 // Who is signed in, with their role, and a sign-out button. For the nav bar's
-// `right` slot: <NavBar right={<UserMenu />} />. Plain fetch rather than React
-// Query, so it works outside the query provider (the layout renders the nav bar
-// before <Providers>).
-import { useEffect, useState } from "react";
-import { sendJson } from "./api";
-
-interface SessionAnswer {
-  user: { username: string; displayName: string | null; role: string } | null;
-  csrfToken: string | null;
-}
+// `right` slot: <NavBar right={<UserMenu />} />, inside the query provider, so
+// it shares the session query (useSession) with every page's role checks.
+import { useState } from "react";
+import { sendJson } from "@/lib/dashboard/client";
+import { useSession } from "@/components/use-session";
 
 export function UserMenu() {
-  const [session, setSession] = useState<SessionAnswer | null>(null);
+  const session = useSession();
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    let live = true;
-    fetch("/api/auth/session", { cache: "no-store" })
-      .then((r) => (r.ok ? (r.json() as Promise<SessionAnswer>) : null))
-      .then((s) => live && setSession(s ?? { user: null, csrfToken: null }))
-      .catch(() => live && setSession({ user: null, csrfToken: null }));
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (!session) return null;
-  const user = session.user;
+  if (session.isPending) return null;
+  const user = session.data?.user ?? null;
   if (!user) {
     return (
       <a href="/signin" className="rounded px-2 py-1 text-slate-700 hover:underline">
@@ -37,7 +22,7 @@ export function UserMenu() {
   async function signOut() {
     setBusy(true);
     try {
-      await sendJson("POST", "/api/auth/signout", {}, session?.csrfToken ?? undefined);
+      await sendJson("POST", "/api/auth/signout", session.data?.csrfToken ?? null, {});
     } finally {
       window.location.assign("/signin");
     }

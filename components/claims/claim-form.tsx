@@ -2,9 +2,11 @@
 // Claim drift items as a temporary divergence: owner (you or a named user),
 // reason, expiry, incident link, and how it returns to Git.
 import { useId, useState, type FormEvent } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { useQuery } from "@tanstack/react-query";
+import { useAction } from "@/components/use-action";
+import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
+import { DurationSelect, Field, FormButtons, FormError, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export function ClaimForm({
   environment,
@@ -14,7 +16,7 @@ export function ClaimForm({
 }: {
   environment: string;
   driftItemIds: string[];
-  session: SessionLike | null;
+  session: SessionInfo | null;
   onDone?: () => void;
 }) {
   const [open, setOpen] = useState(false);
@@ -23,17 +25,16 @@ export function ClaimForm({
   const [duration, setDuration] = useState("4h");
   const [incidentUrl, setIncidentUrl] = useState("");
   const [returnPath, setReturnPath] = useState<"revert" | "adopt">("revert");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const { busy, error, run } = useAction();
   const id = useId();
   const users = useQuery({
-    queryKey: ["users"],
-    queryFn: async () => {
-      const res = await fetch("/api/users", { cache: "no-store" });
-      if (!res.ok) return [];
-      return ((await res.json()) as { users: Array<{ username: string; displayName: string | null }> }).users;
-    },
+    queryKey: queryKeys.users,
+    // Without the list the owner can still be "me": a failed read leaves just that choice.
+    queryFn: () =>
+      fetchJson<{ users: Array<{ username: string; displayName: string | null }> }>("/api/users").then(
+        (r) => r.users,
+        () => [],
+      ),
     enabled: open,
     staleTime: 60_000,
   });
@@ -50,24 +51,11 @@ export function ClaimForm({
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      await sendJson(
-        "POST",
-        "/api/claims",
-        { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath },
-        session?.csrfToken ?? undefined,
-      );
-      await qc.invalidateQueries();
-      setOpen(false);
-      setReason("");
-      onDone?.();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const body = { driftItemIds, owner: owner || undefined, reason, duration, incidentUrl: incidentUrl.trim() || undefined, returnPath };
+    if (!(await run(() => sendJson("POST", "/api/claims", session?.csrfToken ?? null, body)))) return;
+    setOpen(false);
+    setReason("");
+    onDone?.();
   }
 
   return (
@@ -106,14 +94,7 @@ export function ClaimForm({
         </label>
       </fieldset>
       <FormError message={error} />
-      <div className="flex gap-2">
-        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
-          {busy ? "Claiming…" : "Claim"}
-        </button>
-        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit={busy ? "Claiming…" : "Claim"} disabled={busy || reason.trim().length < 3} onCancel={() => setOpen(false)} />
     </form>
   );
 }

@@ -2,49 +2,39 @@
 // Actions on one pause: resume it, or take ownership of an unattributed one
 // (reason and expiry), which stops its alert.
 import { useState, type FormEvent } from "react";
-import { useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { useAction } from "@/components/use-action";
+import { sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
+import { DurationSelect, Field, FormButtons, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 export interface PauseLike {
   id: string;
   unattributed: boolean;
 }
 
-export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionLike | null }) {
+export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionInfo | null }) {
   const [mode, setMode] = useState<"idle" | "own">("idle");
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const mutation = useAction();
+  const { busy, error } = mutation;
   if (!canOperate(session)) return null;
-  const token = session?.csrfToken ?? undefined;
+  const token = session?.csrfToken ?? null;
 
-  async function run(action: () => Promise<unknown>) {
-    setError(null);
-    setBusy(true);
-    try {
-      await action();
-      await qc.invalidateQueries();
-      setMode("idle");
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const run = async (action: () => Promise<unknown>) => {
+    if (await mutation.run(action)) setMode("idle");
+  };
 
   const resume = () =>
     run(async () => {
-      const r = await sendJson<{ pause: { resumedOnController: boolean } }>("POST", `/api/pauses/${pause.id}/resume`, {}, token);
+      const r = await sendJson<{ pause: { resumedOnController: boolean } }>("POST", `/api/pauses/${pause.id}/resume`, token, {});
       setNotice(r.pause.resumedOnController ? "Resumed on the controller." : "Pause ended. Driftwatch has no write access here: resume the controller yourself.");
     });
 
   const own = (e: FormEvent) => {
     e.preventDefault();
-    void run(() => sendJson("POST", `/api/pauses/${pause.id}/ownership`, { reason, duration }, token));
+    void run(() => sendJson("POST", `/api/pauses/${pause.id}/ownership`, token, { reason, duration }));
   };
 
   return (
@@ -57,14 +47,7 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
           <Field label="Until">
             <DurationSelect value={duration} onChange={setDuration} />
           </Field>
-          <div className="flex gap-2">
-            <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3}>
-              Take ownership
-            </button>
-            <button type="button" className={secondaryButtonClass} onClick={() => setMode("idle")}>
-              Cancel
-            </button>
-          </div>
+          <FormButtons submit="Take ownership" disabled={busy || reason.trim().length < 3} onCancel={() => setMode("idle")} />
         </form>
       ) : (
         <div className="flex flex-wrap gap-2">

@@ -3,9 +3,11 @@
 // environment's maximum), optional incident link, and, for protected
 // environments, the environment's name typed again.
 import { useId, useState, type FormEvent } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { canOperate, sendJson, type SessionLike } from "@/components/auth/api";
-import { DurationSelect, Field, FormError, buttonClass, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
+import { useQuery } from "@tanstack/react-query";
+import { useAction } from "@/components/use-action";
+import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
+import { canOperate } from "@/components/use-session";
+import { DurationSelect, Field, FormButtons, FormError, inputClass, secondaryButtonClass } from "@/components/auth/form-bits";
 
 interface PausePolicy {
   environment: string;
@@ -16,23 +18,17 @@ interface PausePolicy {
   executes: boolean;
 }
 
-export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionLike | null; onDone?: () => void }) {
+export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionInfo | null; onDone?: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
   const [incidentUrl, setIncidentUrl] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const qc = useQueryClient();
+  const { busy, error, run } = useAction();
   const id = useId();
   const policy = useQuery({
-    queryKey: ["pause-policy", environment],
-    queryFn: async () => {
-      const res = await fetch(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`, { cache: "no-store" });
-      if (!res.ok) throw new Error(`cannot read the pause policy (${res.status})`);
-      return (await res.json()) as PausePolicy;
-    },
+    queryKey: queryKeys.pausePolicy(environment),
+    queryFn: () => fetchJson<PausePolicy>(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`),
     enabled: open,
     staleTime: 60_000,
   });
@@ -51,26 +47,12 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      await sendJson("POST", "/api/pauses", {
-        environment,
-        reason,
-        duration,
-        incidentUrl: incidentUrl.trim() || undefined,
-        confirm: needsConfirm ? confirm : undefined,
-      }, session?.csrfToken ?? undefined);
-      await qc.invalidateQueries();
-      setOpen(false);
-      setReason("");
-      setConfirm("");
-      onDone?.();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const body = { environment, reason, duration, incidentUrl: incidentUrl.trim() || undefined, confirm: needsConfirm ? confirm : undefined };
+    if (!(await run(() => sendJson("POST", "/api/pauses", session?.csrfToken ?? null, body)))) return;
+    setOpen(false);
+    setReason("");
+    setConfirm("");
+    onDone?.();
   }
 
   return (
@@ -101,14 +83,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
         </Field>
       )}
       <FormError message={error ?? (policy.error instanceof Error ? policy.error.message : null)} />
-      <div className="flex gap-2">
-        <button type="submit" className={buttonClass} disabled={busy || reason.trim().length < 3 || (needsConfirm && confirm !== environment)}>
-          {busy ? "Pausing…" : "Pause"}
-        </button>
-        <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit={busy ? "Pausing…" : "Pause"} disabled={busy || reason.trim().length < 3 || (needsConfirm && confirm !== environment)} onCancel={() => setOpen(false)} />
     </form>
   );
 }

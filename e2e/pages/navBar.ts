@@ -8,10 +8,6 @@ export class NavBar {
     this.nav = page.getByRole("navigation", { name: "Main" });
   }
 
-  link(label: "Environments" | "Lineage" | "Timeline" | "Compare" | "Metrics" | "Audit"): Locator {
-    return this.nav.getByRole("link", { name: label, exact: true });
-  }
-
   user(displayName: string): Locator {
     return this.nav.getByText(displayName);
   }

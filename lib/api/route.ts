@@ -14,6 +14,7 @@ import { SESSION_COOKIE, type Session, type SessionUser } from "@/lib/auth/sessi
 import { readSessionCached } from "@/lib/auth/session-cache";
 import { changeFeed } from "@/lib/db/change-feed";
 import type { Role } from "@/lib/auth/roles";
+import { SHAREABLE_CACHE_CONTROL } from "./shareable";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -125,6 +126,26 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
     } catch (error) {
       return errorResponse(error);
     }
+  };
+}
+
+/**
+ * A read whose answer is the same for every signed-in reader, so the web
+ * tier may serve it again to the next one (lib/server/shared-responses.ts):
+ * it is signed-in only like any jsonRoute, but its handler gets only the
+ * parsed params and query — not the request, not the user — so it cannot
+ * answer differently for different people. Its 200 answers say so with
+ * Cache-Control (lib/api/shareable.ts); errors stay no-store.
+ */
+export function sharedReadRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.ZodType = z.ZodType<Record<string, string>>>(
+  schemas: { params?: P; query?: Q },
+  handler: (ctx: { params: z.infer<P>; query: z.infer<Q> }) => Promise<unknown>,
+) {
+  const route = jsonRoute(schemas, ({ params, query }) => handler({ params, query }));
+  return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
+    const res = await route(req, context);
+    if (res.status === 200) res.headers.set("cache-control", SHAREABLE_CACHE_CONTROL);
+    return res;
   };
 }
 

@@ -4,6 +4,8 @@
 // and for at most `ttlMs` (answers also depend on the clock: ages, "stale",
 // expired claims). Concurrent misses for one key share a single computation.
 // No I/O here: the generation comes from the caller (see lib/db/change-feed).
+// The bound and the least-recently-used order are lru-cache's.
+import { LRUCache } from "lru-cache";
 
 export interface VersionedCacheOptions {
   /** Entries kept at most; the least recently used go first. */
@@ -20,11 +22,12 @@ interface Entry<V> {
 }
 
 export class VersionedCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LRUCache<string, Entry<V>>;
   private readonly now: () => number;
 
   constructor(private readonly opts: VersionedCacheOptions) {
     this.now = opts.now ?? Date.now;
+    this.entries = new LRUCache({ max: opts.maxEntries });
   }
 
   /**
@@ -36,24 +39,13 @@ export class VersionedCache<V> {
     if (generation === null) return compute();
     const now = this.now();
     const hit = this.entries.get(key);
-    if (hit && hit.generation === generation && hit.expiresAt > now) {
-      // Refresh the key's place in the LRU order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.value;
-    }
+    if (hit && hit.generation === generation && hit.expiresAt > now) return hit.value;
     const value = compute();
     const entry: Entry<V> = { generation, expiresAt: now + this.opts.ttlMs, value };
-    this.entries.delete(key);
     this.entries.set(key, entry);
     value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
+      if (this.entries.peek(key) === entry) this.entries.delete(key);
     });
-    while (this.entries.size > this.opts.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
     return value;
   }
 
@@ -63,7 +55,7 @@ export class VersionedCache<V> {
    */
   delete(key?: string, value?: Promise<V>): void {
     if (key === undefined) this.entries.clear();
-    else if (value === undefined || this.entries.get(key)?.value === value) this.entries.delete(key);
+    else if (value === undefined || this.entries.peek(key)?.value === value) this.entries.delete(key);
   }
 
   get size(): number {

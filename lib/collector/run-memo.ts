@@ -5,34 +5,14 @@
 // harm (API discovery, for 30 s, and re-asked when a kind is missing).
 // Losing any of it — a restart, another worker taking the environment — only
 // costs time.
+import { LRUCache } from "lru-cache";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import type { ClusterConfig } from "@/lib/config";
 import { hashSecretValues, type KubeObject } from "@/lib/drift";
 import type { CurrentRow } from "./store";
 
-/** A Map that forgets its oldest entries beyond `max`. */
-class Bounded<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max) {
-      const oldest = this.map.keys().next();
-      if (oldest.done) break;
-      this.map.delete(oldest.value);
-    }
-  }
-  delete(key: K): void {
-    this.map.delete(key);
-  }
-}
-
-const gitAnswers = new Bounded<string, Promise<unknown>>(512);
+const gitAnswers = new LRUCache<string, Promise<unknown>>({ max: 512 });
 
 /**
  * Answers that are a function of commits only (the approved revision at a

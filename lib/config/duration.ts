@@ -12,16 +12,22 @@ export function parseDuration(text: string): number | null {
   return total;
 }
 
-export function formatDuration(ms: number): string {
-  const abs = Math.abs(ms);
-  if (abs < 60_000) return `${Math.round(ms / 1000)}s`;
-  if (abs < 3_600_000) return `${Math.round(ms / 60_000)}m`;
-  if (abs < 86_400_000) {
-    const h = Math.floor(abs / 3_600_000);
-    const m = Math.round((abs % 3_600_000) / 60_000);
-    return `${ms < 0 ? "-" : ""}${h}h${m ? ` ${m}m` : ""}`;
-  }
-  const d = Math.floor(abs / 86_400_000);
-  const h = Math.round((abs % 86_400_000) / 3_600_000);
-  return `${ms < 0 ? "-" : ""}${d}d${h ? ` ${h}h` : ""}`;
+/**
+ * A duration for people, in messages and on pages: "350 ms", "45s", "12 min",
+ * "3 h 5 min", "2 d 4 h"; "—" when there is none. The one formatter of
+ * durations (lib/dashboard/format re-exports it); badges use the shorter
+ * formatAge ("3m", "2h 5m").
+ */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "—";
+  if (ms < 0) return `-${formatDuration(-ms)}`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }

@@ -7,6 +7,7 @@ import { liveness, normaliseHistory, promotionHops, type AppliedInterval } from 
 import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, RevisionDto } from "./dto";
 import { controllerStatus, environmentError, iso } from "./mappers";
 import { approvedCommits, repoHistory, revisionDto, type RepoHistory } from "./revisions";
+import { inPromotionOrder } from "./environments";
 
 type Db = PrismaClient;
 
@@ -30,8 +31,7 @@ interface EnvLineage {
 
 async function lineageEnvironments(db: Db, now: Date): Promise<EnvLineage[]> {
   const envs = await db.environment.findMany({
-    where: { removedAt: null },
-    orderBy: [{ position: "asc" }, { name: "asc" }],
+    ...inPromotionOrder,
     select: {
       id: true,
       name: true,

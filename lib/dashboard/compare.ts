@@ -11,6 +11,7 @@ import { findEnvironment } from "./environments";
 import { partsOfKey } from "./object-key";
 import { repoHistory, revisionDto } from "./revisions";
 import { HIDDEN, maskSecret, stripNoise } from "./yaml-diff";
+import { inPromotionOrder } from "./environments";
 
 export const compareQuerySchema = z.object({
   from: z.string().min(1, "from: name the first environment").max(100),
@@ -94,7 +95,7 @@ export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Pr
   const [rowsA, rowsB, envRows] = await Promise.all([
     (table as typeof db.liveObject).findMany({ where: where(a.id), select, orderBy: { key: "asc" } }),
     (table as typeof db.liveObject).findMany({ where: where(b.id), select, orderBy: { key: "asc" } }),
-    db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true, id: true, appliedSha: true, approvedSha: true, repositoryId: true } }),
+    db.environment.findMany({ ...inPromotionOrder, select: { name: true, id: true, appliedSha: true, approvedSha: true, repositoryId: true } }),
   ]);
   const mapB = new Map(rowsB.map((r) => [r.key, r]));
   const mapA = new Map(rowsA.map((r) => [r.key, r]));

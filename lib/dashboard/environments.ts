@@ -10,6 +10,9 @@ import { repoHistory, revisionDto, type RepoHistory } from "./revisions";
 
 type Db = PrismaClient;
 
+/** The environments still configured, in promotion order (test before staging before production). */
+export const inPromotionOrder = { where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }] } satisfies Prisma.EnvironmentFindManyArgs;
+
 const envSelect = {
   id: true,
   name: true,
@@ -178,7 +181,7 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
 }
 
 export async function listEnvironments(db: Db, config: { path: string; exists: boolean; declared: number }, now = new Date()): Promise<EnvironmentListDto> {
-  const rows = await db.environment.findMany({ where: { removedAt: null }, select: envSelect, orderBy: [{ position: "asc" }, { name: "asc" }] });
+  const rows = await db.environment.findMany({ ...inPromotionOrder, select: envSelect });
   const rel = await related(db, rows);
   return { environments: rows.map((r) => summarise(r, rel, now)), now: now.toISOString(), config };
 }
@@ -270,6 +273,6 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
 
 /** Names in promotion order, for pickers. */
 export async function environmentNames(db: Db): Promise<string[]> {
-  const rows = await db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true } });
+  const rows = await db.environment.findMany({ ...inPromotionOrder, select: { name: true } });
   return rows.map((r) => r.name);
 }

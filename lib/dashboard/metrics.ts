@@ -7,6 +7,7 @@ import { liveness, normaliseHistory, promotionHops, staleTime, type AppliedInter
 import type { MetricsDto } from "./dto";
 import { iso } from "./mappers";
 import { approvedCommits, repoHistory } from "./revisions";
+import { inPromotionOrder } from "./environments";
 
 export const metricsQuerySchema = z.object({
   days: z.coerce.number().int().min(1).max(365).default(30),
@@ -39,8 +40,7 @@ export function weekStart(t: Date): string {
 export async function getMetrics(db: PrismaClient, days: number, now = new Date()): Promise<MetricsDto> {
   const from = new Date(now.getTime() - days * DAY);
   const envs = await db.environment.findMany({
-    where: { removedAt: null },
-    orderBy: [{ position: "asc" }, { name: "asc" }],
+    ...inPromotionOrder,
     select: {
       id: true,
       name: true,

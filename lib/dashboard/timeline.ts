@@ -6,6 +6,7 @@ import { notFound } from "@/lib/api/errors";
 import { touchesPath } from "@/lib/lineage";
 import { TIMELINE_TYPES, mergeTimeline, type AuditEventInput, type CommitInput, type TimelineType } from "@/lib/timeline";
 import type { TimelineDto } from "./dto";
+import { inPromotionOrder } from "./environments";
 
 const isoDate = z
   .string()
@@ -45,7 +46,7 @@ const ACTION_PREFIXES: Record<Exclude<TimelineType, "commit" | "access">, string
 export async function getTimeline(db: PrismaClient, q: TimelineQuery, now = new Date()): Promise<TimelineDto> {
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY);
-  const envs = await db.environment.findMany({ where: { removedAt: null }, orderBy: [{ position: "asc" }, { name: "asc" }], select: { name: true, repositoryId: true, path: true } });
+  const envs = await db.environment.findMany({ ...inPromotionOrder, select: { name: true, repositoryId: true, path: true } });
   if (q.environment && !envs.some((e) => e.name === q.environment)) throw notFound(`environment "${q.environment}"`);
   const types = q.type && q.type.length > 0 ? q.type : null;
   const wants = (t: TimelineType) => !types || types.includes(t);

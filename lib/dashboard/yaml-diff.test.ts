@@ -148,3 +148,19 @@ describe("an item added above an unchanged one", () => {
     expect(marked.every((r) => r.kind === "removed")).toBe(true);
   });
 });
+
+describe("a large object", () => {
+  it("lines up a key added at the top of 3,000 lines of ConfigMap data as one added row, not 3,000 changed ones", () => {
+    // 3,000 × 3,001 lines is over the 4M cells the old aligner gave up at (it then paired lines by position).
+    const data = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`key-${String(i).padStart(4, "0")}`, `value ${i}`]));
+    const git = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "shop" }, data };
+    const liveBig = structuredClone(git);
+    liveBig.data = { "key-0000-added": "by hand", ...data };
+    const added: ChangeDto = { path: ["data", "key-0000-added"], display: "data.key-0000-added", kind: "added", desired: null, live: "by hand", attribution: human };
+    const { rows } = objectDiff(git, liveBig, [added]);
+    const different = rows.filter((r) => r.kind !== "same");
+    expect(different).toEqual([{ left: null, right: { line: 8, text: "  key-0000-added: by hand" }, kind: "added", change: 0 }]);
+    expect(rows).toHaveLength(3_007);
+    expect(rows.at(-1)).toMatchObject({ kind: "same", left: { line: 3_006 }, right: { line: 3_007 } });
+  });
+});

@@ -5,6 +5,7 @@
 // engine already judged as noise. So live is pruned to the fields Git sets
 // (plus the fields the engine reported as added), and each row's
 // highlight comes from the drift item's changes, matched by path.
+import { diffArrays } from "diff";
 import YAML from "yaml";
 import { NOISY_ANNOTATIONS, SERVER_METADATA_FIELDS } from "@/lib/drift/metadata-noise";
 import type { ChangeDto, DiffRowDto } from "./dto";
@@ -231,33 +232,32 @@ function changeFor(path: Path, changes: readonly ChangeDto[], onlyKind?: ChangeD
   return best;
 }
 
-/** Longest common subsequence of line texts; falls back to position pairing for very large objects. */
+/**
+ * Lines of both sides paired up: common lines (a shortest edit script, Myers'
+ * algorithm from the `diff` package, O((n+m)·d) — fast for two versions of
+ * one object whatever their size), and each run of removals next to a run of
+ * additions shown as changed lines side by side.
+ */
 function align(a: string[], b: string[]): Array<[number | null, number | null]> {
-  const n = a.length;
-  const m = b.length;
-  if (n * m > 4_000_000) {
-    return Array.from({ length: Math.max(n, m) }, (_, i) => [i < n ? i : null, i < m ? i : null]);
-  }
-  const dp = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
   const pairs: Array<[number | null, number | null]> = [];
   let i = 0;
   let j = 0;
   const dels: number[] = [];
   const ins: number[] = [];
   const flush = () => {
-    // A run of removals next to a run of additions is shown as changed lines side by side.
     const k = Math.max(dels.length, ins.length);
     for (let x = 0; x < k; x++) pairs.push([dels[x] ?? null, ins[x] ?? null]);
     dels.length = 0;
     ins.length = 0;
   };
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
+  for (const part of diffArrays(a, b)) {
+    const n = part.count ?? part.value.length;
+    if (part.removed) for (let x = 0; x < n; x++) dels.push(i++);
+    else if (part.added) for (let x = 0; x < n; x++) ins.push(j++);
+    else {
       flush();
-      pairs.push([i++, j++]);
-    } else if (j >= m || (i < n && dp[i + 1]![j]! >= dp[i]![j + 1]!)) dels.push(i++);
-    else ins.push(j++);
+      for (let x = 0; x < n; x++) pairs.push([i++, j++]);
+    }
   }
   flush();
   return pairs;

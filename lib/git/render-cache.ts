@@ -1,6 +1,8 @@
 // Render results by content: the same tree rendered the same way gives the
 // same objects, so a steady-state collection (Git unchanged) renders nothing.
-// Bounded by entries and by total objects, least recently used evicted first.
+// Bounded by entries and by total objects, least recently used evicted first
+// (lru-cache).
+import { LRUCache } from "lru-cache";
 import type { RenderedObject, RenderProblem } from "./manifests";
 
 export interface CachedRender {
@@ -11,43 +13,23 @@ export interface CachedRender {
 }
 
 export class RenderCache {
-  private readonly entries = new Map<string, CachedRender>();
-  private objectCount = 0;
+  private readonly entries: LRUCache<string, CachedRender>;
 
-  constructor(
-    private readonly maxEntries = 32,
-    private readonly maxObjects = 200_000,
-  ) {}
+  constructor(maxEntries = 32, maxObjects = 200_000) {
+    // Sized by objects; a render bigger than the whole budget is not kept at all (and evicts nothing).
+    this.entries = new LRUCache({ max: maxEntries, maxSize: maxObjects, sizeCalculation: (v) => Math.max(1, v.objects.length) });
+  }
 
   get(key: string): CachedRender | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
 
   set(key: string, value: CachedRender): void {
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.objectCount -= old.objects.length;
-    }
-    // A render bigger than the whole budget is not kept at all.
-    if (value.objects.length > this.maxObjects) return;
     this.entries.set(key, value);
-    this.objectCount += value.objects.length;
-    for (const [k, v] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.objectCount <= this.maxObjects) break;
-      this.entries.delete(k);
-      this.objectCount -= v.objects.length;
-    }
   }
 
   clear(): void {
     this.entries.clear();
-    this.objectCount = 0;
   }
 
   get size(): number {

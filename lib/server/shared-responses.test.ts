@@ -5,10 +5,12 @@ import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";
 import { acceptsGzip, CACHE_HEADER, plainTarget, SharedResponses, singleCookie, type SharedResponsesOptions } from "./shared-responses";
+import { isSharedPage, requestWantsFresh, responseMayBeShared, SHAREABLE_CACHE_CONTROL } from "@/lib/api/shareable";
 
 // A real HTTP server in front of a page renderer that behaves like Next.js
 // behind proxy.ts: a fresh nonce per render, in the CSP header and on every
-// script, streamed in several chunks.
+// script, streamed in several chunks; pages on the shared list say
+// `Cache-Control: no-cache`, others Next.js's `private, no-store`.
 
 interface Rig {
   url: string;
@@ -22,12 +24,14 @@ type Renderer = (req: http.IncomingMessage, res: http.ServerResponse, nonce: str
 
 const nextLikePage: Renderer = (req, res, nonce) => {
   res.setHeader("content-type", "text/html; charset=utf-8");
-  res.setHeader("cache-control", "private, no-cache, no-store, max-age=0, must-revalidate");
+  res.setHeader("cache-control", isSharedPage(new URL(req.url ?? "/", "http://x").pathname) ? SHAREABLE_CACHE_CONTROL : NEXT_DYNAMIC);
   res.setHeader("content-security-policy", `default-src 'self'; script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`);
   res.write(`<!DOCTYPE html><html><head><script nonce="${nonce}" src="/_next/a.js"></script></head>`);
   res.write(`<body><h1>Environments at ${req.url}</h1>`);
   res.end(`<script nonce="${nonce}">self.__next_f.push([1,"{\\"nonce\\":\\"${nonce}\\"}"])</script></body></html>`);
 };
+
+const NEXT_DYNAMIC = "private, no-cache, no-store, max-age=0, must-revalidate";
 
 const servers: Rig[] = [];
 afterEach(async () => {
@@ -43,8 +47,6 @@ async function rig(render: Renderer = nextLikePage, opts: Partial<SharedResponse
     sessionCookie: "driftwatch_session",
     roleOf: async (token) => sessions[token] ?? null,
     generation: () => generation,
-    isPublicPath: (p) => p === "/signin",
-    isSharedRead: (p) => p === "/api/environments",
     ttlMs: 3_000,
     now: () => clock,
     ...opts,
@@ -108,13 +110,41 @@ describe("rendered pages", () => {
 
   it("keeps one page per role and per URL, query included", async () => {
     const s = await rig();
-    await get(`${s.url}/timeline?env=production`);
-    await get(`${s.url}/timeline?env=staging`);
-    await get(`${s.url}/timeline?env=production`, { cookie: "driftwatch_session=admin-token" });
+    await get(`${s.url}/environments/production?type=Modified`);
+    await get(`${s.url}/environments/production?type=Missing`);
+    await get(`${s.url}/environments/production?type=Modified`, { cookie: "driftwatch_session=admin-token" });
     expect(s.renders()).toBe(3);
-    const again = await get(`${s.url}/timeline?env=staging`);
+    const again = await get(`${s.url}/environments/production?type=Missing`);
     expect(again.cache).toBe("hit");
-    expect(again.body).toContain("/timeline?env=staging");
+    expect(again.body).toContain("/environments/production?type=Missing");
+  });
+
+  it("keeps only pages on the shared list that say they may be shared; others reach the handler every time", async () => {
+    // /timeline is not on the list; /environments/x is, but this render says private (as any page proxy.ts did not mark).
+    const s = await rig((req, res, nonce) => {
+      if (req.url === "/environments/x") {
+        const setHeader = res.setHeader.bind(res);
+        res.setHeader = (name, value) => setHeader(name, name === "cache-control" ? NEXT_DYNAMIC : value);
+      }
+      nextLikePage(req, res, nonce);
+    });
+    for (let i = 0; i < 3; i++) expect((await get(`${s.url}/timeline`)).cache).toBeNull();
+    expect(s.renders()).toBe(3);
+    // The first private answer is captured and found not shareable; from then on the URL is not captured at all.
+    expect((await get(`${s.url}/environments/x`)).cache).toBe("miss");
+    expect((await get(`${s.url}/environments/x`, { cookie: "driftwatch_session=other-viewer-token" })).cache).toBeNull();
+    expect(s.renders()).toBe(5);
+  });
+
+  it("renders for a request that asks for a fresh answer, and does not keep it", async () => {
+    const s = await rig();
+    const ask = (extra: Record<string, string>) => get(`${s.url}/`, { cookie: "driftwatch_session=viewer-token", ...extra });
+    expect((await ask({ "cache-control": "no-cache" })).cache).toBeNull();
+    expect((await ask({ pragma: "no-cache" })).cache).toBeNull();
+    expect((await ask({ "cache-control": "max-age=0, no-store" })).cache).toBeNull();
+    expect((await ask({})).cache).toBe("miss");
+    expect((await ask({ "cache-control": "max-age=0" })).cache).toBe("hit");
+    expect(s.renders()).toBe(4);
   });
 
   it("renders afresh once the data changed, after the time limit, and always while changes cannot be observed", async () => {
@@ -133,16 +163,16 @@ describe("rendered pages", () => {
 
   it("never keeps redirects, errors, pages that set cookies, or router requests", async () => {
     const byPath: Record<string, Renderer> = {
-      "/gone": (req, res, nonce) => {
+      "/environments/gone": (req, res, nonce) => {
         res.statusCode = 404; // Next.js's not-found page: HTML with the nonce, but a 404
         nextLikePage(req, res, nonce);
       },
-      "/moved": (_req, res) => void res.writeHead(307, { location: "/signin" }).end(),
-      "/cookie": (req, res, nonce) => {
+      "/environments/moved": (_req, res) => void res.writeHead(307, { location: "/signin" }).end(),
+      "/environments/cookie": (req, res, nonce) => {
         res.setHeader("set-cookie", "x=1");
         return nextLikePage(req, res, nonce);
       },
-      "/json": (_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end("{}"),
+      "/environments/json": (_req, res) => void res.writeHead(200, { "content-type": "application/json", "cache-control": SHAREABLE_CACHE_CONTROL }).end("{}"),
     };
     const s = await rig((req, res, nonce) => (byPath[new URL(req.url ?? "/", "http://x").pathname] ?? nextLikePage)(req, res, nonce));
     for (const p of Object.keys(byPath)) {
@@ -151,9 +181,8 @@ describe("rendered pages", () => {
     }
     await get(`${s.url}/`, { cookie: "driftwatch_session=viewer-token", rsc: "1" });
     await get(`${s.url}/signin`);
-    await get(`${s.url}/api/environments`);
     expect((await get(`${s.url}/`)).cache).toBe("miss");
-    expect(s.renders()).toBe(Object.keys(byPath).length * 2 + 4);
+    expect(s.renders()).toBe(Object.keys(byPath).length * 2 + 3);
   });
 
   it("never keeps a page that streamed a 404, a redirect or an error after its 200", async () => {
@@ -162,6 +191,7 @@ describe("rendered pages", () => {
     const s = await rig((req, res, nonce) => {
       const i = Number(new URL(req.url ?? "/", "http://x").searchParams.get("i"));
       res.setHeader("content-type", "text/html; charset=utf-8");
+      res.setHeader("cache-control", SHAREABLE_CACHE_CONTROL);
       res.setHeader("content-security-policy", `script-src 'nonce-${nonce}'`);
       res.write(`<html><script nonce="${nonce}"></script><p>Loading…</p>`);
       res.end(`${marks[i]}</html>`);
@@ -178,6 +208,7 @@ describe("rendered pages", () => {
     const s = await rig(
       (_req, res, nonce) => {
         res.setHeader("content-type", "text/html; charset=utf-8");
+        res.setHeader("cache-control", SHAREABLE_CACHE_CONTROL);
         res.setHeader("content-security-policy", `script-src 'nonce-${nonce}'`);
         res.write(`<html><script nonce="${nonce}"></script>`);
         res.end(`<p>${big}</p></html>`);
@@ -212,20 +243,22 @@ describe("rendered pages", () => {
     expect((await get(`${s.url}/`)).cache).toBe("hit");
   });
 
-  it("shares the named API reads as they are, and no other API answer", async () => {
+  it("shares API answers marked shareable as they are, and no other API answer", async () => {
     let status = 200;
     const s = await rig((req, res) => {
-      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+      // As lib/api/route.ts answers: sharedReadRoute's 200s say no-cache, everything else no-store.
+      const shareable = req.url === "/api/environments" && status === 200;
+      res.writeHead(status, { "content-type": "application/json", "cache-control": shareable ? SHAREABLE_CACHE_CONTROL : "no-store" });
       res.end(JSON.stringify({ path: req.url, environments: [{ name: "production", status: "Drifted" }] }));
     });
     const first = await get(`${s.url}/api/environments`);
     const second = await get(`${s.url}/api/environments`, { cookie: "driftwatch_session=other-viewer-token" });
     expect([first.cache, second.cache]).toEqual(["miss", "hit"]);
     expect(JSON.parse(second.body)).toEqual({ path: "/api/environments", environments: [{ name: "production", status: "Drifted" }] });
-    // Conditional requests and API paths not named as shared reads always reach the handler.
+    // Conditional requests always reach the handler; so does an answer that says no-store, every time after the first.
     expect((await get(`${s.url}/api/environments`, { cookie: "driftwatch_session=viewer-token", "if-none-match": '"x"' })).cache).toBeNull();
-    await get(`${s.url}/api/timeline`);
-    expect((await get(`${s.url}/api/timeline`)).cache).toBeNull();
+    await get(`${s.url}/api/auth/session`);
+    expect((await get(`${s.url}/api/auth/session`)).cache).toBeNull();
     expect(s.renders()).toBe(4);
     // An answer that is not a 200 is not kept.
     s.advance(3_001);
@@ -262,7 +295,7 @@ describe("rendered pages", () => {
     const s = await rig((req, res, nonce) => {
       const html = `<html><script nonce="${nonce}"></script><p>${"drift ".repeat(500)}</p></html>`;
       const gz = zlib.gzipSync(html);
-      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "content-security-policy": `script-src 'nonce-${nonce}'`, "content-length": gz.length });
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "cache-control": SHAREABLE_CACHE_CONTROL, "content-security-policy": `script-src 'nonce-${nonce}'`, "content-length": gz.length });
       res.end(gz);
     });
     await get(`${s.url}/`);
@@ -289,13 +322,35 @@ describe("rendered pages", () => {
     const zipped = await rig(
       (_req, res, nonce) => {
         const gz = zlib.gzipSync(`<html><script nonce="${nonce}"></script>${" ".repeat(4096)}</html>`);
-        res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "content-security-policy": `script-src 'nonce-${nonce}'` });
+        res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "cache-control": SHAREABLE_CACHE_CONTROL, "content-security-policy": `script-src 'nonce-${nonce}'` });
         res.end(gz);
       },
       { maxResponseBytes: 1024 },
     );
     await get(`${zipped.url}/`);
     expect((await get(`${zipped.url}/`)).cache).toBe("miss");
+  });
+});
+
+describe("Cache-Control", () => {
+  it("a response may be shared only when it says so and says neither private nor no-store", () => {
+    expect(responseMayBeShared(SHAREABLE_CACHE_CONTROL)).toBe(true);
+    expect(responseMayBeShared("public, max-age=3")).toBe(true);
+    for (const v of [NEXT_DYNAMIC, "no-store", "Private", "no-cache, NO-STORE", "private=\"set-cookie\"", "", undefined, null]) expect(responseMayBeShared(v), String(v)).toBe(false);
+    expect(responseMayBeShared(["no-cache", "private"])).toBe(false);
+  });
+
+  it("a request asks for a fresh answer with no-cache or no-store, or Pragma: no-cache", () => {
+    expect(requestWantsFresh("no-cache", undefined)).toBe(true);
+    expect(requestWantsFresh("max-age=0, No-Store", undefined)).toBe(true);
+    expect(requestWantsFresh(undefined, "no-cache")).toBe(true);
+    expect(requestWantsFresh("max-age=0", undefined)).toBe(false);
+    expect(requestWantsFresh(undefined, undefined)).toBe(false);
+  });
+
+  it("the shared pages are the environments and an environment, and nothing else", () => {
+    for (const p of ["/", "/environments/production"]) expect(isSharedPage(p), p).toBe(true);
+    for (const p of ["/lineage", "/signin", "/timeline", "/audit", "/metrics", "/compare", "/commits/abc", "/environments", "/environments/production/objects/apps/Deployment/shop/api", "/lineage/x", "//"]) expect(isSharedPage(p), p).toBe(false);
   });
 });
 

@@ -1,40 +1,44 @@
 // Responses kept per process for a few seconds and served again to every
-// signed-in reader of the same role: rendered pages, and the dashboard reads
-// every open page polls (the environments list, an environment, its drift).
-// For pages this is what Next.js's own full-route cache (ISR) would do for us
-// if our pages could be static. They cannot: each response carries a fresh
-// CSP nonce on its scripts (proxy.ts), which forces a render per request —
-// 4–8 ms of CPU for React alone. For the reads it skips Next.js's routing and
-// response path (1.5–2.5 ms of CPU; the answer itself is already cached, see
-// lib/dashboard/cached.ts). During an incident 50 people open the same
-// environment and their browsers poll it; one response serves them all.
+// signed-in reader of the same role: only those the application marked as
+// shareable (lib/api/shareable.ts: an explicit list of pages, and the API
+// reads built with sharedReadRoute), which say `Cache-Control: no-cache`.
+// Anything marked `private` or `no-store` — every other page and API answer,
+// and every error page Next.js renders — is passed on untouched and never kept.
+//
+// Why there is a cache here at all: each page carries a fresh CSP nonce on its
+// scripts (proxy.ts), which forces Next.js to render it per request (4–12 ms
+// of CPU), and an API read costs 1.5–3 ms in Next.js's routing and response
+// path even with its answer cached (lib/dashboard/cached.ts). During an
+// incident 50 people open the same environment and their browsers poll it; on
+// two cores that queue alone puts the environments page at p95 ≈ 420 ms idle,
+// seconds under load (bench/api.ts). One response serves them all.
 //
 // Why this is safe:
-// - Pages render nothing personal. Who is signed in, their role's buttons and
-//   the CSRF token come from /api/auth/session in the browser; the HTML is
-//   the same for every user, and entries are keyed by role besides the URL in
-//   case a page ever shows one role more than another. API reads are shared
-//   only where the caller names them (isSharedRead): answers that do not
-//   depend on who asks.
+// - Only marked responses are kept, keyed by role and URL; a marked page
+//   renders nothing about who asks (e2e/auth.spec.ts renders each one for
+//   two users of one role and compares the bytes), a marked read never sees
+//   the request or the user (sharedReadRoute).
 // - Every hit checks the session first (the same cached lookup the proxy
-//   does), so a signed-out or expired visitor never gets a page from here.
+//   does), so a signed-out or expired visitor never gets a response from here.
 // - An entry dies with the next committed change to the data (the change
 //   feed's generation, lib/db/change-feed) and after `ttlMs` regardless;
 //   while the feed is down nothing is served from here.
 // - Each page hit gets a new nonce in the body and in the CSP header. Markup
 //   that could carry the old nonce was rendered before anyone could know it.
-// - Only pages that rendered completely are kept: a 200 HTML response without
-//   Set-Cookie and without the marks Next.js streams when a page turns out to
-//   be a 404, a redirect or an error after the 200 has gone out (pages stream
-//   behind app/loading.tsx); for reads, a 200 JSON answer. Client-side
-//   navigations (RSC requests), prefetches, conditional requests and URLs
-//   Next.js would normalise pass through untouched.
+// - Only complete 200 answers without Set-Cookie are kept. Pages stream
+//   behind app/loading.tsx, so a notFound(), a redirect or an error can come
+//   after the 200 and its headers: the marks Next.js writes for those keep
+//   such a page out (UNFINISHED_PAGE_MARKS). Client-side navigations (RSC
+//   requests), prefetches, conditional requests, requests asking for a fresh
+//   answer (Cache-Control: no-cache) and URLs Next.js would normalise pass
+//   through untouched.
 //
 // Misses stream from Next.js exactly as before, copied on the way out.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { VersionedCache } from "@/lib/cache/versioned-cache";
+import { isSharedPage, requestWantsFresh, responseMayBeShared } from "@/lib/api/shareable";
 
 /** A rendered page (HTML with a nonce) or a shared API read (JSON). */
 type Kind = "page" | "read";
@@ -54,10 +58,6 @@ export interface SharedResponsesOptions {
   roleOf(token: string): Promise<string | null>;
   /** The data generation (lib/db/change-feed), or null while changes cannot be observed. */
   generation(): number | null;
-  /** Paths that never need a session (the sign-in page…): always rendered. */
-  isPublicPath(pathname: string): boolean;
-  /** API paths whose GET answer is the same for every signed-in reader (others under /api/ are never kept). */
-  isSharedRead(pathname: string): boolean;
   ttlMs: number;
   /** Responses kept at most (with maxResponseBytes, the memory bound: 64 × 1 MiB by default). */
   maxEntries?: number;
@@ -65,6 +65,14 @@ export interface SharedResponsesOptions {
   maxResponseBytes?: number;
   now?: () => number;
 }
+
+/**
+ * What is remembered for a URL whose answer says it may not be shared
+ * (Cache-Control private or no-store): later requests go straight to the
+ * handler instead of waiting for each other's render ("hit-for-pass").
+ */
+const NOT_SHAREABLE = "not-shareable";
+type Kept = SharedResponse | typeof NOT_SHAREABLE | null;
 
 /** The response header saying whether a response came from here. */
 export const CACHE_HEADER = "x-driftwatch-cache";
@@ -169,7 +177,7 @@ function splitAround(body: Buffer, separator: string): Buffer[] {
 }
 
 export class SharedResponses {
-  private readonly entries: VersionedCache<SharedResponse | null>;
+  private readonly entries: VersionedCache<Kept>;
   private readonly maxBytes: number;
 
   constructor(private readonly opts: SharedResponsesOptions) {
@@ -207,25 +215,29 @@ export class SharedResponses {
       await rendered;
       return;
     }
-    if (!page) {
-      // The render shared with another request could not be kept (a redirect, an error…): render our own.
-      this.entries.delete(key, shared);
+    if (!page || page === NOT_SHAREABLE) {
+      // The render shared with another request could not be kept (a redirect, an error…), or this URL's answers never are: render our own.
+      if (!page) this.entries.delete(key, shared);
       await render();
       return;
     }
     await this.send(req, res, page);
   }
 
-  /** The cache key for a page or shared read by a signed-in user, or null when the handler must answer. */
+  /**
+   * The cache key for a GET by a signed-in user, or null when the handler must
+   * answer. Whether the answer may be kept is for the answer to say (keepable).
+   */
   private async keyOf(req: IncomingMessage): Promise<{ key: string; kind: Kind } | null> {
     if (req.method !== "GET") return null;
     if (PASS_THROUGH_HEADERS.some((h) => req.headers[h] !== undefined)) return null;
+    if (requestWantsFresh(req.headers["cache-control"], req.headers.pragma)) return null;
     const target = plainTarget(req.url);
     if (!target) return null;
     const { pathname, search } = target;
-    if (pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search) || this.opts.isPublicPath(pathname)) return null;
+    if (pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search)) return null;
     const kind: Kind = pathname.startsWith("/api/") ? "read" : "page";
-    if (kind === "read" && !this.opts.isSharedRead(pathname)) return null;
+    if (kind === "page" && !isSharedPage(pathname)) return null;
     const token = singleCookie(req.headers.cookie, this.opts.sessionCookie);
     if (!token) return null;
     let role: string | null;
@@ -242,13 +254,13 @@ export class SharedResponses {
    * ends (all bytes have passed through write/end, compressed or not; the
    * client may still be receiving them — other readers do not wait for that).
    */
-  private capture(res: ServerResponse, kind: Kind): { page: Promise<SharedResponse | null>; abandon: () => void } {
+  private capture(res: ServerResponse, kind: Kind): { page: Promise<Kept>; abandon: () => void } {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let tooBig = false;
     let headHeaders: OutgoingHttpHeaders = {};
-    let settle: (page: SharedResponse | null) => void = () => undefined;
-    const page = new Promise<SharedResponse | null>((resolve) => {
+    let settle: (page: Kept) => void = () => undefined;
+    const page = new Promise<Kept>((resolve) => {
       let settled = false;
       settle = (p) => {
         if (settled) return;
@@ -296,8 +308,9 @@ export class SharedResponses {
     return { page, abandon: () => settle(null) };
   }
 
-  private keepable(kind: Kind, status: number, headers: OutgoingHttpHeaders, raw: Buffer): SharedResponse | null {
+  private keepable(kind: Kind, status: number, headers: OutgoingHttpHeaders, raw: Buffer): Kept {
     if (status !== 200 || headers["set-cookie"] !== undefined) return null;
+    if (!responseMayBeShared(headers["cache-control"])) return NOT_SHAREABLE;
     const type = headers["content-type"];
     const isPage = kind === "page";
     if (typeof type !== "string" || !type.startsWith(isPage ? "text/html" : "application/json")) return null;

@@ -1,6 +1,6 @@
-import { jsonRoute } from "@/lib/api/route";
+import { sharedReadRoute } from "@/lib/api/route";
 import { cachedEnvironments } from "@/lib/dashboard/cached";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({}, () => cachedEnvironments());
+export const GET = sharedReadRoute({}, () => cachedEnvironments());

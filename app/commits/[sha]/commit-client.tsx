@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { useQuery } from "@tanstack/react-query";
 import { EnvBadge } from "@/components/env-badge";
 import { PromotionChain } from "@/components/promotion-chain";
@@ -38,12 +39,7 @@ export function CommitClient({ sha, initial, now: serverNow }: { sha: string; in
   const [subject, ...body] = r.fullMessage.split("\n");
   return (
     <div className="space-y-5">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link href="/lineage" className="hover:underline">
-          Lineage
-        </Link>{" "}
-        / <span aria-current="page">{r.shortSha}</span>
-      </nav>
+      <Breadcrumb trail={[{ href: "/lineage", label: "Lineage" }]} current={r.shortSha} />
       <header className="space-y-1">
         <h1 className="text-2xl font-semibold tracking-tight">{subject}</h1>
         <p className="text-sm text-slate-600">

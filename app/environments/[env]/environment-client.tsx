@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -13,7 +13,7 @@ import { RunProgressLine } from "@/components/run-progress";
 import { Pill, StatusBadge } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { canOperate, useSession } from "@/components/use-session";
-import { POLL_MS, fetchJson, postJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
+import { POLL_MS, fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
 import type { DriftListDto, DriftSort, EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/dashboard/dto";
 import { plural } from "@/lib/dashboard/format";
 
@@ -56,7 +56,7 @@ function RefreshNow({ env, active, session, onDone, now }: { env: string; active
           onClick={async () => {
             setError(null);
             try {
-              const r = await postJson<{ runId: number }>(`/api/environments/${encodeURIComponent(env)}/refresh`, session?.csrfToken ?? null);
+              const r = await sendJson<{ runId: number }>("POST", `/api/environments/${encodeURIComponent(env)}/refresh`, session?.csrfToken ?? null);
               setRunId(r.runId);
             } catch (e) {
               setError(e instanceof Error ? e.message : String(e));
@@ -329,19 +329,14 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
   const onRunDone = useMemo(
     () => () => {
       void qc.invalidateQueries({ queryKey: queryKeys.environment(initial.name) });
-      void qc.invalidateQueries({ queryKey: ["drift", initial.name] });
+      void qc.invalidateQueries({ queryKey: queryKeys.driftOfEnvironment(initial.name) });
     },
     [qc, initial.name],
   );
 
   return (
     <div className="space-y-5">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link href="/" className="hover:underline">
-          Environments
-        </Link>{" "}
-        / <span aria-current="page">{env.name}</span>
-      </nav>
+      <Breadcrumb trail={[{ href: "/", label: "Environments" }]} current={env.name} />
       <header className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0 space-y-1">
           <div className="flex flex-wrap items-center gap-2">

@@ -1,7 +1,7 @@
-import { jsonRoute } from "@/lib/api/route";
+import { sharedReadRoute } from "@/lib/api/route";
 import { cachedEnvironmentDetail } from "@/lib/dashboard/cached";
 import { envParams } from "@/lib/dashboard/params";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({ params: envParams }, ({ params }) => cachedEnvironmentDetail(params.env));
+export const GET = sharedReadRoute({ params: envParams }, ({ params }) => cachedEnvironmentDetail(params.env));

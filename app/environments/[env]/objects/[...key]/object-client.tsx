@@ -1,7 +1,8 @@
 "use client";
-import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { ClaimActionSlot } from "@/components/action-slots";
+import { Breadcrumb } from "@/components/breadcrumb";
+import { DataTable } from "@/components/data-table";
 import { StaleDataNotice } from "@/components/query-state";
 import { RevisionLine, ShaLink } from "@/components/revision";
 import { DriftTypeBadge, Pill } from "@/components/status-badge";
@@ -28,16 +29,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
 
   return (
     <div className="space-y-5">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link href="/" className="hover:underline">
-          Environments
-        </Link>{" "}
-        /{" "}
-        <Link href={`/environments/${o.environment}`} className="hover:underline">
-          {o.environment}
-        </Link>{" "}
-        / <span aria-current="page">{title}</span>
-      </nav>
+      <Breadcrumb trail={[{ href: "/", label: "Environments" }, { href: `/environments/${o.environment}`, label: o.environment }]} current={title} />
       <header className="space-y-1">
         <div className="flex flex-wrap items-center gap-2">
           <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
@@ -119,18 +111,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
           <h2 id="changes-heading" className="text-lg font-semibold">
             What changed, and who changed it
           </h2>
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="min-w-full text-left text-sm">
-              <thead className="bg-slate-50 text-xs text-slate-600">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Field</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Git</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Live</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Manager</th>
-                  <th scope="col" className="px-3 py-2 font-medium">When</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
+          <DataTable columns={["Field", "Git", "Live", "Manager", "When"]}>
                 {o.changes.map((c, i) => (
                   <tr key={i} className="align-top">
                     <td className="min-w-56 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">
@@ -164,9 +145,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
         </section>
       )}
 
@@ -192,19 +171,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
         {o.history.length === 0 ? (
           <p className="text-sm text-slate-600">This object has never drifted.</p>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="min-w-full text-left text-sm">
-              <thead className="bg-slate-50 text-xs text-slate-600">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Opened</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Type</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Fields</th>
-                  <th scope="col" className="px-3 py-2 font-medium">By</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Resolved</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Lifetime</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
+          <DataTable columns={["Opened", "Type", "Fields", "By", "Resolved", "Lifetime"]}>
                 {o.history.map((h) => (
                   <tr key={h.id} className="align-top">
                     <td className="whitespace-nowrap px-3 py-2">
@@ -236,9 +203,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
                     <td className="whitespace-nowrap px-3 py-2 tabular-nums">{formatDuration((h.resolvedAt ? Date.parse(h.resolvedAt) : now) - Date.parse(h.openedAt))}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
         )}
       </section>
     </div>
