@@ -31,7 +31,8 @@ const kubeVersionFlags = [
 export const recipes: Record<BinaryName, Recipe> = {
   etcd: { module: "etcd", pkg: "." },
   "kube-apiserver": { module: "kube-apiserver", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", ldflags: kubeVersionFlags },
-  helm: { module: "helm", pkg: "helm.sh/helm/v4/cmd/helm" },
+  // Helm's release build stamps the full version too; without it `helm version` says "v4.3".
+  helm: { module: "helm", pkg: "helm.sh/helm/v4/cmd/helm", ldflags: "-X helm.sh/helm/v4/internal/version.version=v4.3.2" },
   "source-controller": { module: "source-controller", pkg: "github.com/fluxcd/source-controller" },
   "kustomize-controller": { module: "kustomize-controller", pkg: "github.com/fluxcd/kustomize-controller" },
   "helm-controller": { module: "helm-controller", pkg: "github.com/fluxcd/helm-controller" },
