@@ -27,6 +27,10 @@ const vitestStep = (project: string): Step => ({
 
 const steps: Step[] = [
   { name: "prisma-generate", cmd: ["npx", "tsx", "scripts/prisma-generate.ts"] },
+  // The real etcd, kube-apiserver, Helm and Flux binaries the integration tests run; built
+  // once per pinned version into the user's cache. A failed build fails this step and the
+  // tests that need them fail too: nothing is skipped for want of a binary.
+  { name: "realkube-build", cmd: ["npx", "tsx", "scripts/realkube-build.ts"] },
   { name: "typecheck", cmd: ["npx", "tsc", "--noEmit"] },
   { name: "lint", cmd: ["npx", "eslint", "--max-warnings=0", "."] },
   vitestStep("unit"),

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config";
+import { pauseRbac } from "./pause-rbac";
+
+const config = parseConfig(`
+repositories:
+  - { name: r, url: https://git.example.com/r.git }
+environments:
+  - name: a
+    cluster: { inCluster: true }
+    source: { repository: r }
+    controller: { type: flux, namespace: flux-system, name: shop-b }
+    write: { inCluster: true }
+  - name: b
+    cluster: { inCluster: true }
+    source: { repository: r }
+    controller: { type: flux, namespace: flux-system, name: shop-a }
+    write: { inCluster: true }
+  - name: c
+    cluster: { inCluster: true }
+    source: { repository: r }
+    controller: { type: argocd, namespace: argocd, name: shop }
+    write: { inCluster: true }
+  - name: remote-writer
+    cluster: { inCluster: true }
+    source: { repository: r }
+    controller: { type: flux, namespace: team-x, name: not-ours }
+    write: { server: "https://k8s.example.com", tokenEnv: OTHER_TOKEN }
+  - name: read-only
+    cluster: { inCluster: true }
+    source: { repository: r }
+    controller: { type: flux, namespace: team-y, name: not-paused }
+`);
+
+type Role = { kind: string; metadata: { name: string; namespace: string }; rules: Array<{ apiGroups: string[]; resources: string[]; resourceNames: string[]; verbs: string[] }>; subjects?: Array<{ name: string; namespace: string }> };
+
+describe("pauseRbac", () => {
+  const manifests = pauseRbac(config) as unknown as Role[];
+
+  it("grants get/patch on exactly the named controller objects, per controller namespace", () => {
+    const roles = manifests.filter((m) => m.kind === "Role");
+    expect(roles.map((r) => [r.metadata.namespace, r.rules])).toEqual([
+      ["argocd", [{ apiGroups: ["argoproj.io"], resources: ["applications"], resourceNames: ["shop"], verbs: ["get", "patch"] }]],
+      ["flux-system", [{ apiGroups: ["kustomize.toolkit.fluxcd.io"], resources: ["kustomizations"], resourceNames: ["shop-a", "shop-b"], verbs: ["get", "patch"] }]],
+    ]);
+  });
+
+  it("leaves out environments that pause through another credential or not at all", () => {
+    const namespaces = manifests.map((m) => m.metadata.namespace);
+    expect(namespaces).not.toContain("team-x");
+    expect(namespaces).not.toContain("team-y");
+  });
+
+  it("binds each Role to the given service account", () => {
+    const bindings = pauseRbac(config, { namespace: "ops", name: "dw" }).filter((m) => m.kind === "RoleBinding") as unknown as Role[];
+    expect(bindings).toHaveLength(2);
+    for (const b of bindings) expect(b.subjects).toEqual([{ kind: "ServiceAccount", name: "dw", namespace: "ops" }]);
+  });
+
+  it("renders nothing when no environment pauses in-cluster", () => {
+    expect(pauseRbac({ environments: [] })).toEqual([]);
+  });
+});
