@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NextRequest } from "next/server";
-import { hashPassword, verifyPassword, generatePassword, passwordProblem } from "./password";
+import { hashPassword, verifyPassword, generatePassword, passwordProblem, passwordChecksRunning, passwordCheckLanes } from "./password";
 import { SignInLimiter } from "./rate-limit";
 import { originProblem, safeNextPath, isPublicPath } from "./request";
 import { roleForGroups, decodeTransaction, encodeTransaction } from "./oidc";
@@ -15,6 +15,26 @@ describe("passwords", () => {
     expect(await verifyPassword("correct horse batterY", a)).toBe(false);
     expect(await verifyPassword("anything", null)).toBe(false);
     expect(await verifyPassword("anything", "plaintext")).toBe(false);
+  });
+  it("a flood of checks runs at most half the cores' worth at once, and every check still answers right", async () => {
+    const stored = await hashPassword("correct horse battery");
+    let most = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        most = Math.max(most, passwordChecksRunning());
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const guesses = Array.from({ length: 12 }, (_, i) => (i === 7 ? "correct horse battery" : `guess ${i}`));
+    const answers = await Promise.all(guesses.map((g) => verifyPassword(g, stored)));
+    watching = false;
+    await watch;
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(answers[7]).toBe(true);
+    expect(most).toBeGreaterThanOrEqual(1);
+    expect(most).toBeLessThanOrEqual(passwordCheckLanes());
+    expect(passwordChecksRunning()).toBe(0);
   });
   it("generated passwords are long enough to pass the policy", () => {
     const p = generatePassword();

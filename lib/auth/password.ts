@@ -2,16 +2,44 @@
 // parameters stored with the hash so they can be raised later without
 // invalidating existing accounts.
 import { randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { availableParallelism } from "node:os";
 
 const N = 16384;
 const R = 8;
 const P = 1;
 const KEY_LEN = 32;
 
-function scrypt(password: string, salt: Buffer, keyLen: number, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scryptCb(password.normalize("NFC"), salt, keyLen, opts, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+/**
+ * How many scrypt computations may run at once in this process. Each costs
+ * ~50 ms of a core, and libuv would run four at a time: a flood of guesses
+ * (every one below the throttling limits is checked) would then take every
+ * core from signed-in users' requests. Half the cores, at least one, keeps
+ * the rest for them; checks beyond that wait their turn.
+ */
+const SCRYPT_LANES = Math.max(1, Math.floor(availableParallelism() / 2));
+let scryptRunning = 0;
+const scryptWaiting: Array<() => void> = [];
+
+/** Password checks and hashings running now (at most SCRYPT_LANES). */
+export function passwordChecksRunning(): number {
+  return scryptRunning;
+}
+
+export function passwordCheckLanes(): number {
+  return SCRYPT_LANES;
+}
+
+async function scrypt(password: string, salt: Buffer, keyLen: number, opts: ScryptOptions): Promise<Buffer> {
+  if (scryptRunning >= SCRYPT_LANES) await new Promise<void>((resolve) => scryptWaiting.push(resolve));
+  scryptRunning++;
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      scryptCb(password.normalize("NFC"), salt, keyLen, opts, (err, key) => (err ? reject(err) : resolve(key)));
+    });
+  } finally {
+    scryptRunning--;
+    scryptWaiting.shift()?.();
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url parts). */
