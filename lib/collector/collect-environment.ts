@@ -267,6 +267,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // A kustomize render reads files outside the path (bases, components, patches,
     // generator files): a commit to any of them is approved too. The inputs are the
     // tip's render's; when it cannot render, the path alone decides, and the run says so.
+    // Files the render reads outside the path (at the tip); a revision changing one may render differently.
+    let inputsOutside: readonly string[] = [];
     if (env.source.render === "kustomize" && tipSha) {
       const tip = tipSha;
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
@@ -278,6 +280,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
         const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
         if (byInputs) approved = byInputs;
+        inputsOutside = inputs;
       } else {
         warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
       }
@@ -507,7 +510,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
       // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
-      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext);
+      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext, inputsOutside);
     });
     progress.phase = "done";
     report();
@@ -570,6 +573,7 @@ async function inferApplied(
   results: Map<string, ObjectDrift>,
   live: Map<string, LiveEntry>,
   options: CompareContext,
+  inputs: readonly string[] = [],
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) {
@@ -581,7 +585,8 @@ async function inferApplied(
   }
   const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
-  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
+  const inputSet = new Set(inputs);
+  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/") || inputSet.has(p)));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
     const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions).catch((e: unknown) => {
       // A candidate that cannot be rendered is not the applied one.

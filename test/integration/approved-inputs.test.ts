@@ -10,6 +10,13 @@ import { discover } from "@/lib/kube/discovery";
 import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@/lib/kubesim/fixtures/gitops-crds";
 import { patchStatus, serverSideApply } from "@/lib/demo/kube-writer";
 import { evaluateAlerts, loadAlertSnapshot } from "@/lib/alerts";
+import { lookupCommit } from "@/lib/dashboard/commits";
+
+async function badge(fixture: CollectorFixture, sha: string, environment: string) {
+  const found = await lookupCommit(fixture.db, sha);
+  if (found.match !== "exact") throw new Error(`${sha} is ambiguous`);
+  return found.commit.environments.find((b) => b.environment === environment);
+}
 
 function kustomizeAvailable(): boolean {
   try {
@@ -27,6 +34,18 @@ const base = (image: string) => [deploymentYaml("api", image, 2)];
 function rendered(name: string, image: string): Record<string, unknown> {
   const d = deploymentYaml("api", image, 2);
   return { ...d, metadata: { ...(d.metadata as Record<string, unknown>), name } };
+}
+
+/** One overlay over the base, with no controller: the environment "test" renders overlays/staging. */
+function stagingOnly(): Promise<CollectorFixture> {
+  return createCollectorFixture(
+    {
+      "bases/api/deployment.yaml": base("shop/api:1.4.0"),
+      "bases/api/kustomization.yaml": [kustomization({ resources: ["deployment.yaml"] })],
+      "overlays/staging/kustomization.yaml": [kustomization({ resources: ["../../bases/api"], nameSuffix: "-staging" })],
+    },
+    { envYaml: { source: { repository: "shop", branch: "main", path: "overlays/staging", render: "kustomize" } } },
+  );
 }
 
 let f: CollectorFixture | undefined;
@@ -93,6 +112,11 @@ describe.skipIf(!kustomizeAvailable())("approved revision from the render's inpu
     expect(stale.map((a) => a.title)).toEqual([expect.stringMatching(/^test is stale: .*approved.*still applied/)]);
     expect(stale[0]?.title).toContain(release.slice(0, 7));
 
+    // Lineage: the base-only release is pending in prod (Flux runs the initial commit) and live in staging.
+    expect((await badge(fx, release, "test"))?.state).toBe("pending");
+    expect((await badge(fx, initial, "test"))?.state).toBe("live");
+    expect((await badge(fx, release, "staging"))?.state).toBe("live");
+
     // A commit to a folder no render reads approves nothing.
     fx.repo.write("docs/notes.yaml", stringify({ note: "changed" }));
     const unrelated = fx.repo.commit("docs: notes");
@@ -104,14 +128,7 @@ describe.skipIf(!kustomizeAvailable())("approved revision from the render's inpu
   });
 
   it("when the tip does not render, the path alone decides and the run says so", async () => {
-    f = await createCollectorFixture(
-      {
-        "bases/api/deployment.yaml": base("shop/api:1.4.0"),
-        "bases/api/kustomization.yaml": [kustomization({ resources: ["deployment.yaml"] })],
-        "overlays/staging/kustomization.yaml": [kustomization({ resources: ["../../bases/api"], nameSuffix: "-staging" })],
-      },
-      { envYaml: { source: { repository: "shop", branch: "main", path: "overlays/staging", render: "kustomize" } } },
-    );
+    f = await stagingOnly();
     const fx = f;
     const initial = fx.repo.head();
     fx.repo.write("bases/api/kustomization.yaml", stringify(kustomization({ resources: ["deployment.yaml", "missing.yaml"] })));
@@ -122,5 +139,22 @@ describe.skipIf(!kustomizeAvailable())("approved revision from the render's inpu
     expect(out.status).toBe("succeeded");
     expect((await fx.db.environment.findUniqueOrThrow({ where: { name: "test" } })).approvedSha).toBe(initial);
     expect(out.errors).toContainEqual(expect.objectContaining({ category: "render", severity: "warning", message: expect.stringMatching(/at the branch tip .* did not run.*touching overlays\/staging only/) }));
+  });
+
+  it("without a controller, a base-only release is a candidate for the inferred applied revision", async () => {
+    f = await stagingOnly();
+    const fx = f;
+    fx.repo.write("bases/api/deployment.yaml", stringify(base("shop/api:1.5.0")[0]));
+    const running = fx.repo.commit("api 1.5.0");
+    fx.repo.write("bases/api/deployment.yaml", stringify(base("shop/api:1.6.0")[0]));
+    const release = fx.repo.commit("api 1.6.0");
+    // Live still runs 1.5.0, which only a base-only commit ever rendered.
+    await fx.applyAsController([rendered("api-staging", "shop/api:1.5.0")]);
+
+    await fx.run();
+    const env = await fx.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    expect(env.approvedSha).toBe(release);
+    expect(env.appliedSha).toBe(running);
+    expect(env.appliedSource).toBe("inferred");
   });
 });
