@@ -234,7 +234,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       return { ...c, controller: read?.status ?? null, controllerObject: read?.object ?? null, sourceObject: read?.source ?? null };
     })();
     clusterSide.catch(() => undefined); // awaited below, after Git
-    const { mirrorPath, approved, tipSha } = await gitSide;
+    const { mirrorPath, approved: approvedByPath, tipSha } = await gitSide;
+    let approved = approvedByPath;
 
     // ── Cluster ───────────────────────────────────────────────────────────
     progress.phase = "discover";
@@ -256,6 +257,34 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // ── Render ────────────────────────────────────────────────────────────
     progress.phase = "render";
     report();
+    if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
+    // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
+    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
+      throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+    });
+    if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
+    const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
+    // A kustomize render reads files outside the path (bases, components, patches,
+    // generator files): a commit to any of them is approved too. The inputs are the
+    // tip's render's; when it cannot render, the path alone decides, and the run says so.
+    // Files the render reads outside the path (at the tip); a revision changing one may render differently.
+    let inputsOutside: readonly string[] = [];
+    if (env.source.render === "kustomize" && tipSha) {
+      const tip = tipSha;
+      const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+        if (e instanceof GitError && e.category === "render") return null;
+        throw e;
+      });
+      if (inputs) {
+        const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+        if (byInputs) approved = byInputs;
+        inputsOutside = inputs;
+      } else {
+        warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
+      }
+    }
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
     let compareSha = approved;
@@ -265,13 +294,6 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
     }
-    if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
-    // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
-      throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
-    });
-    if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
-    const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
     // Variables enter the key only through controllerRenderKey's digest.
     const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
     const failingFiles = new Set<string>();
@@ -488,7 +510,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       // Applied revision: the controller's word, else inferred from live state.
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
       // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
-      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext);
+      return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext, inputsOutside);
     });
     progress.phase = "done";
     report();
@@ -551,6 +573,7 @@ async function inferApplied(
   results: Map<string, ObjectDrift>,
   live: Map<string, LiveEntry>,
   options: CompareContext,
+  inputs: readonly string[] = [],
 ): Promise<{ sha: string | null; source: "inferred" }> {
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) {
@@ -562,7 +585,8 @@ async function inferApplied(
   }
   const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
   const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
-  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/")));
+  const inputSet = new Set(inputs);
+  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/") || inputSet.has(p)));
   for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
     const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions).catch((e: unknown) => {
       // A candidate that cannot be rendered is not the applied one.

@@ -109,6 +109,19 @@ describe("revisions", () => {
     expect(await approvedRevision(mirror, "main", "envs/nowhere")).toBeNull();
   });
 
+  it("counts a commit to any render input outside the path as approving it", async () => {
+    // staging's render reading README.md (as an overlay reads ../../bases): the README-only c5 is approved.
+    expect(await approvedRevision(mirror, "main", "envs/staging", ["README.md"])).toBe(sha.c5);
+    // An input changed last by the merge's first-parent line: the merge, as for the path itself.
+    expect(await approvedRevision(mirror, "main", "envs/staging", ["envs/prod/app.yaml"])).toBe(sha.m);
+    // Inputs inside the path, and a file no commit touches, change nothing.
+    expect(await approvedRevision(mirror, "main", "envs/staging", ["envs/staging/app.yaml", "nowhere.yaml"])).toBe(sha.c4);
+    // Paths are literal, and thousands of them still fit (they go on stdin).
+    const many = Array.from({ length: 5000 }, (_, i) => `unrelated/${"x".repeat(40)}-${i}.yaml`);
+    expect(await approvedRevision(mirror, "main", "envs/staging", [...many, "*"])).toBe(sha.c4);
+    expect(await approvedRevision(mirror, "main", "envs/staging", [...many, "README.md"])).toBe(sha.c5);
+  });
+
   it("answers ancestry", async () => {
     expect(await isAncestor(mirror, sha.c1!, sha.c5!)).toBe(true);
     expect(await isAncestor(mirror, sha.f1!, sha.m!)).toBe(true);

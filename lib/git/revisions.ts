@@ -1,6 +1,6 @@
 // Questions about history, answered from the mirror.
 import { GitError, gitStderrSummary, looksLikeMissingRef } from "./errors";
-import { gitText, runGit } from "./exec";
+import { runGit } from "./exec";
 
 export interface GitRevision {
   sha: string;
@@ -142,16 +142,23 @@ export function parseLog(out: string): GitRevision[] {
 
 /**
  * The approved revision: the newest commit on the branch's first-parent line
- * that changes `path`. A merge counts as touching the path when it changes it
+ * that changes `path` or any of `inputs` (repository-relative files the
+ * render reads outside the path: an overlay's bases, components, patches and
+ * generator files). A merge counts as touching when it changes one of them
  * relative to its first parent, which makes the approved revision the commit
  * that landed the change on the branch — what a GitOps controller reports.
  */
-export async function approvedRevision(mirrorPath: string, branch: string, path: string): Promise<string | null> {
+export async function approvedRevision(mirrorPath: string, branch: string, path: string, inputs: readonly string[] = []): Promise<string | null> {
   const head = await branchSha(mirrorPath, branch);
   const rel = normalisePath(path);
-  const args = ["--literal-pathspecs", "log", "-1", "--first-parent", "--format=%H", head];
-  if (rel) args.push("--", rel);
-  const sha = (await gitText(mirrorPath, args, "git-missing-ref")).trim();
+  // Inputs inside the path are already covered by it; the root covers everything.
+  const outside = rel ? [...new Set(inputs.map(normalisePath))].filter((p) => p !== "" && p !== rel && !p.startsWith(`${rel}/`)) : [];
+  // Paths go on stdin (after "--"), so thousands of inputs never hit the argument-length limit.
+  const args = ["--literal-pathspecs", "log", "--stdin", "-1", "--first-parent", "--format=%H"];
+  const stdin = rel ? [head, "--", rel, ...outside] : [head];
+  const res = await runGit(mirrorPath, args, { input: `${stdin.join("\n")}\n` });
+  if (res.code !== 0) throw new GitError("git-missing-ref", `finding the approved revision of "${path}" on "${branch}" failed: ${gitStderrSummary(res.stderr)}`);
+  const sha = res.stdout.toString("utf8").trim();
   return sha || null;
 }
 

@@ -47,7 +47,7 @@ export function deploymentYaml(name: string, image: string, replicas: number, en
   };
 }
 
-export async function createCollectorFixture(files: Record<string, unknown[]>, opts: { envYaml?: Record<string, unknown>; repoUrl?: string } = {}): Promise<CollectorFixture> {
+export async function createCollectorFixture(files: Record<string, unknown[]>, opts: { envYaml?: Record<string, unknown>; repoUrl?: string; /** More environments over the same cluster and repository, each merged onto the same defaults. */ moreEnvironments?: Array<Record<string, unknown> & { name: string }> } = {}): Promise<CollectorFixture> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-collector-"));
   const sim = await startKubeSim({ kubeconfigPath: path.join(dir, "kubeconfig"), clusterName: "t", adminPort: false });
   const repo = TestRepo.create("collector-repo");
@@ -56,16 +56,13 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
   const config = parseConfig(
     stringify({
       repositories: [{ name: "shop", url: opts.repoUrl ?? repo.dir }],
-      environments: [
-        {
-          name: "test",
-          cluster: { kubeconfig: sim.kubeconfigPath, context: "t-readonly" },
-          namespaces: ["shop"],
-          defaultNamespace: "shop",
-          source: { repository: "shop", branch: "main", path: "envs/test" },
-          ...(opts.envYaml ?? {}),
-        },
-      ],
+      environments: [{ name: "test", ...(opts.envYaml ?? {}) }, ...(opts.moreEnvironments ?? [])].map((e) => ({
+        cluster: { kubeconfig: sim.kubeconfigPath, context: "t-readonly" },
+        namespaces: ["shop"],
+        defaultNamespace: "shop",
+        source: { repository: "shop", branch: "main", path: "envs/test" },
+        ...e,
+      })),
     }),
   );
   const db = getPrisma();
