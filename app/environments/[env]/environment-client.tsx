@@ -410,7 +410,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         <Panel title="Revisions">
           <dl className="space-y-2 text-sm">
             <div>
-              <dt className="text-slate-500">Approved (newest commit on {env.source.branch} touching the path)</dt>
+              <dt className="text-slate-500">Approved (newest commit on {env.source.branch} changing what this environment renders)</dt>
               <dd>
                 <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
               </dd>
