@@ -3,22 +3,14 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GitError } from "./errors";
-import { findKustomize, type KustomizeBinary } from "./kustomize";
+import { findKustomize } from "./kustomize";
+import { requiredKustomize } from "@/test/support/required-tools";
 import { syncMirror } from "./mirror";
 import { clearRenderCache, RenderRefusedError, renderManifests } from "./render";
 import { TestRepo, configMap, tempDir } from "./test-support/repo-fixture";
 import type { RenderedObject } from "./manifests";
 
-function available(): KustomizeBinary | null {
-  try {
-    return findKustomize(process.env.KUSTOMIZE_BIN);
-  } catch (e) {
-    console.log(`kustomize rendering tests skipped: ${(e as Error).message}`);
-    return null;
-  }
-}
-
-const bin = available();
+const bin = requiredKustomize();
 
 const BASE_DEPLOY = `apiVersion: apps/v1
 kind: Deployment
@@ -79,7 +71,7 @@ describe("kustomize binary lookup", () => {
   });
 });
 
-describe.skipIf(!bin)("renderManifests (kustomize, real binary)", () => {
+describe("renderManifests (kustomize, real binary)", () => {
   let repo: TestRepo;
   let mirrors: string;
   let mirror: string;
@@ -146,7 +138,7 @@ describe.skipIf(!bin)("renderManifests (kustomize, real binary)", () => {
 
   const prod = { path: "overlays/prod", mode: "kustomize", defaultNamespace: "prod" } as const;
 
-  it(`renders an overlay with patches: through the real binary (${bin?.file ?? "none"})`, async () => {
+  it(`renders an overlay with patches: through the real binary (${bin.file})`, async () => {
     const res = await renderManifests(mirror, sha, prod);
     expect(res.objects.map(key).sort()).toEqual(["ConfigMap/prod/linked", "ConfigMap/prod/settings", "Deployment/prod/web", "Namespace/-/prod"]);
     const deploy = res.objects.find((o) => key(o) === "Deployment/prod/web")!.object as {
@@ -183,7 +175,7 @@ describe.skipIf(!bin)("renderManifests (kustomize, real binary)", () => {
   });
 
   it("keeps a namespace the overlay sets, and runs kubectl when configured explicitly", async () => {
-    const res = await renderManifests(mirror, sha, { path: "overlays/staging", mode: "kustomize", defaultNamespace: "ignored", kustomizeBin: bin!.file });
+    const res = await renderManifests(mirror, sha, { path: "overlays/staging", mode: "kustomize", defaultNamespace: "ignored", kustomizeBin: bin.file });
     expect(res.objects.map(key).sort()).toEqual(["ConfigMap/staging/settings", "Deployment/staging/web"]);
   });
 

@@ -3,21 +3,14 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RenderFileError, type ControllerRender } from "./controller-render";
-import { findKustomize, type KustomizeBinary } from "./kustomize";
+import { requiredKustomize } from "@/test/support/required-tools";
 import { syncMirror } from "./mirror";
 import { renderManifests } from "./render";
 import { TestRepo, tempDir } from "./test-support/repo-fixture";
 import type { RenderedObject } from "./manifests";
 
-function available(): KustomizeBinary | null {
-  try {
-    return findKustomize(process.env.KUSTOMIZE_BIN);
-  } catch (e) {
-    console.log(`controller rendering tests skipped: ${(e as Error).message}`);
-    return null;
-  }
-}
-const bin = available();
+// The renders below build with kustomize: without one this file fails, saying what to install.
+requiredKustomize();
 
 const deployment = (name: string, image: string, ns?: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -45,7 +38,7 @@ function dig(obj: unknown, dotted: string): unknown {
   return node;
 }
 
-describe.skipIf(!bin)("rendering as the controller does (real git, real kustomize)", () => {
+describe("rendering as the controller does (real git, real kustomize)", () => {
   let repo: TestRepo;
   let mirrors: string;
   let mirror: string;

@@ -1,6 +1,6 @@
 // The real kubectl against the imitation: each command must work, and leave
 // the managedFields entries (manager, operation, subresource) a real API server records.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -8,25 +8,17 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "./index";
 import { eventually, raw } from "./test-helpers";
+import { requiredKubectl } from "@/test/support/required-tools";
 
 const run = promisify(execFile);
 
-function findKubectl(): string | undefined {
-  try {
-    return execFileSync("sh", ["-c", "command -v kubectl"], { encoding: "utf8" }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const kubectlPath = findKubectl();
-if (!kubectlPath) console.log("kubectl.test.ts: skipped — no kubectl on PATH");
+const kubectlPath = requiredKubectl();
 
 let sim: KubeSim;
 let dir: string;
 
 async function kubectl(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run(kubectlPath as string, ["--cache-dir", path.join(dir, "cache"), ...args], {
+  const { stdout } = await run(kubectlPath, ["--cache-dir", path.join(dir, "cache"), ...args], {
     env: { ...process.env, KUBECONFIG: sim.kubeconfigPath, HOME: dir, ...env },
     timeout: 20_000,
   });
@@ -61,7 +53,7 @@ spec:
         ports: [{containerPort: 80}]
 `;
 
-describe.skipIf(!kubectlPath)("real kubectl", () => {
+describe("real kubectl", () => {
   beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "kubesim-kubectl-"));
     sim = await startKubeSim({ adminPort: false });

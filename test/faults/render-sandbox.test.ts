@@ -12,22 +12,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { stringify } from "yaml";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "../support/collector-env";
 import { resourcePath } from "@/lib/kube/discovery";
-import { findKustomize, syncMirror } from "@/lib/git";
+import { syncMirror } from "@/lib/git";
+import { requiredKustomize } from "../support/required-tools";
 import { networkIsolation } from "@/lib/git/sandbox";
 import { startGitHttpServer, type GitHttpServer } from "@/lib/git/test-support/git-http-server";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { getEnvironmentDetail } from "@/lib/dashboard";
 import { expectFailureRecorded, expectNoDuplicates, runWith, storedState, type Outcome } from "./support";
 
-const kustomizeMissing = (() => {
-  try {
-    findKustomize(process.env.KUSTOMIZE_BIN);
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  }
-})();
-if (kustomizeMissing) console.log(`render sandbox fault tests skipped: ${kustomizeMissing}`);
+// These attacks go through the real kustomize: without one this file fails, saying what to install.
+requiredKustomize();
 
 const api = deploymentYaml("api", "shop/api:1.4.0", 3);
 const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { MODE: "live" } };
@@ -242,7 +236,7 @@ const attacks: Attack[] = [
   },
 ];
 
-describe.skipIf(kustomizeMissing)("rendering is sandboxed: attacks committed to a watched branch", () => {
+describe("rendering is sandboxed: attacks committed to a watched branch", () => {
   it("honest kustomize input collects in sync, and an unchanged run writes nothing", async () => {
     const out = await runWith(f);
     expect(out.status, JSON.stringify(out.errors)).toBe("succeeded");
@@ -319,7 +313,7 @@ describe.skipIf(kustomizeMissing)("rendering is sandboxed: attacks committed to 
   });
 });
 
-describe.skipIf(kustomizeMissing)("allowlisted remote bases (remoteBases in driftwatch.yaml)", () => {
+describe("allowlisted remote bases (remoteBases in driftwatch.yaml)", () => {
   const TOKEN_ENV = "DW_REMOTE_BASE_TOKEN";
   const TOKEN = "ghp_remoteBaseToken0123456789abcdef";
   let bases: TestRepo;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "../support/collector-env";
-import { findKustomize } from "@/lib/git";
+import { requiredKustomize } from "../support/required-tools";
 import { discover } from "@/lib/kube/discovery";
 import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@/lib/kubesim/fixtures/gitops-crds";
 import { patchStatus, serverSideApply } from "@/lib/demo/kube-writer";
@@ -18,15 +18,8 @@ async function badge(fixture: CollectorFixture, sha: string, environment: string
   return found.commit.environments.find((b) => b.environment === environment);
 }
 
-function kustomizeAvailable(): boolean {
-  try {
-    findKustomize(process.env.KUSTOMIZE_BIN);
-    return true;
-  } catch (e) {
-    console.log(`approved-inputs integration tests skipped: ${(e as Error).message}`);
-    return false;
-  }
-}
+// Rendered through the real kustomize: without one this file fails, saying what to install.
+requiredKustomize();
 
 const kustomization = (extra: Record<string, unknown>) => ({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", ...extra });
 const base = (image: string) => [deploymentYaml("api", image, 2)];
@@ -54,7 +47,7 @@ afterEach(async () => {
   f = undefined;
 });
 
-describe.skipIf(!kustomizeAvailable())("approved revision from the render's inputs", () => {
+describe("approved revision from the render's inputs", () => {
   it("a base-only commit is approved for both overlays and makes the Flux-managed one stale; a commit elsewhere is not", async () => {
     f = await createCollectorFixture(
       {

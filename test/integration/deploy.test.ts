@@ -7,7 +7,7 @@
 // kube-apiserver (tools/realkube), where the pause account's admission policy
 // is exercised with Driftwatch's own pause patches — and the shipped
 // driftwatch.yaml files are valid configs.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -19,6 +19,7 @@ import { parseConfig } from "@/lib/config";
 import { startKubeSim, type KubeSim } from "@/lib/kubesim";
 import { pausePatch, resumePatch, ANNOTATION_PAUSED_BY } from "@/lib/pauses/controller";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
+import { requiredKubectl } from "../support/required-tools";
 import { renderPauseRbac } from "@/scripts/rbac";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -28,16 +29,7 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespa
 type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs?: string[] };
 type Subject = { kind: string; name: string; namespace?: string };
 
-function findKubectl(): string | null {
-  for (const candidate of [process.env.KUBECTL, "kubectl"].filter((c): c is string => Boolean(c))) {
-    const r = spawnSync(candidate, ["version", "--client"], { encoding: "utf8" });
-    if (r.status === 0 && /Kustomize Version: v[5-9]/.test(r.stdout)) return candidate;
-  }
-  return null;
-}
-
-const kubectl = findKubectl();
-if (!kubectl) console.log("[deploy] skipped: no kubectl with Kustomize v5 on PATH (set KUBECTL to one)");
+const kubectl = requiredKubectl();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-deploy-"));
 let rendered = "";
 let objects: Obj[] = [];
@@ -55,7 +47,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
  */
 function kubectlAsync(args: string[], input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubectl as string, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(kubectl, args, { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -153,7 +145,7 @@ function deployment(name: string): { spec: { replicas?: number; template: { spec
   return d as never;
 }
 
-describe.skipIf(!kubectl)("deploy/ Kubernetes manifests", () => {
+describe("deploy/ Kubernetes manifests", () => {
   it("render with kubectl kustomize into the expected objects, in the expected namespaces", () => {
     const names = objects.map((o) => `${o.kind} ${o.metadata.namespace ?? "-"}/${o.metadata.name}`);
     for (const expected of [

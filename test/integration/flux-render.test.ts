@@ -5,20 +5,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCollectorFixture, type CollectorFixture } from "../support/collector-env";
-import { findKustomize } from "@/lib/git";
+import { requiredKustomize } from "../support/required-tools";
 import { discover } from "@/lib/kube/discovery";
 import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@/lib/kubesim/fixtures/gitops-crds";
 import { patchStatus, serverSideApply } from "@/lib/demo/kube-writer";
 
-function kustomizeAvailable(): boolean {
-  try {
-    findKustomize(process.env.KUSTOMIZE_BIN);
-    return true;
-  } catch (e) {
-    console.log(`Flux render integration tests skipped: ${(e as Error).message}`);
-    return false;
-  }
-}
+// Rendered through the real kustomize: without one this file fails, saying what to install.
+requiredKustomize();
 
 type Obj = Record<string, unknown>;
 const SECRET_VALUE = "pg-canary-5b1e9d73";
@@ -162,7 +155,7 @@ async function columnsContaining(value: string): Promise<string[]> {
   return hits;
 }
 
-describe.skipIf(!kustomizeAvailable())("Flux bootstrap layout rendered as kustomize-controller renders it", () => {
+describe("Flux bootstrap layout rendered as kustomize-controller renders it", () => {
   beforeEach(async () => {
     f = await createCollectorFixture(flux, {
       envYaml: {
