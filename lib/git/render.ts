@@ -208,8 +208,13 @@ async function materialise(mirrorPath: string, commit: string, dir: string, tree
   if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
 }
 
+/** The commit's whole tree, listed once: walkKustomization's view, plus every file and link path (for blame and controller plans). */
+interface ListedTree extends RepoTree {
+  paths: string[];
+}
+
 /** The commit's whole tree as walkKustomization sees it; link targets are read up front. */
-async function repoTree(mirrorPath: string, commit: string): Promise<RepoTree> {
+async function repoTree(mirrorPath: string, commit: string): Promise<ListedTree> {
   const res = await runGit(mirrorPath, ["ls-tree", "-r", "-t", "-z", commit], { category: "render" });
   if (res.code !== 0) throw new GitError("render", `listing ${commit} failed: ${gitStderrSummary(res.stderr)}`);
   const nodes = new Map<string, TreeNode>();
@@ -233,6 +238,7 @@ async function repoTree(mirrorPath: string, commit: string): Promise<RepoTree> {
     nodes.set(link.path, { type: "link", target: blob.content?.toString("utf8") ?? "" });
   }
   return {
+    paths: [...nodes].filter(([, n]) => n.type === "file" || n.type === "link").map(([p]) => p),
     node: (file) => nodes.get(file),
     async read(file) {
       const oid = oids.get(file);
@@ -257,14 +263,15 @@ async function renderKustomize(
   defaultNamespace: string,
   kustomizeBin: string | undefined,
   remote: RemoteBaseSource | undefined,
-  controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }> },
+  controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }>; listed: ListedTree },
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
   const allowRemote = (repository: string) => allowed.has(repository);
   // The controller's own kustomization (Flux's generated or rewritten one, Argo CD's edited one) is what kustomize
   // will read, so the walker checks that text in place of the committed file.
   const write = controlled?.plan.write;
-  const tree = withWrittenFile(await repoTree(mirrorPath, commit), write);
+  const listed = controlled?.listed ?? (await repoTree(mirrorPath, commit));
+  const tree = withWrittenFile(listed, write);
   const walk = await walkKustomization(tree, rel, { allowRemote });
   const kustomization =
     controlled?.plan.kustomizationFile ?? KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
@@ -284,8 +291,7 @@ async function renderKustomize(
     const file = kustomization;
     const output = await runKustomize(bin, root, rel || ".", { home }).catch(async (e: unknown) => {
       if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
-      const repoFiles = (await listTree(mirrorPath, commit, "")).map((t) => t.path);
-      throw new RenderFileError(blameKustomization(e.message, file, repoFiles), e.message);
+      throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
     });
     const problems: RenderProblem[] = [];
     const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
@@ -376,14 +382,10 @@ async function renderAsController(
   opts: RenderOptions,
   controller: ControllerRender,
 ): Promise<CachedRender & { remoteBases: string[] }> {
-  const blobs = new Map((await listTree(mirrorPath, commit, "")).filter((e) => e.type === "blob").map((e) => [e.path, e]));
-  const readText = async (file: string): Promise<string> => {
-    for await (const blob of readBlobs(mirrorPath, [blobs.get(file)?.oid ?? ""])) if (blob.content) return blob.content.toString("utf8");
-    throw new RenderFileError(file, "object missing from the mirror");
-  };
-  const plan = await planControllerRender(controller, [...blobs.keys()], rel, opts.mode, readText);
+  const listed = await repoTree(mirrorPath, commit);
+  const plan = await planControllerRender(controller, listed.paths, rel, opts.mode, (file) => listed.read(file));
   if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
-  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan });
+  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed });
 }
 
 /**
