@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKubernetesYaml } from "./k8s-yaml";
+import { KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml } from "./k8s-yaml";
 
 function values(src: string): unknown[] {
   const res = parseKubernetesYaml(src);
@@ -33,6 +33,24 @@ describe("parseKubernetesYaml", () => {
     ["'0644'", "0644"],
   ])("reads %s as %j", (text, expected) => {
     expect(values(`v: ${text}\n`)).toEqual([{ v: expected }]);
+  });
+
+  // What `kustomize build` (kyaml, go-yaml v3) writes for the same text, as Flux then applies it.
+  it.each([
+    ["yes", "yes"],
+    ["y", "y"],
+    ["On", "On"],
+    ["off", "off"],
+    ["NO", "NO"],
+    ["true", true],
+    ["False", false],
+    ["0644", 420],
+    ["0x1F", 31],
+    ["1e3", 1000],
+    ["~", null],
+  ])("as kustomize reads it, reads %s as %j", (text, expected) => {
+    const res = parseKubernetesYaml(`v: ${text}\n`, KUSTOMIZE_YAML_SCHEMA);
+    expect(res.ok && res.docs.map((d) => d.value)).toEqual([{ v: expected }]);
   });
 
   it("splits documents at markers, including `...` ends, inline content and directives", () => {

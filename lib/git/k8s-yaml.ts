@@ -5,7 +5,7 @@
 // Where go-yaml v2 differs from the YAML 1.1 spec, go-yaml wins: no base-60
 // numbers (`1:30` stays a string), and timestamps stay strings when decoded
 // into untyped maps, which is what Kubernetes does.
-import { NOT_RESOLVED, Schema, YAML11_SCHEMA, defineScalarTag, load } from "js-yaml";
+import { NOT_RESOLVED, Schema, YAML11_SCHEMA, boolCoreTag, defineScalarTag, load } from "js-yaml";
 
 const INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
@@ -46,6 +46,17 @@ export const KUBERNETES_YAML_SCHEMA = new Schema(YAML11_SCHEMA.tags.filter((t) =
   goInt,
   goFloat,
 );
+
+/**
+ * YAML as kustomize reads it (kyaml, on go-yaml v3): only `true`/`false` are
+ * booleans, so `on`, `yes`, `y` stay strings (and kustomize writes them back
+ * quoted, which is what Flux then applies); numbers as go-yaml reads them.
+ * Flux builds every Kustomization with kustomize, so a file Flux reads without
+ * a kustomization.yaml of its own must be read this way, not as kubectl would.
+ */
+export const KUSTOMIZE_YAML_SCHEMA = new Schema(
+  YAML11_SCHEMA.tags.filter((t) => t.tagName !== "tag:yaml.org,2002:timestamp" && t.tagName !== "tag:yaml.org,2002:bool"),
+).withTags(boolCoreTag, goInt, goFloat);
 
 export interface YamlDocument {
   value: unknown;
@@ -140,7 +151,7 @@ interface YamlErrorShape {
   mark?: { line?: number };
 }
 
-export function parseKubernetesYaml(src: string): YamlResult {
+export function parseKubernetesYaml(src: string, schema: Schema = KUBERNETES_YAML_SCHEMA): YamlResult {
   const docs: YamlDocument[] = [];
   let pendingDirectives: Chunk | null = null;
   for (const raw of chunks(src)) {
@@ -155,7 +166,7 @@ export function parseKubernetesYaml(src: string): YamlResult {
     }
     let value: unknown;
     try {
-      value = load(text, { schema: KUBERNETES_YAML_SCHEMA, maxDepth: 256 });
+      value = load(text, { schema, maxDepth: 256 });
     } catch (e) {
       const err = e as YamlErrorShape;
       const at = typeof err.mark?.line === "number" ? c.line + err.mark.line : first;
