@@ -9,8 +9,10 @@
 //   stops reverting → manual kubectl edits show as drift attributed to their
 //   field managers → resuming lets Flux revert them and the drift resolves as
 //   reverted → a history rewrite leaves an object only Flux's inventory still
-//   names (Extra), which Flux prunes on resume → helm-controller installs a
-//   chart from the chart repository and writes its release storage.
+//   names (Extra), which Flux prunes on resume → with prune disabled Flux
+//   abandons a dropped object (out of its inventory; found by Flux's label) →
+//   helm-controller installs a chart from the chart repository and writes its
+//   release storage.
 // Needs the binaries `npm test` builds first (npm run realkube:build), kubectl
 // and kustomize (kubectl's); without them this fails, saying what is missing.
 import { spawn } from "node:child_process";
@@ -171,6 +173,28 @@ const manifests = {
 };
 const flagsYaml = stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "flags", namespace: "shop" }, data: { "new-checkout": "on" } });
 
+/** driftwatch.yaml for one environment over this cluster and repository, with `extra` merged into the environment. */
+function driftwatchConfig(repoUrl: string, extra: Record<string, unknown> = {}): DriftwatchConfig {
+  const kubeconfig = path.join(tmp, "driftwatch-kubeconfig");
+  return parseConfig(
+    stringify({
+      repositories: [{ name: "shop", url: repoUrl }],
+      environments: [
+        {
+          name: "test",
+          cluster: { kubeconfig, context: "collector" },
+          write: { kubeconfig, context: "pause" },
+          namespaces: ["shop"],
+          defaultNamespace: "shop",
+          source: { repository: "shop", branch: "main", path: "envs/test" },
+          controller: { type: "flux", namespace: "flux-system", name: "shop" },
+          ...extra,
+        },
+      ],
+    }),
+  );
+}
+
 let baseSha: string;
 let flagsSha: string;
 
@@ -201,22 +225,7 @@ beforeAll(async () => {
     },
   ]);
 
-  config = parseConfig(
-    stringify({
-      repositories: [{ name: "shop", url: repoUrl }],
-      environments: [
-        {
-          name: "test",
-          cluster: { kubeconfig: path.join(tmp, "driftwatch-kubeconfig"), context: "collector" },
-          write: { kubeconfig: path.join(tmp, "driftwatch-kubeconfig"), context: "pause" },
-          namespaces: ["shop"],
-          defaultNamespace: "shop",
-          source: { repository: "shop", branch: "main", path: "envs/test" },
-          controller: { type: "flux", namespace: "flux-system", name: "shop" },
-        },
-      ],
-    }),
-  );
+  config = driftwatchConfig(repoUrl);
 
   // Driftwatch's own accounts, as deploy/ installs them: the collector's read-only
   // ClusterRole, the pause Roles `npm run rbac` generates for this config (for the
@@ -395,6 +404,33 @@ describe("real Flux, driven and watched by Driftwatch", () => {
     const settings = await db.driftItem.findFirstOrThrow({ where: { environmentId, key: "/ConfigMap/shop/settings" }, orderBy: { openedAt: "desc" } });
     expect(settings).toMatchObject({ type: "Modified", resolution: "reverted" });
     expect(JSON.stringify(settings.changes)).toMatch(/max-connections/);
+  });
+
+  it("with prune disabled, Flux leaves a dropped object running and drops it from its inventory: only Flux's labels still name it, and Driftwatch lists it as Extra by that label", async () => {
+    await kubectlOk(["-n", "flux-system", "patch", "kustomization", "shop", "--type=merge", "-p", '{"spec":{"prune":false}}']);
+    repo.write("envs/test/banner.yaml", stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "banner", namespace: "shop" }, data: { text: "sale" } }));
+    const bannerSha = repo.commit("shop: sale banner");
+    let k = await fluxApplied(bannerSha);
+    const inventoryOf = (o: Obj) => ((rec(rec(o.status).inventory).entries as Array<{ id: string }> | undefined) ?? []).map((e) => e.id);
+    expect(inventoryOf(k)).toContain("shop_banner__ConfigMap");
+
+    repo.remove("envs/test/banner.yaml");
+    const droppedSha = repo.commit("shop: sale over");
+    k = await fluxApplied(droppedSha);
+    // Flux rebuilds its inventory from each apply: what it did not prune, it no longer tracks.
+    expect(inventoryOf(k)).not.toContain("shop_banner__ConfigMap");
+    const banner = JSON.parse(await kubectlOk(["-n", "shop", "get", "configmap", "banner", "-o", "json"])) as { metadata: { labels: Record<string, string> } };
+    expect(banner.metadata.labels).toMatchObject({ "kustomize.toolkit.fluxcd.io/name": "shop", "kustomize.toolkit.fluxcd.io/namespace": "flux-system" });
+
+    await collect();
+    // Neither Git nor the controller's record names it any more: by the inventory alone it is not this environment's.
+    expect(await openDrift()).toEqual([]);
+
+    // Tracking by Flux's own label (driftwatch.yaml `trackingLabel`) finds what Flux left behind.
+    config = driftwatchConfig(`${git.origin}/.git`, { trackingLabel: "kustomize.toolkit.fluxcd.io/name=shop" });
+    await syncConfigToDatabase(db, config);
+    await collect();
+    expect((await openDrift()).map((d) => [d.key, d.type])).toEqual([["/ConfigMap/shop/banner", "Extra"]]);
   });
 
   it("installs a HelmRelease from the local chart repository with the real helm-controller, which writes Helm's release storage", async () => {
