@@ -148,6 +148,8 @@ async function pauseFromDriftwatch(reason: string): Promise<string> {
   const body = (await res.json()) as { pause?: { id: string; executed: boolean }; error?: unknown };
   expect(res.status, JSON.stringify(body)).toBe(201);
   expect(body.pause?.executed).toBe(true);
+  // A reconcile that began before the suspension may still be applying: let it finish (they take well under a second here).
+  await new Promise((r) => setTimeout(r, 1_500));
   return body.pause?.id as string;
 }
 
