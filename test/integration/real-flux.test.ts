@@ -173,7 +173,16 @@ const manifests = {
   }),
   "envs/test/settings.yaml": stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { mode: "live", "max-connections": "100" } }),
 };
-const flagsYaml = stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "flags", namespace: "shop" }, data: { "new-checkout": "on" } });
+// Unquoted scalars that kubectl and kustomize (so Flux) read differently: Flux applies what kustomize writes.
+const flagsYaml = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: flags
+  namespace: shop
+data:
+  new-checkout: on
+  since: 2024-05-01
+`;
 
 /** driftwatch.yaml for one environment over this cluster and repository, with `extra` merged into the environment. */
 function driftwatchConfig(repoUrl: string, extra: Record<string, unknown> = {}): DriftwatchConfig {
