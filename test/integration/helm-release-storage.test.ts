@@ -18,10 +18,13 @@ let kube: RealKube;
 let work: string;
 let core: CoreV1Api;
 
+/** Helm's home folders in the test's own folder: nothing read from or written to the user's. */
+const helmEnv = () => ({ ...process.env, HOME: work, HELM_CACHE_HOME: path.join(work, "cache"), HELM_CONFIG_HOME: path.join(work, "config"), HELM_DATA_HOME: path.join(work, "data") });
+
 function helm(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(binaryPath("helm"), [...args, "--kubeconfig", kube.kubeconfigPath], {
     encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: work, HELM_CACHE_HOME: path.join(work, "cache"), HELM_CONFIG_HOME: path.join(work, "config"), HELM_DATA_HOME: path.join(work, "data") },
+    env: helmEnv(),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -35,7 +38,7 @@ beforeAll(async () => {
   kube = await startRealKube();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "dw-helm-"));
   // Helm's own starter chart: a Deployment, Service, ServiceAccount and (disabled) Ingress/HPA.
-  execFileSync(binaryPath("helm"), ["create", path.join(work, "shop")], { env: { PATH: process.env.PATH, HOME: work } });
+  execFileSync(binaryPath("helm"), ["create", path.join(work, "shop")], { env: helmEnv() });
   fs.writeFileSync(path.join(work, "values-v1.yaml"), `replicaCount: 2\npodAnnotations:\n  db-password: ${PASSWORD}\n`);
   fs.writeFileSync(path.join(work, "values-v2.yaml"), `replicaCount: 3\npodAnnotations:\n  db-password: ${PASSWORD}\n`);
   const kc = new KubeConfig();
