@@ -7,8 +7,8 @@
 // passwords: nothing here keeps it. It becomes a keyed digest, so "the values
 // changed" can be told without the values ever leaving the collector.
 import zlib from "node:zlib";
-import YAML from "yaml";
 import { hashBytes } from "@/lib/drift/secrets";
+import { parseKubernetesYaml } from "@/lib/git/k8s-yaml";
 
 export const HELM_RELEASE_SECRET_TYPE = "helm.sh/release.v1";
 
@@ -96,10 +96,12 @@ export function currentRelease(revisions: HelmRelease[]): HelmRelease | null {
  * cluster-scoped comes from the caller (the cluster's discovery).
  */
 export function releaseObjects(release: HelmRelease, isNamespaced: (apiVersion: string, kind: string) => boolean): Obj[] {
+  // Helm applies its manifest through the same decoder as kubectl (YAML 1.1: `on` is true, dates stay strings).
+  const parsed = parseKubernetesYaml(release.manifest);
+  if (!parsed.ok) throw new HelmReleaseDecodeError(`release ${release.namespace}/${release.name} v${release.revision}: ${parsed.message}`);
   const objects: Obj[] = [];
-  for (const doc of YAML.parseAllDocuments(release.manifest)) {
-    if (doc.errors.length > 0) throw new HelmReleaseDecodeError(`release ${release.namespace}/${release.name} v${release.revision}: ${doc.errors[0]!.message}`);
-    const obj = doc.toJS() as Obj | null;
+  for (const { value } of parsed.docs) {
+    const obj = value as Obj | null;
     if (!obj || typeof obj !== "object" || !obj.kind) continue;
     const metadata = { ...((obj.metadata ?? {}) as Obj) };
     if (!metadata.namespace && isNamespaced(String(obj.apiVersion ?? ""), String(obj.kind))) metadata.namespace = release.namespace;
