@@ -16,7 +16,7 @@ import type {
   ObjectDetailDto,
   RunDto,
   TimelineDto,
-} from "@/lib/dashboard/dto";
+} from "@/lib/api/contract";
 import { GET as listEnvironments } from "@/app/api/environments/route";
 import { GET as getEnvironment } from "@/app/api/environments/[env]/route";
 import { GET as getDrift } from "@/app/api/environments/[env]/drift/route";
