@@ -20,8 +20,8 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
 /** An object answer: every field named, nothing else allowed. */
 export const object = z.strictObject;
 
-/** A time, ISO 8601. Ours are UTC with a `Z`; a cluster may report an offset. */
-export const isoTime = z.iso.datetime({ offset: true });
+/** A time, ISO 8601. Ours are UTC with a `Z`; a cluster may report an offset. Named once, so the document states its pattern once. */
+export const isoTime = named("Time", z.iso.datetime({ offset: true }), "ISO 8601: UTC with a Z from Driftwatch itself; a time a cluster reported may carry an offset");
 
 /** A count or an id: a whole number. */
 export const count = z.int();
