@@ -6,6 +6,7 @@
 // error in the contract test, so nothing leaks into an answer unnoticed
 // (the generated document says `additionalProperties: false` too).
 import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "@/lib/api/errors";
 
 /** The shapes with a name of their own in the OpenAPI document (`#/components/schemas/<id>`). */
 export const components = z.registry<{ id: string }>();
@@ -43,7 +44,7 @@ export const ApiErrorBody = named(
   "Error",
   object({
     error: object({
-      code: z.string().describe("bad_request, unauthorized, forbidden, not_found, conflict, too_large, unsupported_media_type, rate_limited, unavailable or internal"),
+      code: z.enum([...(Object.keys(ERROR_STATUS) as ErrorCode[]), "internal"]).describe("The error vocabulary of lib/api/errors.ts; internal for an unexpected failure (a 500, details in the server log)"),
       message: z.string(),
       details: json.optional(),
     }),
