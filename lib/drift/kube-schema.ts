@@ -227,7 +227,9 @@ const RBAC_SUBJECTS: SchemaNode = {
 
 const LABEL_SELECTOR: SchemaNode = { fields: { matchLabels: FREE_MAP, matchExpressions: ATOMIC } };
 
-const SYSTEM_FINALIZERS = new Set(["kubernetes.io/pvc-protection", "kubernetes.io/pv-protection", "foregroundDeletion", "orphan"]);
+// Finalizers the server's own controllers, or a GitOps controller on the objects it reconciles
+// (Flux's on every Kustomization, HelmRelease and source), add by themselves: never in Git.
+const SYSTEM_FINALIZERS = new Set(["kubernetes.io/pvc-protection", "kubernetes.io/pv-protection", "foregroundDeletion", "orphan", "finalizers.fluxcd.io"]);
 
 function metadataSchema(extraLabelDefaults?: ReadonlySet<string>): SchemaNode {
   return {

@@ -1,6 +1,6 @@
 // Where the API server's own semantics decide what counts as a difference:
 // empty Secret values, defaults inside atomic lists (Endpoints ports, RBAC
-// subjects), and removing annotations.
+// subjects), finalizers controllers add, and removing annotations.
 // Live objects are spelled as a real API server returns them (managedFields included).
 import { describe, expect, it } from "vitest";
 import { compareObject } from "./compare";
@@ -211,6 +211,30 @@ function liveBinding(subjects: Obj[] = [
   };
 }
 
+// ── Flux objects: the finalizer the reconciling controller adds ────────────
+
+const gitKustomization = (): KubeObject => ({
+  apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+  kind: "Kustomization",
+  metadata: { name: "tenants", namespace: "flux-system" },
+  spec: { interval: "5m", path: "./tenants/staging", prune: true, sourceRef: { kind: "GitRepository", name: "flux-system" } },
+});
+
+/** As a real server returns it once applied by the flux-system Kustomization and reconciled (gotk-kustomize-controller adds its finalizer). */
+function liveKustomization(finalizers: string[], finalizerManager = "gotk-kustomize-controller"): KubeObject {
+  return {
+    ...gitKustomization(),
+    metadata: serverMeta(
+      "tenants",
+      [
+        mf("kustomize-controller", "Apply", "kustomize.toolkit.fluxcd.io/v1", { "f:spec": { "f:interval": {}, "f:path": {}, "f:prune": {}, "f:sourceRef": { "f:kind": {}, "f:name": {} } } }),
+        mf(finalizerManager, "Update", "kustomize.toolkit.fluxcd.io/v1", { "f:metadata": { "f:finalizers": { ".": {}, ...Object.fromEntries(finalizers.map((f) => [`v:"${f}"`, {}])) } } }),
+      ],
+      { namespace: "flux-system", finalizers },
+    ),
+  };
+}
+
 const cases: Case[] = [
   { name: 'Secret: live null equals Git "" in data', desired: () => gitSecret({ data: { token: "" } }), live: () => liveSecret({ token: null }), expect: inSync },
   { name: 'Secret: live null equals Git "" in stringData', desired: () => gitSecret({ stringData: { token: "" } }), live: () => liveSecret({ token: null }), expect: inSync },
@@ -278,6 +302,14 @@ const cases: Case[] = [
     live: () => liveBinding([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "gotk:apps:reconciler" }, { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "mallory" }], "kubectl-edit"),
     options: FLUX,
     expect: (r) => expect(brief(r)).toEqual([["subjects[1]", "added", "kubectl-edit"]]),
+  },
+  { name: "Kustomization: Flux's own finalizer, added by the controller, is not drift", desired: gitKustomization, live: () => liveKustomization(["finalizers.fluxcd.io"]), options: FLUX, expect: inSync },
+  {
+    name: "Kustomization: a finalizer added by hand beside Flux's is drift (it blocks deletion)",
+    desired: gitKustomization,
+    live: () => liveKustomization(["finalizers.fluxcd.io", "example.com/hold"], "kubectl-patch"),
+    options: FLUX,
+    expect: (r) => expect(brief(r)).toEqual([["metadata.finalizers", "added", "kubectl-patch"]]),
   },
   {
     name: "annotations: Git dropped every one (Flux server-side apply) → each key, never the whole map",
