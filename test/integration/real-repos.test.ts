@@ -307,15 +307,34 @@ function asArgoApplies(app: ArgoApp, objects: Obj[]): Obj[] {
 
 const yamlOf = (objects: Obj[]) => objects.map((o) => stringify(o)).join("---\n");
 
+/** What each app applied last, for pruning (both controllers here prune what a new revision no longer renders). */
+const appliedBefore = new Map<string, Obj[]>();
+
+async function prune(app: App, objects: Obj[]): Promise<void> {
+  const id = (o: Obj) => `${String(o.apiVersion)}/${String(o.kind)}/${meta(o).namespace ?? ""}/${meta(o).name}`;
+  const now = new Set(objects.map(id));
+  for (const gone of (appliedBefore.get(app.name) ?? []).filter((o) => !now.has(id(o)))) {
+    await kubectl(["delete", `${String(gone.kind).toLowerCase()}.${groupOf(gone.apiVersion) || ""}`.replace(/\.$/, ""), meta(gone).name, ...(meta(gone).namespace ? ["-n", meta(gone).namespace!] : [])]);
+  }
+  appliedBefore.set(app.name, objects);
+}
+
 async function applyApp(app: App): Promise<void> {
   const sha = repos.get(app.repo)!.head();
   if (app.controller === "flux") {
     const objects = asFluxApplies(app, await rendered(app));
+    await prune(app, objects);
     // kustomize-controller applies Namespaces and CRDs first, then the rest, in one server-side apply each.
     const first = objects.filter((o) => o.kind === "Namespace" || o.kind === "CustomResourceDefinition");
     const rest = objects.filter((o) => !first.includes(o));
     for (const batch of [first, rest]) {
       if (batch.length) await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "--force-conflicts", "-f", "-"], yamlOf(batch));
+    }
+    // The Flux objects it applied are reconciled in turn: each controller adds its finalizer first.
+    for (const o of objects.filter((x) => x.kind === "GitRepository" || x.kind === "Kustomization")) {
+      const manager = o.kind === "GitRepository" ? "gotk-source-controller" : "gotk-kustomize-controller";
+      const resource = o.kind === "GitRepository" ? "gitrepositories.source.toolkit.fluxcd.io" : "kustomizations.kustomize.toolkit.fluxcd.io";
+      await kubectl(["-n", meta(o).namespace!, "patch", resource, meta(o).name, `--field-manager=${manager}`, "--type=merge", "-p", JSON.stringify({ metadata: { finalizers: ["finalizers.fluxcd.io"] } })]);
     }
     const inventory = objects.map((o) => ({ id: `${meta(o).namespace ?? ""}_${meta(o).name}_${groupOf(o.apiVersion)}_${String(o.kind)}`, v: String(o.apiVersion).split("/").pop() }));
     const status = {
@@ -325,10 +344,14 @@ async function applyApp(app: App): Promise<void> {
       inventory: { entries: inventory },
       conditions: [{ type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: `Applied revision: main@sha1:${sha}`, lastTransitionTime: new Date().toISOString(), observedGeneration: 1 }],
     };
-    await kubectl(["-n", "flux-system", "patch", "kustomizations.kustomize.toolkit.fluxcd.io", app.name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status })]);
+    // kustomize-controller writes its finalizer and status as gotk-kustomize-controller.
+    const patch = ["-n", "flux-system", "patch", "kustomizations.kustomize.toolkit.fluxcd.io", app.name, "--field-manager=gotk-kustomize-controller", "--type=merge"];
+    await kubectl([...patch, "-p", JSON.stringify({ metadata: { finalizers: ["finalizers.fluxcd.io"] } })]);
+    await kubectl([...patch, "--subresource=status", "-p", JSON.stringify({ status })]);
     return;
   }
   const objects = asArgoApplies(app, await rendered(app));
+  await prune(app, objects);
   const args = app.serverSide ? ["apply", "--server-side", "--force-conflicts"] : ["apply"];
   await kubectl([...args, "--field-manager=argocd-controller", "-f", "-"], yamlOf(objects));
   const status = {
@@ -336,7 +359,7 @@ async function applyApp(app: App): Promise<void> {
     health: { status: "Healthy" },
     resources: objects.map((o) => ({ group: groupOf(o.apiVersion), version: String(o.apiVersion).split("/").pop(), kind: o.kind, namespace: meta(o).namespace ?? "", name: meta(o).name, status: "Synced" })),
   };
-  await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--type=merge", "-p", JSON.stringify({ status })]);
+  await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
 }
 
 function controllerObject(app: App): Obj {
@@ -437,6 +460,40 @@ describe("real public repositories applied as their controllers apply them", () 
     expect(drift).toEqual([]);
     // Everything the controller applied was compared, not skipped.
     expect(out.stats?.desired).toBe((await rendered(app)).length);
+  }, 120_000);
+});
+
+describe("a release: a new commit changes bases and drops fields, and the controllers apply it", () => {
+  it("finds no drift once applied, with the new commit as applied revision and pruned objects gone", async () => {
+    const podinfo = repos.get("podinfo")!;
+    const edit = (file: string, change: (text: string) => string) => {
+      const text = fs.readFileSync(path.join(podinfo.dir, file), "utf8");
+      const changed = change(text);
+      expect(changed).not.toBe(text);
+      podinfo.write(file, changed);
+    };
+    // Every pod annotation dropped from a shared base, a flag changed, a generator input changed (new hashed name).
+    edit("deploy/bases/backend/deployment.yaml", (t) => t.replace(/ {6}annotations:\n {8}prometheus\.io\/scrape: "true"\n {8}prometheus\.io\/port: "9797"\n/, "").replace("--level=info", "--level=debug"));
+    edit("deploy/bases/cache/redis.conf", (t) => `${t}maxmemory-policy allkeys-lru\n`);
+    // The env list and the rolling-update settings dropped from the folder Argo CD syncs client-side.
+    edit("kustomize/deployment.yaml", (t) => t.replace(/ {8}env:\n {8}- name: PODINFO_UI_COLOR\n {10}value: "#34577c"\n/, "").replace(/ {4}rollingUpdate:\n {6}maxUnavailable: 0\n/, ""));
+    const sha = podinfo.commit("release: debug logging, redis eviction policy, default rollout");
+    const apps = APPS.filter((a) => a.name === "podinfo-dev" || a.name === "podinfo-argo");
+    for (const app of apps) await applyApp(app);
+
+    for (const app of apps) {
+      const out = await collect(app.name);
+      expect(out.status, JSON.stringify(out.errors)).toBe("succeeded");
+      expect((await openDrift(app.name)).map((d) => ({ key: d.key, type: d.type, changes: d.changes }))).toEqual([]);
+      const env = await db.environment.findUniqueOrThrow({ where: { name: app.name } });
+      const applied = await db.appliedRevision.findFirst({ where: { environmentId: env.id, endedAt: null } });
+      expect(applied?.sha).toBe(sha);
+    }
+    // What changed really reached the cluster (the release is not a no-op).
+    const backend = JSON.parse(await kubectl(["-n", "dev", "get", "deployment", "backend", "-o", "json"])) as { spec: { template: { metadata: { annotations?: unknown } } } };
+    expect(backend.spec.template.metadata.annotations).toBeUndefined();
+    const configMaps = await kubectl(["-n", "dev", "get", "configmaps", "-o", "name"]);
+    expect(configMaps.match(/redis-config-/g)).toHaveLength(1);
   }, 120_000);
 });
 
