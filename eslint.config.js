@@ -3,6 +3,14 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 
+// The product never runs the imitation, the embedded Postgres supervisor or the demo: entry points
+// (scripts/), tests, benches and tools hand them in (see lib/db/ensure-database.ts's EmbeddedDatabase).
+const productImportBoundaries = [
+  { group: ["@driftwatch/*", "**/packages/*", "@/packages/*"], message: "The product does not import support packages; entry points in scripts/ pass them in." },
+  { group: ["@/demo", "@/demo/*", "**/demo/*"], message: "The product does not import the demo." },
+  { group: ["@/test/*", "@/bench/*", "@/tools/*", "@/scripts/*"], message: "The product does not import test, bench, tool or script code." },
+];
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "bench/results/", "test-results/", "playwright-report/", "next-env.d.ts"] },
   js.configs.recommended,
@@ -24,9 +32,16 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: productImportBoundaries }] },
+  },
+  {
     files: ["components/**/*.{ts,tsx}", "app/**/*-client.tsx"],
+    ignores: ["**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
+        ...productImportBoundaries,
         { group: ["@/lib/db", "@/lib/db/*"], message: "Client components never import the database." },
         { group: ["@kubernetes/client-node", "simple-git"], message: "Client components never import server-only libraries." },
       ] }],

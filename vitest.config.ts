@@ -14,7 +14,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "packages/*/src/**/*.test.ts", "demo/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/*.fault.test.ts", "node_modules/**"],
           environment: "node",
           testTimeout: 30_000,

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { applyMigrations } from "../lib/db/migrate";
 import { disconnectPrisma, getPrisma } from "../lib/db";
 import { driftPageSql, driftQuerySchema, listDrift } from "../lib/dashboard/drift";

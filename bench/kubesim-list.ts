@@ -10,7 +10,7 @@ import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { startKubeSim } from "../lib/kubesim/index";
+import { startKubeSim } from "@driftwatch/kubesim";
 
 export interface KubesimListBenchResult {
   objects: number;

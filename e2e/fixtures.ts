@@ -11,7 +11,7 @@ import { Kube } from "./support/kube";
 
 export type Role = "viewer" | "operator" | "admin";
 
-/** The demo's printed accounts (lib/demo/users.ts). */
+/** The demo's printed accounts (demo/users.ts). */
 export const ACCOUNTS: Record<Role, { username: string; password: string; displayName: string }> = {
   viewer: { username: "viewer", password: "demo-viewer-pass", displayName: "Victor Viewer" },
   operator: { username: "operator", password: "demo-operator-pass", displayName: "Oona Operator" },

@@ -1,5 +1,6 @@
 // npm run collect -- --once [--env NAME] [--json]
 import { parseArgs } from "node:util";
+import { embeddedPostgres } from "@driftwatch/embedded-postgres";
 import { prepare } from "@/lib/server/prepare";
 import { collectorContext, runOnce } from "@/lib/collector";
 import { disconnectPrisma } from "@/lib/db";
@@ -17,7 +18,7 @@ if (!values.once) {
 const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : "—");
 
 async function main(): Promise<number> {
-  const prepared = await prepare(values.json ? () => {} : (m) => console.error(m));
+  const prepared = await prepare({ log: values.json ? () => {} : (m) => console.error(m), embedded: embeddedPostgres });
   try {
     const results = await runOnce(collectorContext(prepared.db, prepared.config), values.env);
     if (values.json) {

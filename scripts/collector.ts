@@ -1,11 +1,12 @@
 // npm run collector: a long-running collector worker. Run as many as you like
 // against one database; they share the environments through Postgres leases.
+import { embeddedPostgres } from "@driftwatch/embedded-postgres";
 import { prepare } from "@/lib/server/prepare";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { disconnectPrisma } from "@/lib/db";
 
 async function main(): Promise<void> {
-  const prepared = await prepare();
+  const prepared = await prepare({ embedded: embeddedPostgres });
   const worker = startWorker(collectorContext(prepared.db, prepared.config));
   console.log(`collector ${worker.id} started for ${prepared.config.environments.length} environment(s)`);
   let stopping = false;

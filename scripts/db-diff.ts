@@ -9,7 +9,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startEmbeddedPostgres } from "@/lib/db/embedded";
+import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { openSchemaEngine } from "@/lib/db/schema-engine";
 
 const MIGRATIONS = "prisma/migrations";

@@ -23,11 +23,12 @@ async function main(): Promise<void> {
   // Imported after the environment is set: these modules read it once.
   const { ensureProductionBuildAsync } = await import("@/lib/server/build");
   const { bootServer, stopOnSignals } = await import("@/lib/server/boot");
-  const { startWorld } = await import("@/lib/demo/world");
-  const { demoConfigYaml } = await import("@/lib/demo/config");
-  const { ensureDemoUsers, DEMO_ACCOUNTS } = await import("@/lib/demo/users");
-  const { playHistory } = await import("@/lib/demo/play");
-  const { startControllers } = await import("@/lib/demo/live");
+  const { embeddedPostgres } = await import("@driftwatch/embedded-postgres");
+  const { startWorld } = await import("@/demo/world");
+  const { demoConfigYaml } = await import("@/demo/config");
+  const { ensureDemoUsers, DEMO_ACCOUNTS } = await import("@/demo/users");
+  const { playHistory } = await import("@/demo/play");
+  const { startControllers } = await import("@/demo/live");
   const { resetDatabase } = await import("@/lib/db/testing");
   let resetDemoDatabase = false;
 
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   const server = await bootServer({
     build,
     inProcessCollector: true,
+    embedded: embeddedPostgres,
     log: (m) => console.log(m),
     afterDatabase: async (prepared) => {
       if (resetDemoDatabase) await resetDatabase(prepared.db, prepared.ownerUrl);

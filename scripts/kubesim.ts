@@ -2,7 +2,7 @@
 //   npm run kubesim -- --port 6443 --kubeconfig <file> [--state <file>]
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { startKubeSim } from "@/lib/kubesim";
+import { startKubeSim } from "@driftwatch/kubesim";
 
 const USAGE = `Usage: npm run kubesim -- [--port 6443] [--kubeconfig <file>] [--state <file>]
                         [--host 127.0.0.1] [--admin-port <port>|--no-admin] [--cluster-name kubesim]

@@ -1,8 +1,9 @@
 // `npm start` (production build) and `npm run dev` (--dev).
+import { embeddedPostgres } from "@driftwatch/embedded-postgres";
 import { bootServer, stopOnSignals } from "@/lib/server/boot";
 
 const dev = process.argv.includes("--dev");
-bootServer({ dev }).then(
+bootServer({ dev, embedded: embeddedPostgres }).then(
   (server) => {
     console.log(`Driftwatch is serving ${server.url}`);
     stopOnSignals(server);

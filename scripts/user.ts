@@ -6,6 +6,7 @@
 // Without --password-stdin a random password is generated and printed once.
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { embeddedPostgres } from "@driftwatch/embedded-postgres";
 import { ensureDatabase } from "@/lib/db/ensure-database";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { dataDir, resetEnvCache } from "@/lib/env";
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const database = await ensureDatabase({ dataDir: dataDir() });
+  const database = await ensureDatabase({ dataDir: dataDir(), embedded: embeddedPostgres });
   resetEnvCache();
   const db = getPrisma();
   try {

@@ -6,7 +6,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { createClusterClient, type ClusterClient } from "../../lib/kube/client";
 import { discover, resourcePath, type Discovery } from "../../lib/kube/discovery";
-import type { KubeSimOptions } from "../../lib/kubesim/index";
+import type { KubeSimOptions } from "@driftwatch/kubesim";
 
 export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";
 

@@ -4,7 +4,7 @@
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startEmbeddedPostgres } from "../../lib/db/embedded";
+import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { applyMigrations } from "../../lib/db/migrate";
 import { disconnectPrisma, getPrisma } from "../../lib/db";
 import type { PrismaClient } from "../../lib/db/generated/client";

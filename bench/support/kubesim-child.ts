@@ -2,7 +2,7 @@
 // would be: its memory and CPU are not billed to the collector being measured.
 // Started by bench/support/cluster.ts; prints one JSON line with its
 // addresses, then serves until SIGTERM.
-import { startKubeSim, type KubeSimOptions } from "../../lib/kubesim/index";
+import { startKubeSim, type KubeSimOptions } from "@driftwatch/kubesim";
 
 async function main(): Promise<void> {
   const opts = JSON.parse(process.argv[2] ?? "{}") as KubeSimOptions;

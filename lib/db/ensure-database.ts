@@ -2,9 +2,19 @@
 // named by DATABASE_URL when set, else an embedded Postgres in the data folder.
 // Either way the committed migrations are applied before it is handed out.
 import path from "node:path";
-import { startEmbeddedPostgres } from "./embedded";
 import { applyMigrations } from "./migrate";
 import { APP_ROLE, checkApplicationRole, ensureEmbeddedRoles, grantApplicationRole, roleOf } from "./roles";
+
+/**
+ * Starts the default database when DATABASE_URL is not set. Entry points pass
+ * `embeddedPostgres` from @driftwatch/embedded-postgres; lib/ never imports that
+ * package (a lint rule), so a server given DATABASE_URL needs no Postgres binaries.
+ */
+export interface EmbeddedDatabase {
+  start(options: { dataDir: string; log?: (message: string) => void }): Promise<{ url: string; stop(): Promise<void> }>;
+  /** Why the `postgres` user could not use this folder, or undefined when it can. */
+  checkDataDirAccess(dataDir: string): Promise<string | undefined>;
+}
 
 export interface EnsureDatabaseOptions {
   /** Driftwatch's data folder; the embedded cluster lives in `<dataDir>/postgres`. */
@@ -12,6 +22,8 @@ export interface EnsureDatabaseOptions {
   log?: (message: string) => void;
   /** Defaults to `prisma/migrations` under the current working folder. */
   migrationsDir?: string;
+  /** Without it, DATABASE_URL must be set. */
+  embedded?: EmbeddedDatabase;
 }
 
 export interface Database {
@@ -50,7 +62,10 @@ export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Da
     return { url: external, ownerUrl: owner ?? external, embedded: false, stop: async () => {} };
   }
 
-  const server = await startEmbeddedPostgres({ dataDir: path.join(options.dataDir, "postgres"), log });
+  if (!options.embedded) {
+    throw new Error("DATABASE_URL is not set: give it the URL of a Postgres server (this entry point does not start an embedded one).");
+  }
+  const server = await options.embedded.start({ dataDir: path.join(options.dataDir, "postgres"), log });
   let appUrl: string;
   let ownerUrl: string;
   try {

@@ -1,6 +1,6 @@
 // Metadata-only lists, as the collector uses them to look for tracked orphans.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startKubeSim, type KubeSim } from "@/lib/kubesim";
+import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
 import { createClusterClient, type ClusterClient } from "./client";
 import { discover, type ApiResource } from "./discovery";
 import { listPaged } from "./list";

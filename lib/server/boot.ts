@@ -7,6 +7,7 @@ import { disconnectPrisma } from "@/lib/db";
 import { collectorContext, startWorker } from "@/lib/collector";
 import { ensureProductionBuild } from "./build";
 import { prepare, type Prepared } from "./prepare";
+import type { EmbeddedDatabase } from "@/lib/db/ensure-database";
 import { serveNext, serveNextCluster, webProcessCount } from "./web";
 import { TrustedProxies } from "./request-front";
 import { revealFirstAdminPassword } from "./first-admin";
@@ -22,6 +23,8 @@ export interface BootOptions {
   /** A build already under way (the demo starts it early); otherwise built here when needed. */
   build?: Promise<void>;
   log?: (msg: string) => void;
+  /** The database to start when DATABASE_URL is not set (entry points pass @driftwatch/embedded-postgres). */
+  embedded?: EmbeddedDatabase;
 }
 
 export interface RunningServer {
@@ -35,7 +38,7 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
   // A mistake here would otherwise only show in each web process: refuse to start instead.
   TrustedProxies.parse(env().DRIFTWATCH_TRUSTED_PROXIES);
 
-  const prepared = await prepare(log);
+  const prepared = await prepare({ log, embedded: opts.embedded });
   log(prepared.embedded ? "Embedded Postgres ready" : "Using the database at DATABASE_URL");
   const stoppers: Array<() => Promise<void>> = [disconnectPrisma, prepared.stop];
   try {

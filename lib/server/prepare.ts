@@ -4,9 +4,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { getConfig, ConfigError, type DriftwatchConfig } from "@/lib/config";
-import { checkDataDirAccess } from "@/lib/db/embedded";
 import { dataDir, resetEnvCache } from "@/lib/env";
-import { ensureDatabase } from "@/lib/db/ensure-database";
+import { ensureDatabase, type EmbeddedDatabase } from "@/lib/db/ensure-database";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { syncConfigToDatabase } from "@/lib/collector/sync-config";
@@ -38,10 +37,10 @@ export function loadConfigOrExit(): DriftwatchConfig {
  * folder under /root (mode 0700). Rather than fail, the cluster then lives
  * under /var/lib/driftwatch, one folder per checkout, and we say so.
  */
-async function postgresParentDir(log: (m: string) => void): Promise<string> {
+async function postgresParentDir(embedded: EmbeddedDatabase, log: (m: string) => void): Promise<string> {
   const preferred = dataDir();
   if (process.env.DATABASE_URL || process.getuid?.() !== 0) return preferred;
-  const problem = await checkDataDirAccess(path.join(preferred, "postgres"));
+  const problem = await embedded.checkDataDirAccess(path.join(preferred, "postgres"));
   if (!problem) return preferred;
   const fallback = path.join("/var/lib/driftwatch", `${path.basename(preferred)}-${crypto.createHash("sha256").update(preferred).digest("hex").slice(0, 10)}`);
   log(`Running as root: the postgres user cannot use ${preferred} (${problem.split("\n")[0]}). Keeping the embedded database in ${fallback} instead; set DRIFTWATCH_DATA_DIR to choose another folder.`);
@@ -49,9 +48,17 @@ async function postgresParentDir(log: (m: string) => void): Promise<string> {
   return fallback;
 }
 
-export async function prepare(log: (m: string) => void = (m) => console.log(m)): Promise<Prepared> {
+export interface PrepareOptions {
+  log?: (m: string) => void;
+  /** The database to start when DATABASE_URL is not set (entry points pass @driftwatch/embedded-postgres). */
+  embedded?: EmbeddedDatabase;
+}
+
+export async function prepare(options: PrepareOptions = {}): Promise<Prepared> {
+  const log = options.log ?? ((m: string) => console.log(m));
   const config = loadConfigOrExit();
-  const database = await ensureDatabase({ dataDir: await postgresParentDir(log), log });
+  const folder = options.embedded ? await postgresParentDir(options.embedded, log) : dataDir();
+  const database = await ensureDatabase({ dataDir: folder, log, embedded: options.embedded });
   resetEnvCache();
   const db = getPrisma();
   await syncConfigToDatabase(db, config);

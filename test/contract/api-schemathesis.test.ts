@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "@/lib/dashboard/openapi";
-import { DEMO_ACCOUNTS } from "@/lib/demo/users";
+import { DEMO_ACCOUNTS } from "@/demo/users";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/session";
 import type { Role } from "@/lib/auth/roles";
 import { startDemoServer, stopDemoServer, type DemoServer } from "@/test/support/demo-server";

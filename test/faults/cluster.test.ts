@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "../support/collector-env";
 import { discover, resourcePath } from "@/lib/kube/discovery";
-import { serverSideApply } from "@/lib/demo/kube-writer";
-import { setKubeSimClock } from "@/lib/kubesim";
+import { serverSideApply } from "@/demo/kube-writer";
+import { setKubeSimClock } from "@driftwatch/kubesim";
 import { getEnvironmentDetail } from "@/lib/dashboard";
 import { buildMetrics } from "@/lib/metrics";
 import { expectFailureRecorded, expectNoDuplicates, expectRecovered, expectStateKept, runWith, storedState, waitFor } from "./support";

@@ -11,7 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
-import { startEmbeddedPostgres, EmbeddedPostgresError, type EmbeddedPostgres } from "@/lib/db/embedded";
+import { embeddedPostgres, startEmbeddedPostgres, EmbeddedPostgresError, type EmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { ensureDatabase } from "@/lib/db/ensure-database";
 import { applyMigrations, pendingMigrations, readMigrations, MigrationError } from "@/lib/db/migrate";
 import { openSchemaEngine } from "@/lib/db/schema-engine";
@@ -295,7 +295,7 @@ async function holdInChildProcess(dataDir: string): Promise<Holder> {
   const script = path.join(await tempDir("holder"), "hold.mts");
   await fsp.writeFile(
     script,
-    `import { startEmbeddedPostgres } from ${JSON.stringify(path.join(repoRoot, "lib/db/embedded.ts"))};
+    `import { startEmbeddedPostgres } from ${JSON.stringify(path.join(repoRoot, "packages/embedded-postgres/src/index.ts"))};
 const db = await startEmbeddedPostgres({ dataDir: process.argv[2] });
 process.stdout.write(JSON.stringify({ url: db.url, pid: process.pid }) + "\\n");
 setInterval(() => {}, 1 << 30);
@@ -546,7 +546,9 @@ describe("embedded Postgres", () => {
     await fsp.chmod(dataDir, 0o711); // mkdtemp makes it 0700: as root, Postgres must pass through it
     delete process.env.DATABASE_URL;
     try {
-      const own = await ensureDatabase({ dataDir });
+      // An entry point that brings no embedded Postgres (lib/ never imports one) needs DATABASE_URL, and says so.
+      await expect(ensureDatabase({ dataDir })).rejects.toThrow(/DATABASE_URL is not set/);
+      const own = await ensureDatabase({ dataDir, embedded: embeddedPostgres });
       expect(own.embedded).toBe(true);
       expect(own.url).not.toBe(shared);
       expect(process.env.DATABASE_URL).toBe(own.url);
@@ -590,7 +592,7 @@ describe("embedded Postgres", () => {
     try {
       for (const [round, start] of ["first start of this release", "second start"].entries()) {
         const began = performance.now();
-        const own = await ensureDatabase({ dataDir });
+        const own = await ensureDatabase({ dataDir, embedded: embeddedPostgres });
         console.log(`[db.test] ensureDatabase on a previous release's data folder (${start}): ${Math.round(performance.now() - began)} ms`);
         try {
           expect(new URL(own.url).username).toBe("driftwatch_app");

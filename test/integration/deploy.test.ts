@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { parseConfig } from "@/lib/config";
-import { startKubeSim, type KubeSim } from "@/lib/kubesim";
+import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
 import { pausePatch, resumePatch, ANNOTATION_PAUSED_BY } from "@/lib/pauses/controller";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { requiredKubectl } from "../support/required-tools";

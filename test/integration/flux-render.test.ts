@@ -7,8 +7,8 @@ import { stringify } from "yaml";
 import { createCollectorFixture, type CollectorFixture } from "../support/collector-env";
 import { requiredKustomize } from "../support/required-tools";
 import { discover } from "@/lib/kube/discovery";
-import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@/lib/kubesim/fixtures/gitops-crds";
-import { patchStatus, serverSideApply } from "@/lib/demo/kube-writer";
+import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@driftwatch/kubesim";
+import { patchStatus, serverSideApply } from "@/demo/kube-writer";
 
 // Rendered through the real kustomize: without one this file fails, saying what to install.
 requiredKustomize();

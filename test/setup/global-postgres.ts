@@ -13,7 +13,7 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../../lib/db/embedded";
+import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { applyMigrations } from "../../lib/db/migrate";
 import { APP_ROLE, ensureEmbeddedRoles, grantApplicationRole } from "../../lib/db/roles";
 

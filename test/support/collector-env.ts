@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import { startKubeSim, type KubeSim } from "@/lib/kubesim";
+import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -13,7 +13,7 @@ import { resetDatabase } from "@/lib/db/testing";
 import { syncConfigToDatabase, collectorContext, enqueueRun, leaseRunById, executeRun, type RunOutcome } from "@/lib/collector";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover } from "@/lib/kube/discovery";
-import { serverSideApply, type DemoKube } from "@/lib/demo/kube-writer";
+import { serverSideApply, type DemoKube } from "@/demo/kube-writer";
 import { logger } from "@/lib/log";
 
 export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";

@@ -14,7 +14,7 @@ import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { tlsMaterial } from "../../lib/kubesim/certs";
+import { tlsMaterial } from "@driftwatch/kubesim";
 import { binaryPath, isBuilt, type BinaryName } from "./binaries";
 
 export interface RealKube {

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
-import { startKubeSim, setKubeSimClock, type KubeSim } from "@/lib/kubesim";
+import { startKubeSim, setKubeSimClock, type KubeSim } from "@driftwatch/kubesim";
 import { createClusterClient } from "@/lib/kube/client";
 import { discover } from "@/lib/kube/discovery";
 import { DemoRepo } from "./repo";

@@ -819,3 +819,6 @@ async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** What Driftwatch's entry points hand to lib/db's ensureDatabase as its default database. */
+export const embeddedPostgres = { start: startEmbeddedPostgres, checkDataDirAccess };

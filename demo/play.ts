@@ -13,7 +13,7 @@ import { shopFiles, type ShopRelease } from "./shop";
 import { ACTIONS, DEMO_INCIDENT_URL, ENV_NAMES, FEATURES, INITIAL, PEOPLE, PRODUCTION_TOKEN_EXPIRES, type EnvName } from "./script";
 import { reconcileFlux, fluxObjects, type FluxSetup } from "./flux";
 import { reconcileArgo, argoObjects, type ArgoSetup } from "./argo";
-import { ARGOCD_APPLICATION_CRD, FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@/lib/kubesim";
+import { ARGOCD_APPLICATION_CRD, FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@driftwatch/kubesim";
 import { serverSideApply } from "./kube-writer";
 import { newToken, type DemoWorld } from "./world";
 
