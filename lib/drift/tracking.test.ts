@@ -40,6 +40,17 @@ describe("environment tracking", () => {
     expect(isTrackedByEnvironment(referenced, byLabel)).toBe(true);
   });
 
+  // As the endpoints controller writes them for a Service labelled app.kubernetes.io/instance=guestbook (Argo CD label tracking).
+  it.each([
+    ["the endpoints controller's Endpoints (labels copied, no owner)", "v1", "Endpoints", { "endpoints.kubernetes.io/managed-by": "endpoint-controller" }, false],
+    ["an EndpointSlice made by the slice or mirroring controller", "discovery.k8s.io/v1", "EndpointSlice", { "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io" }, false],
+    ["an Endpoints someone left behind by hand (no managed-by label)", "v1", "Endpoints", {}, true],
+    ["an Endpoints claiming another manager", "v1", "Endpoints", { "endpoints.kubernetes.io/managed-by": "someone" }, true],
+  ])("label tracking: %s → tracked %s", (_, apiVersion, kind, extra, tracked) => {
+    const obj: KubeObject = { apiVersion, kind, metadata: { name: "guestbook-ui", namespace: "guestbook", labels: { "app.kubernetes.io/instance": "guestbook", ...extra } } };
+    expect(isTrackedByEnvironment(obj, compileTracking({ label: "app.kubernetes.io/instance=guestbook" }))).toBe(tracked);
+  });
+
   it("rejects a malformed tracking label", () => {
     expect(() => compileTracking({ label: "no-equals" })).toThrow(/key=value/);
   });

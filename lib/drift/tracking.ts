@@ -71,8 +71,24 @@ export function isTrackedByEnvironment(live: KubeObject, t: CompiledTracking): b
   }
   // Labels are copied into what an object makes (a template's labels onto its pods and ReplicaSets):
   // an object whose controller is another object is that object's doing, not an orphan of the environment.
-  if (t.label && meta.labels?.[t.label.key] === t.label.value && !hasControllerOwner(live)) return true;
+  if (t.label && meta.labels?.[t.label.key] === t.label.value && !hasControllerOwner(live) && !madeByKubernetesController(live)) return true;
   return false;
+}
+
+/**
+ * Kubernetes' endpoint controllers copy a Service's labels onto the Endpoints and
+ * EndpointSlices they make, and mark them with their own managed-by label; the
+ * Endpoints has no owner reference. Those are the Service's, not orphans.
+ */
+const KUBERNETES_CONTROLLER_LABELS: ReadonlyArray<[key: string, value: string | null]> = [
+  ["endpoints.kubernetes.io/managed-by", "endpoint-controller"],
+  ["endpointslice.kubernetes.io/managed-by", null],
+];
+
+function madeByKubernetesController(obj: KubeObject): boolean {
+  const labels = obj.metadata.labels;
+  if (!labels) return false;
+  return KUBERNETES_CONTROLLER_LABELS.some(([key, value]) => key in labels && (value === null || labels[key] === value));
 }
 
 function hasControllerOwner(obj: KubeObject): boolean {
