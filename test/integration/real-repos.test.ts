@@ -68,6 +68,8 @@ interface ArgoApp {
   files?: string[];
   /** Kustomize sources with options: the kustomization after Argo CD's `kustomize edit` commands. */
   kustomization?: string;
+  /** Argo CD's `application.resourceTrackingMethod: label` (its 2.x default): the instance label instead of the annotation. */
+  labelTracking?: boolean;
 }
 
 type App = FluxApp | ArgoApp;
@@ -170,6 +172,7 @@ const APPS: App[] = [
     destination: "guestbook-prod",
     source: { directory: { recurse: true, include: "{engineering-prod/*.yaml,README.md}" } },
     files: ["engineering-prod/guestbook-ui-deployment.yaml", "engineering-prod/guestbook-ui-svc.yaml"],
+    labelTracking: true,
   },
   {
     // podinfo's kustomize folder with Argo CD's kustomize options (prefix, image, labels, namespace).
@@ -300,9 +303,53 @@ function asArgoApplies(app: ArgoApp, objects: Obj[]): Obj[] {
   return objects.map((o) => {
     const m = meta(o);
     const namespace = CLUSTER_SCOPED.has(String(o.kind)) ? undefined : (m.namespace ?? app.destination);
+    if (app.labelTracking) return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), labels: { ...m.labels, "app.kubernetes.io/instance": app.name } } };
     const trackingId = `${app.name}:${groupOf(o.apiVersion)}/${String(o.kind)}:${namespace ?? ""}/${m.name}`;
     return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), annotations: { ...m.annotations, "argocd.argoproj.io/tracking-id": trackingId } } };
   });
+}
+
+/**
+ * What kube-controller-manager writes after an apply (this cluster runs only the API server): the
+ * deployment controller's revision annotation, a PVC bound by the volume controller, and for each
+ * Service the Endpoints (its labels copied, no owner) and EndpointSlice (labels copied, owned by the
+ * Service) the endpoint controllers make.
+ */
+async function asControllerManagerWould(objects: Obj[]): Promise<void> {
+  const asKcm = ["--field-manager=kube-controller-manager"];
+  for (const o of objects) {
+    const { name, namespace, labels } = meta(o);
+    const ns = ["-n", namespace!];
+    if (o.kind === "Deployment") {
+      await kubectl([...ns, "patch", "deployment", name, ...asKcm, "--type=merge", "-p", JSON.stringify({ metadata: { annotations: { "deployment.kubernetes.io/revision": "1" } } })]);
+    } else if (o.kind === "PersistentVolumeClaim") {
+      const live = JSON.parse(await kubectl([...ns, "get", "pvc", name, "-o", "json"])) as { metadata: { uid: string }; spec: { volumeName?: string } };
+      if (live.spec.volumeName) continue;
+      const bound = {
+        metadata: { annotations: { "pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes", "volume.beta.kubernetes.io/storage-provisioner": "rancher.io/local-path", "volume.kubernetes.io/storage-provisioner": "rancher.io/local-path" } },
+        spec: { volumeName: `pvc-${live.metadata.uid}` },
+      };
+      await kubectl([...ns, "patch", "pvc", name, ...asKcm, "--type=merge", "-p", JSON.stringify(bound)]);
+    } else if (o.kind === "Service") {
+      const svc = JSON.parse(await kubectl([...ns, "get", "service", name, "-o", "json"])) as { metadata: { uid: string; labels?: Record<string, string> }; spec: { ports: Array<{ name?: string; port: number; protocol: string }> } };
+      const copied = svc.metadata.labels ?? labels ?? {};
+      const endpoints = { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels: { ...copied, "endpoints.kubernetes.io/managed-by": "endpoint-controller" } } };
+      const slice = {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: {
+          name: `${name}-x7k2q`,
+          namespace,
+          labels: { ...copied, "kubernetes.io/service-name": name, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" },
+          ownerReferences: [{ apiVersion: "v1", kind: "Service", name, uid: svc.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        },
+        addressType: "IPv4",
+        endpoints: [],
+        ports: svc.spec.ports.map((p) => ({ name: p.name ?? "", port: p.port, protocol: p.protocol })),
+      };
+      await kubectl(["apply", "--server-side", ...asKcm, "--force-conflicts", "-f", "-"], yamlOf([endpoints, slice]));
+    }
+  }
 }
 
 const yamlOf = (objects: Obj[]) => objects.map((o) => stringify(o)).join("---\n");
@@ -330,6 +377,7 @@ async function applyApp(app: App): Promise<void> {
     for (const batch of [first, rest]) {
       if (batch.length) await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "--force-conflicts", "-f", "-"], yamlOf(batch));
     }
+    await asControllerManagerWould(objects);
     // The Flux objects it applied are reconciled in turn: each controller adds its finalizer first.
     for (const o of objects.filter((x) => x.kind === "GitRepository" || x.kind === "Kustomization")) {
       const manager = o.kind === "GitRepository" ? "gotk-source-controller" : "gotk-kustomize-controller";
@@ -354,6 +402,7 @@ async function applyApp(app: App): Promise<void> {
   await prune(app, objects);
   const args = app.serverSide ? ["apply", "--server-side", "--force-conflicts"] : ["apply"];
   await kubectl([...args, "--field-manager=argocd-controller", "-f", "-"], yamlOf(objects));
+  await asControllerManagerWould(objects);
   const status = {
     sync: { status: "Synced", revision: sha },
     health: { status: "Healthy" },
@@ -403,6 +452,7 @@ function environmentOf(app: App): Obj {
     defaultNamespace: app.destination,
     source: { repository: app.repo, branch: "main", path: app.path },
     controller: { type: "argocd", namespace: "argocd", name: app.name },
+    ...(app.labelTracking ? { trackingLabel: `app.kubernetes.io/instance=${app.name}` } : {}),
   };
 }
 
@@ -430,6 +480,8 @@ beforeAll(async () => {
   await kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
   for (const ns of ["flux-system", "argocd", "transformers-inline", ...APPS.flatMap((a) => (a.controller === "argocd" ? [a.destination] : []))]) await kubectl(["create", "namespace", ns]);
 
+  // A default StorageClass, as every real cluster has: the admission plugin writes it into each PVC.
+  await kubectl(["apply", "--server-side", "-f", "-"], stringify({ apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "local-path", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "rancher.io/local-path", volumeBindingMode: "WaitForFirstConsumer" }));
   // The bootstrap applies flux-system (which holds the tenants Kustomization); the other controller objects are made by hand.
   for (const app of APPS.filter((a) => a.controller === "argocd" || a.createKustomization)) await kubectl(["apply", "--server-side", "-f", "-"], stringify(controllerObject(app)));
   for (const app of APPS) await applyApp(app);
@@ -546,17 +598,20 @@ describe("hand edits with real kubectl on the same cluster", () => {
     }
   }, 120_000);
 
-  it("guestbook-dev: a leftover object carrying the Application's tracking id is Extra, of a kind Git does not declare", async () => {
-    await kubectl(["-n", "guestbook-dev", "create", "configmap", "guestbook-ui-flags", "--from-literal=theme=dark"]);
-    await kubectl(["-n", "guestbook-dev", "annotate", "configmap", "guestbook-ui-flags", "argocd.argoproj.io/tracking-id=guestbook-dev:/ConfigMap:guestbook-dev/guestbook-ui-flags"]);
+  it.each([
+    ["guestbook-dev", "its tracking annotation", ["annotate", "argocd.argoproj.io/tracking-id=guestbook-dev:/ConfigMap:guestbook-dev/guestbook-ui-flags"]],
+    ["guestbook-prod", "its instance label", ["label", "app.kubernetes.io/instance=guestbook-prod"]],
+  ])("%s: a leftover object carrying %s of the Application is Extra, of a kind Git does not declare", async (name, _, mark) => {
+    await kubectl(["-n", name, "create", "configmap", "guestbook-ui-flags", "--from-literal=theme=dark"]);
+    await kubectl(["-n", name, mark[0]!, "configmap", "guestbook-ui-flags", mark[1]!]);
     // Someone else's ConfigMap in the same namespace is not the environment's business.
-    await kubectl(["-n", "guestbook-dev", "create", "configmap", "unrelated", "--from-literal=a=b"]);
+    await kubectl(["-n", name, "create", "configmap", "unrelated", "--from-literal=a=b"]);
     // Argo CD's refresh lists the tracked orphan among the Application's resources, as requiring pruning.
-    const app = JSON.parse(await kubectl(["-n", "argocd", "get", "applications.argoproj.io", "guestbook-dev", "-o", "json"])) as { status: { resources: Obj[]; sync: Obj } };
-    const resources = [...app.status.resources, { version: "v1", kind: "ConfigMap", namespace: "guestbook-dev", name: "guestbook-ui-flags", status: "OutOfSync", requiresPruning: true }];
-    await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", "guestbook-dev", "--type=merge", "-p", JSON.stringify({ status: { resources, sync: { ...app.status.sync, status: "OutOfSync" } } })]);
-    const out = await collect("guestbook-dev");
+    const app = JSON.parse(await kubectl(["-n", "argocd", "get", "applications.argoproj.io", name, "-o", "json"])) as { status: { resources: Obj[]; sync: Obj } };
+    const resources = [...app.status.resources, { version: "v1", kind: "ConfigMap", namespace: name, name: "guestbook-ui-flags", status: "OutOfSync", requiresPruning: true }];
+    await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status: { resources, sync: { ...app.status.sync, status: "OutOfSync" } } })]);
+    const out = await collect(name);
     expect(out.status, JSON.stringify(out.errors)).toBe("succeeded");
-    expect((await openDrift("guestbook-dev")).map((d) => [d.key, d.type])).toEqual([["/ConfigMap/guestbook-dev/guestbook-ui-flags", "Extra"]]);
+    expect((await openDrift(name)).map((d) => [d.key, d.type])).toEqual([[`/ConfigMap/${name}/guestbook-ui-flags`, "Extra"]]);
   }, 120_000);
 });
