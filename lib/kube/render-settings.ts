@@ -3,7 +3,7 @@
 // Argo CD Application's source (directory, kustomize). Pure: objects in,
 // settings out; anything of the wrong shape is left out, as the API server's
 // schema would not have let it in.
-import type { ArgoDirectoryOptions, ArgoKustomizeOptions, FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "@/lib/git";
+import type { ArgoBuildEnv, ArgoDirectoryOptions, ArgoKustomizeOptions, ArgoKustomizePatch, FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "@/lib/git";
 
 type Obj = Record<string, unknown>;
 
@@ -94,12 +94,36 @@ function sourceOf(app: Obj, path: string): Obj | undefined {
   return sources.find((s) => norm(s.path) === norm(path)) ?? sources[0];
 }
 
-/** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1). */
-export function argoRenderOptionsOf(app: Obj, path: string): { directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions } {
+function argoPatch(v: unknown): ArgoKustomizePatch[] {
+  const r = rec(v);
+  if (!r) return [];
+  const options = rec(r.options);
+  return [
+    dropUndefined({
+      path: str(r.path) || undefined,
+      patch: str(r.patch) || undefined,
+      target: selector(r.target),
+      options: options ? Object.fromEntries(Object.entries(options).filter((e): e is [string, boolean] => typeof e[1] === "boolean")) : undefined,
+    }),
+  ];
+}
+
+/** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1), and the build variables it gives kustomize. */
+export function argoRenderOptionsOf(app: Obj, path: string): { directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions; env: ArgoBuildEnv } {
   const source = sourceOf(app, path) ?? {};
   const dir = rec(source.directory);
   const k = rec(source.kustomize);
+  const spec = rec(app.spec) ?? {};
+  const env = dropUndefined({
+    appName: str(rec(app.metadata)?.name),
+    appNamespace: str(rec(spec.destination)?.namespace),
+    project: str(spec.project),
+    repoURL: str(source.repoURL),
+    sourcePath: str(source.path),
+    targetRevision: str(source.targetRevision),
+  });
   return dropUndefined({
+    env,
     directory: dir ? dropUndefined({ recurse: dir.recurse === true ? true : undefined, include: str(dir.include) || undefined, exclude: str(dir.exclude) || undefined }) : undefined,
     kustomize: k
       ? dropUndefined({
@@ -113,6 +137,18 @@ export function argoRenderOptionsOf(app: Obj, path: string): { directory?: ArgoD
           labelWithoutSelector: k.labelWithoutSelector === true ? true : undefined,
           labelIncludeTemplates: k.labelIncludeTemplates === true ? true : undefined,
           namespace: str(k.namespace) || undefined,
+          replicas: Array.isArray(k.replicas)
+            ? k.replicas.flatMap((x) => {
+                const r = rec(x);
+                const name = str(r?.name);
+                const count = r?.count;
+                return name !== undefined && (typeof count === "number" || typeof count === "string") ? [{ name, count }] : [];
+              })
+            : undefined,
+          patches: Array.isArray(k.patches) ? k.patches.flatMap(argoPatch) : undefined,
+          components: strList(k.components),
+          ignoreMissingComponents: k.ignoreMissingComponents === true ? true : undefined,
+          commonAnnotationsEnvsubst: k.commonAnnotationsEnvsubst === true ? true : undefined,
         })
       : undefined,
   });
