@@ -5,6 +5,7 @@
 // render pipeline (render.ts) does the reading, writing and running.
 import { createHash } from "node:crypto";
 import { applyArgoKustomizeOptions, argoBuildVariables, hasArgoKustomizeOptions, selectDirectoryFiles, type ArgoBuildEnv, type ArgoDirectoryOptions, type ArgoKustomizeOptions } from "./argocd-directory";
+import { argoSourceOverrideFiles, mergeArgoSourceOverrides, type ArgoSourceOptions } from "./argocd-source";
 import { fluxArtifactFiles, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, KUSTOMIZATION_FILE_NAMES, type FluxRenderSpec } from "./flux-generate";
 import { objectsFromDocuments, parseManifestText, type RenderedObject, type RenderProblem } from "./manifests";
 import { GitError } from "./errors";
@@ -97,12 +98,21 @@ export async function planControllerRender(
 ): Promise<RenderPlan> {
   if (c.type === "argocd") {
     const own = kustomizationFileIn(repoFiles, dir);
+    // The repository's override files (Argo CD Image Updater's write-back) are merged over the Application's options.
+    const present = new Set(repoFiles);
+    const overrideFiles = argoSourceOverrideFiles(dir, c.env?.appName).filter((f) => present.has(f));
+    let options: ArgoSourceOptions = { directory: c.directory, kustomize: c.kustomize };
+    if (overrideFiles.length > 0) {
+      const merged = mergeArgoSourceOverrides(options, await Promise.all(overrideFiles.map(async (file) => ({ file, text: await readExisting(file) }))));
+      if (!merged.ok) throw new RenderFileError(merged.file, merged.message);
+      options = merged.options;
+    }
     // Argo CD builds with kustomize whenever the folder has a kustomization, and reads a directory otherwise.
     if (!own) {
-      return { kind: "plain", files: selectDirectoryFiles(repoFiles, dir, c.directory ?? {}) };
+      return { kind: "plain", files: selectDirectoryFiles(repoFiles, dir, options.directory ?? {}) };
     }
-    if (!hasArgoKustomizeOptions(c.kustomize)) return { kind: "kustomize", kustomizationFile: own };
-    const edited = applyArgoKustomizeOptions(await readExisting(own), c.kustomize ?? {}, {
+    if (!hasArgoKustomizeOptions(options.kustomize)) return { kind: "kustomize", kustomizationFile: own };
+    const edited = applyArgoKustomizeOptions(await readExisting(own), options.kustomize ?? {}, {
       variables: argoBuildVariables(c.env ?? {}, revision),
       exists: (rel) => existsInRepo(repoFiles, dir, rel),
     });

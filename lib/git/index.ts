@@ -55,3 +55,5 @@ export { controllerRenderKey, RenderFileError, type ControllerRender } from "./c
 export type { FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "./flux-generate";
 export type { ArgoBuildEnv, ArgoDirectoryOptions, ArgoKustomizeOptions, ArgoKustomizePatch } from "./argocd-directory";
 export { mergeVariables } from "./postbuild";
+export { argoSourceOptions, type ArgoSourceOptions } from "./argocd-source";
+export { dropUndefined, rec, selectorOf, str, strList, strMap, type Obj } from "./shape";

@@ -103,6 +103,8 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
     repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
     repo.write("argo/kust/grace-patch.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: 5\n");
+    // What Argo CD Image Updater's git write-back commits for the Application web-canary.
+    repo.write("argo/kust/.argocd-source-web-canary.yaml", "kustomize:\n  images:\n  - nginx:1.28.1\n");
     repo.write("argo/components/ha/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [pdb.yaml]\n");
     repo.write("argo/components/ha/pdb.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: web}}\n");
     // A file the sandbox's walker finds (so the build runs) that kustomize cannot read as a resource.
@@ -252,6 +254,13 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     expect(dig(literal, "metadata.annotations")).toEqual({ revision: "$ARGOCD_APP_REVISION", price: "$$5" });
     const substituted = find((await render("argo/kust", { type: "argocd", kustomize: { ...kustomize, commonAnnotationsEnvsubst: true }, env })).objects, "Deployment", "web");
     expect(dig(substituted, "metadata.annotations")).toEqual({ revision: sha, price: "$5" });
+  });
+
+  it("Argo CD source overrides: the app's .argocd-source-<name>.yaml (Image Updater's write-back) is merged over its options; another app's is not", async () => {
+    const canary = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "c-" }, env: { appName: "web-canary" } });
+    expect(dig(find(canary.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.28.1");
+    const other = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "c-" }, env: { appName: "web-prod" } });
+    expect(dig(find(other.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.27");
   });
 
   it("Flux spec.components: added to the kustomization; a missing one skipped with ignoreMissingComponents", async () => {
