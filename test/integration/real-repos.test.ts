@@ -66,8 +66,10 @@ interface ArgoApp {
   serverSide?: boolean;
   /** Directory sources: the files Argo CD reads, in its order. */
   files?: string[];
-  /** Kustomize sources with options: the kustomization after Argo CD's `kustomize edit` commands. */
-  kustomization?: string;
+  /** Kustomize sources with options: the kustomization after Argo CD's `kustomize edit` commands (at HEAD). */
+  kustomization?: string | (() => string);
+  /** `.argocd-source-<app>.yaml` as Argo CD Image Updater commits it. */
+  imageUpdaterOverride?: string;
   /** Argo CD's `application.resourceTrackingMethod: label` (its 2.x default): the instance label instead of the annotation. */
   labelTracking?: boolean;
 }
@@ -181,17 +183,35 @@ const APPS: App[] = [
     repo: "podinfo",
     path: "kustomize",
     destination: "podinfo-argo",
-    source: { kustomize: { namePrefix: "argo-", images: ["ghcr.io/stefanprodan/podinfo:6.13.0"], commonLabels: { "app.kubernetes.io/part-of": "demo" }, namespace: "podinfo-argo" } },
-    kustomization: [
-      "apiVersion: kustomize.config.k8s.io/v1beta1",
-      "kind: Kustomization",
-      "resources:\n- hpa.yaml\n- deployment.yaml\n- service.yaml",
-      "namePrefix: argo-",
-      "images:\n- name: ghcr.io/stefanprodan/podinfo\n  newTag: 6.13.0",
-      "commonLabels:\n  app.kubernetes.io/part-of: demo",
-      "namespace: podinfo-argo",
-      "",
-    ].join("\n"),
+    source: {
+      kustomize: {
+        namePrefix: "argo-",
+        images: ["ghcr.io/stefanprodan/podinfo:6.13.0"],
+        replicas: [{ name: "podinfo", count: "2" }],
+        // Labels end up in selectors, which cannot change: the revision goes into an annotation.
+        commonLabels: { "app.kubernetes.io/part-of": "demo", "example.com/argo-app": "${ARGOCD_APP_NAME}" },
+        commonAnnotations: { "example.com/source": "${ARGOCD_APP_SOURCE_PATH}@${ARGOCD_APP_REVISION_SHORT}" },
+        commonAnnotationsEnvsubst: true,
+        namespace: "podinfo-argo",
+        patches: [{ target: { kind: "Service" }, patch: "- op: add\n  path: /spec/sessionAffinity\n  value: ClientIP\n" }],
+      },
+    },
+    // Argo CD Image Updater's write-back (committed in beforeAll) replaces the Application's image list.
+    imageUpdaterOverride: "kustomize:\n  images:\n  - ghcr.io/stefanprodan/podinfo:6.13.1\n",
+    kustomization: () =>
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        "resources:\n- hpa.yaml\n- deployment.yaml\n- service.yaml",
+        "namePrefix: argo-",
+        "images:\n- name: ghcr.io/stefanprodan/podinfo\n  newTag: 6.13.1",
+        "replicas:\n- name: podinfo\n  count: 2",
+        "commonLabels:\n  app.kubernetes.io/part-of: demo\n  example.com/argo-app: podinfo-argo",
+        `commonAnnotations:\n  example.com/source: "kustomize@${repos.get("podinfo")!.head().slice(0, 7)}"`,
+        "namespace: podinfo-argo",
+        "patches:\n- target:\n    kind: Service\n  patch: |\n    - op: add\n      path: /spec/sessionAffinity\n      value: ClientIP",
+        "",
+      ].join("\n"),
   },
   {
     // A kustomization made only of a component, synced with ServerSideApply=true.
@@ -267,7 +287,7 @@ const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding"
 async function kustomizeBuild(app: App): Promise<Obj[]> {
   const scratch = fs.mkdtempSync(path.join(workDir, `build-${app.name}-`));
   fs.cpSync(repos.get(app.repo)!.dir, scratch, { recursive: true, filter: (src) => !src.endsWith("/.git") });
-  if (app.kustomization) fs.writeFileSync(path.join(scratch, app.path, "kustomization.yaml"), app.kustomization);
+  if (app.kustomization) fs.writeFileSync(path.join(scratch, app.path, "kustomization.yaml"), typeof app.kustomization === "function" ? app.kustomization() : app.kustomization);
   const r = await run(kubectlBin, ["kustomize", path.join(scratch, app.path)]);
   if (r.status !== 0) throw new Error(`kustomize build of ${app.name} failed: ${r.stderr}`);
   return docs(r.stdout);
@@ -473,6 +493,10 @@ async function openDrift(envName: string) {
 beforeAll(async () => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-real-repos-"));
   for (const name of ["podinfo", "flux2-multi-tenancy", "argo-cd", "kustomize-controller"]) repos.set(name, repoFromFixture(name));
+  for (const app of APPS) {
+    if (app.controller !== "argocd" || !app.imageUpdaterOverride) continue;
+    repos.get(app.repo)!.write(`${app.path}/.argocd-source-${app.name}.yaml`, app.imageUpdaterOverride).commit(`build: automatic update of ${app.name}`);
+  }
   kube = await startRealKube();
 
   for (const file of fs.readdirSync(FLUX_CRDS).filter((f) => f.endsWith(".yaml"))) await kubectl(["apply", "--server-side", "-f", path.join(FLUX_CRDS, file)]);
