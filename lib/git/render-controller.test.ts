@@ -103,6 +103,10 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
     repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
     repo.write("argo/kust/grace-patch.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: 5\n");
+    // An overlay reading files outside its own folder (a shared env file, a base file): Flux builds it, kustomize's default refuses.
+    repo.write("loads/shared/app.env", "LOG_LEVEL=debug\nREGION=eu-west-1\n");
+    repo.write("loads/base/web.yaml", deployment("web", "nginx:1.25"));
+    repo.write("loads/prod/kustomization.yaml", "resources: [../base/web.yaml]\nconfigMapGenerator:\n- name: app\n  envs: [../shared/app.env]\n");
     // What Argo CD Image Updater's git write-back commits for the Application web-canary.
     repo.write("argo/kust/.argocd-source-web-canary.yaml", "kustomize:\n  images:\n  - nginx:1.28.1\n");
     repo.write("argo/components/ha/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [pdb.yaml]\n");
@@ -261,6 +265,15 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     expect(dig(find(canary.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.28.1");
     const other = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "c-" }, env: { appName: "web-prod" } });
     expect(dig(find(other.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.27");
+  });
+
+  it("loads outside the kustomization's folder but inside the repository: Flux builds them (LoadRestrictionsNone), Argo CD's default refuses", async () => {
+    const flux = await render("loads/prod", { type: "flux", spec: {} }, "kustomize");
+    expect(flux.objects.map((o) => o.object.kind).sort()).toEqual(["ConfigMap", "Deployment"]);
+    expect(dig(flux.objects.find((o) => o.object.kind === "ConfigMap")?.object, "data")).toEqual({ LOG_LEVEL: "debug", REGION: "eu-west-1" });
+    const argo = await render("loads/prod", { type: "argocd" }).catch((e: unknown) => e);
+    expect(argo).toBeInstanceOf(RenderFileError);
+    expect((argo as Error).message).toMatch(/security; file .* is not in or below/);
   });
 
   it("Flux spec.components: added to the kustomization; a missing one skipped with ignoreMissingComponents", async () => {

@@ -289,7 +289,8 @@ async function renderKustomize(
     if (write) await writeFile(path.join(root, write.file), write.text);
     await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
     const file = kustomization;
-    const output = await runKustomize(bin, root, rel || ".", { home }).catch(async (e: unknown) => {
+    // kustomize-controller builds with LoadRestrictionsNone (confined to the artifact); kustomize's and Argo CD's default is root-only.
+    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: controlled?.controller.type === "flux" }).catch(async (e: unknown) => {
       if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
       throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
     });
