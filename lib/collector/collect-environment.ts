@@ -103,6 +103,7 @@ export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConf
     extraTracking: {
       fluxInventory: controller?.type === "flux" ? controller.inventory : undefined,
       argoApp: env.controller?.type === "argocd" ? env.controller.name : undefined,
+      argoAppNamespace: env.controller?.type === "argocd" ? env.controller.namespace : undefined,
       argoTrackingId: env.controller?.type === "argocd",
       label: labelKey && labelValue !== undefined ? { key: labelKey, value: labelValue } : undefined,
     },

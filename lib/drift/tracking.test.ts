@@ -26,6 +26,16 @@ describe("environment tracking", () => {
     expect(isTrackedByEnvironment(tracked, compileTracking({ argoApp: "shop", argoTrackingId: false }))).toBe(false);
   });
 
+  it.each([
+    ["shop:apps/Deployment:shop/api", true],
+    ["team-a_shop:apps/Deployment:shop/api", true],
+    ["team-b_shop:apps/Deployment:shop/api", false],
+    ["other:apps/Deployment:shop/api", false],
+  ])("an Application in its own namespace (team-a) tracks %s: %s", (id, tracked) => {
+    const api: KubeObject = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "api", namespace: "shop", annotations: { "argocd.argoproj.io/tracking-id": id } } };
+    expect(isTrackedByEnvironment(api, compileTracking({ argoApp: "shop", argoAppNamespace: "team-a" }))).toBe(tracked);
+  });
+
   it("an object another object made (controller ownerReference) is not tracked by the label it inherited", () => {
     const labelled = { ...cm, metadata: { ...cm.metadata, labels: { team: "shop" } } };
     const owned = {
