@@ -70,11 +70,18 @@ interface ArgoApp {
   kustomization?: string | (() => string);
   /** `.argocd-source-<app>.yaml` as Argo CD Image Updater commits it. */
   imageUpdaterOverride?: string;
+  /** Where the Application lives when not in Argo CD's own namespace (apps in any namespace): tracking ids then name it `<namespace>_<name>`. */
+  appNamespace?: string;
   /** Argo CD's `application.resourceTrackingMethod: label` (its 2.x default): the instance label instead of the annotation. */
   labelTracking?: boolean;
 }
 
 type App = FluxApp | ArgoApp;
+
+const argoNamespace = (app: ArgoApp) => app.appNamespace ?? "argocd";
+/** Argo CD's instance name: the app's name, prefixed with its namespace outside the control-plane namespace. */
+const argoInstance = (app: ArgoApp) => (app.appNamespace ? `${app.appNamespace}_${app.name}` : app.name);
+const argoAppOf = (name: string) => APPS.find((a): a is ArgoApp => a.controller === "argocd" && a.name === name)!;
 
 const APPS: App[] = [
   {
@@ -164,6 +171,7 @@ const APPS: App[] = [
     path: "applicationset/examples/applications-sync-policies/guestbook",
     destination: "guestbook-dev",
     source: { directory: { recurse: true, exclude: "engineering-prod/*" } },
+    appNamespace: "team-guestbook",
     files: ["engineering-dev/guestbook-ui-deployment.yaml", "engineering-dev/guestbook-ui-svc.yaml"],
   },
   {
@@ -323,8 +331,8 @@ function asArgoApplies(app: ArgoApp, objects: Obj[]): Obj[] {
   return objects.map((o) => {
     const m = meta(o);
     const namespace = CLUSTER_SCOPED.has(String(o.kind)) ? undefined : (m.namespace ?? app.destination);
-    if (app.labelTracking) return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), labels: { ...m.labels, "app.kubernetes.io/instance": app.name } } };
-    const trackingId = `${app.name}:${groupOf(o.apiVersion)}/${String(o.kind)}:${namespace ?? ""}/${m.name}`;
+    if (app.labelTracking) return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), labels: { ...m.labels, "app.kubernetes.io/instance": argoInstance(app) } } };
+    const trackingId = `${argoInstance(app)}:${groupOf(o.apiVersion)}/${String(o.kind)}:${namespace ?? ""}/${m.name}`;
     return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), annotations: { ...m.annotations, "argocd.argoproj.io/tracking-id": trackingId } } };
   });
 }
@@ -428,7 +436,7 @@ async function applyApp(app: App): Promise<void> {
     health: { status: "Healthy" },
     resources: objects.map((o) => ({ group: groupOf(o.apiVersion), version: String(o.apiVersion).split("/").pop(), kind: o.kind, namespace: meta(o).namespace ?? "", name: meta(o).name, status: "Synced" })),
   };
-  await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
+  await kubectl(["-n", argoNamespace(app), "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
 }
 
 function controllerObject(app: App): Obj {
@@ -443,7 +451,7 @@ function controllerObject(app: App): Obj {
   return {
     apiVersion: "argoproj.io/v1alpha1",
     kind: "Application",
-    metadata: { name: app.name, namespace: "argocd" },
+    metadata: { name: app.name, namespace: argoNamespace(app) },
     spec: {
       project: "default",
       source: { repoURL: `https://github.com/example/${app.repo}`, targetRevision: "HEAD", path: app.path, ...app.source },
@@ -471,7 +479,7 @@ function environmentOf(app: App): Obj {
     namespaces: [app.destination],
     defaultNamespace: app.destination,
     source: { repository: app.repo, branch: "main", path: app.path },
-    controller: { type: "argocd", namespace: "argocd", name: app.name },
+    controller: { type: "argocd", namespace: argoNamespace(app), name: app.name },
     ...(app.labelTracking ? { trackingLabel: `app.kubernetes.io/instance=${app.name}` } : {}),
   };
 }
@@ -502,7 +510,8 @@ beforeAll(async () => {
   for (const file of fs.readdirSync(FLUX_CRDS).filter((f) => f.endsWith(".yaml"))) await kubectl(["apply", "--server-side", "-f", path.join(FLUX_CRDS, file)]);
   await kubectl(["apply", "--server-side", "-f", "-"], stringify(ARGO_APPLICATION_CRD));
   await kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
-  for (const ns of ["flux-system", "argocd", "transformers-inline", ...APPS.flatMap((a) => (a.controller === "argocd" ? [a.destination] : []))]) await kubectl(["create", "namespace", ns]);
+  const namespaces = ["flux-system", "argocd", "transformers-inline", ...APPS.flatMap((a) => (a.controller === "argocd" ? [a.destination, argoNamespace(a)] : []))];
+  for (const ns of new Set(namespaces)) await kubectl(["create", "namespace", ns]);
 
   // A default StorageClass, as every real cluster has: the admission plugin writes it into each PVC.
   await kubectl(["apply", "--server-side", "-f", "-"], stringify({ apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "local-path", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "rancher.io/local-path", volumeBindingMode: "WaitForFirstConsumer" }));
@@ -623,7 +632,8 @@ describe("hand edits with real kubectl on the same cluster", () => {
   }, 120_000);
 
   it.each([
-    ["guestbook-dev", "its tracking annotation", ["annotate", "argocd.argoproj.io/tracking-id=guestbook-dev:/ConfigMap:guestbook-dev/guestbook-ui-flags"]],
+    // guestbook-dev's Application lives in team-guestbook: its tracking ids name it team-guestbook_guestbook-dev.
+    ["guestbook-dev", "its tracking annotation", ["annotate", "argocd.argoproj.io/tracking-id=team-guestbook_guestbook-dev:/ConfigMap:guestbook-dev/guestbook-ui-flags"]],
     ["guestbook-prod", "its instance label", ["label", "app.kubernetes.io/instance=guestbook-prod"]],
   ])("%s: a leftover object carrying %s of the Application is Extra, of a kind Git does not declare", async (name, _, mark) => {
     await kubectl(["-n", name, "create", "configmap", "guestbook-ui-flags", "--from-literal=theme=dark"]);
@@ -631,9 +641,10 @@ describe("hand edits with real kubectl on the same cluster", () => {
     // Someone else's ConfigMap in the same namespace is not the environment's business.
     await kubectl(["-n", name, "create", "configmap", "unrelated", "--from-literal=a=b"]);
     // Argo CD's refresh lists the tracked orphan among the Application's resources, as requiring pruning.
-    const app = JSON.parse(await kubectl(["-n", "argocd", "get", "applications.argoproj.io", name, "-o", "json"])) as { status: { resources: Obj[]; sync: Obj } };
+    const appNs = argoNamespace(argoAppOf(name));
+    const app = JSON.parse(await kubectl(["-n", appNs, "get", "applications.argoproj.io", name, "-o", "json"])) as { status: { resources: Obj[]; sync: Obj } };
     const resources = [...app.status.resources, { version: "v1", kind: "ConfigMap", namespace: name, name: "guestbook-ui-flags", status: "OutOfSync", requiresPruning: true }];
-    await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status: { resources, sync: { ...app.status.sync, status: "OutOfSync" } } })]);
+    await kubectl(["-n", appNs, "patch", "applications.argoproj.io", name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status: { resources, sync: { ...app.status.sync, status: "OutOfSync" } } })]);
     const out = await collect(name);
     expect(out.status, JSON.stringify(out.errors)).toBe("succeeded");
     expect((await openDrift(name)).map((d) => [d.key, d.type])).toEqual([[`/ConfigMap/${name}/guestbook-ui-flags`, "Extra"]]);
