@@ -310,10 +310,40 @@ async function rendered(app: App): Promise<Obj[]> {
   return kustomizeBuild(app);
 }
 
-/** As kustomize-controller does after the build: its owner labels and spec.commonMetadata on every object. */
+/** The pod spec of a workload kind, where Flux's normaliser looks for one. */
+function podSpecOf(o: Obj): Obj | undefined {
+  const spec = o.spec as Obj | undefined;
+  if (o.kind === "Pod") return spec;
+  if (o.kind === "CronJob") return ((((spec?.jobTemplate as Obj | undefined)?.spec as Obj | undefined)?.template as Obj | undefined)?.spec as Obj | undefined) ?? undefined;
+  if (["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"].includes(String(o.kind))) return (spec?.template as Obj | undefined)?.spec as Obj | undefined;
+  return undefined;
+}
+
+/**
+ * fluxcd/pkg ssa/normalize before applying: protocol TCP on the ports of
+ * containers (not init containers) and Services, and a Secret's stringData
+ * moved into data.
+ */
+function fluxNormalised(o: Obj): Obj {
+  const copy = structuredClone(o);
+  const withProtocol = (ports: unknown) => {
+    for (const p of Array.isArray(ports) ? (ports as Obj[]) : []) p.protocol ??= "TCP";
+  };
+  for (const c of ((podSpecOf(copy)?.containers as Obj[] | undefined) ?? [])) withProtocol(c.ports);
+  if (copy.kind === "Service") withProtocol((copy.spec as Obj | undefined)?.ports);
+  if (copy.kind === "Secret" && copy.stringData) {
+    const data = { ...((copy.data as Record<string, string> | undefined) ?? {}) };
+    for (const [k, v] of Object.entries(copy.stringData as Record<string, string>)) data[k] = Buffer.from(v).toString("base64");
+    copy.data = data;
+    delete copy.stringData;
+  }
+  return copy;
+}
+
+/** As kustomize-controller does after the build: its owner labels and spec.commonMetadata on every object, then its normaliser. */
 function asFluxApplies(app: FluxApp, objects: Obj[]): Obj[] {
   const common = (app.spec?.commonMetadata ?? {}) as { labels?: Record<string, string>; annotations?: Record<string, string> };
-  return objects.map((o) => {
+  return objects.map(fluxNormalised).map((o) => {
     const m = meta(o);
     return {
       ...o,
