@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argoRenderOptionsOf, fluxRenderSpecOf } from "./render-settings";
+import { argoIgnoreRulesOf, argoRenderOptionsOf, fluxRenderSpecOf } from "./render-settings";
 
 describe("fluxRenderSpecOf", () => {
   it("takes the render fields of a Kustomization as the API server returns it", () => {
@@ -100,5 +100,28 @@ describe("argoRenderOptionsOf", () => {
 
   it("empty include/exclude strings are no filter", () => {
     expect(argoRenderOptionsOf({ spec: { source: { directory: { include: "", exclude: "" } } } }, ".")).toEqual({ env: {}, directory: {} });
+  });
+});
+
+describe("argoIgnoreRulesOf", () => {
+  it("turns spec.ignoreDifferences into ignore rules: pointers and managers kept, jq-only entries hide nothing", () => {
+    const app = {
+      spec: {
+        ignoreDifferences: [
+          { group: "apps", kind: "Deployment", jsonPointers: ["/spec/replicas"] },
+          { kind: "ConfigMap", name: "feature-flags", namespace: "shop", jsonPointers: ["/data"], jqPathExpressions: [".data.x"] },
+          { group: "*", kind: "Service", managedFieldsManagers: ["kube-controller-manager"] },
+          { group: "apps", kind: "StatefulSet", jqPathExpressions: [".spec.volumeClaimTemplates[]?"] },
+          { kind: "*", jsonPointers: ["not-a-pointer"] },
+          { jsonPointers: ["/x"] },
+        ],
+      },
+    };
+    expect(argoIgnoreRulesOf(app)).toEqual([
+      { name: "Argo CD ignoreDifferences[0]", kinds: ["apps/Deployment"], jsonPointers: ["/spec/replicas"] },
+      { name: "Argo CD ignoreDifferences[1]", kinds: ["/ConfigMap"], names: ["feature-flags"], namespaces: ["shop"], jsonPointers: ["/data"] },
+      { name: "Argo CD ignoreDifferences[2]", kinds: ["Service"], managers: ["kube-controller-manager"] },
+    ]);
+    expect(argoIgnoreRulesOf({ spec: {} })).toEqual([]);
   });
 });

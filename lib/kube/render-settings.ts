@@ -3,6 +3,7 @@
 // Argo CD Application's source (directory, kustomize). Pure: objects in,
 // settings out; anything of the wrong shape is left out, as the API server's
 // schema would not have let it in.
+import type { IgnoreRule } from "@/lib/drift";
 import { argoSourceOptions, dropUndefined, rec, selectorOf, str, strList, strMap, type ArgoBuildEnv, type ArgoSourceOptions, type FluxRenderSpec, type FluxSubstituteReference, type Obj } from "@/lib/git";
 
 /** The render-relevant part of a Flux `Kustomization` (kustomize.toolkit.fluxcd.io/v1). */
@@ -71,4 +72,36 @@ export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions &
     targetRevision: str(source.targetRevision),
   });
   return { env, ...argoSourceOptions(source) };
+}
+
+/**
+ * An Application's `spec.ignoreDifferences` as ignore rules: what Argo CD leaves
+ * out of its comparison is not drift here either. JSON pointers and managed-fields
+ * managers translate; jq path expressions are not evaluated, so an entry of only
+ * those hides nothing (never the whole object).
+ */
+export function argoIgnoreRulesOf(app: Obj): IgnoreRule[] {
+  const entries = rec(app.spec)?.ignoreDifferences;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry, i): IgnoreRule[] => {
+    const e = rec(entry);
+    const kind = str(e?.kind);
+    if (!e || !kind) return [];
+    const jsonPointers = (strList(e.jsonPointers) ?? []).filter((p) => p.startsWith("/"));
+    const managers = strList(e.managedFieldsManagers) ?? [];
+    if (jsonPointers.length === 0 && managers.length === 0) return [];
+    const group = str(e.group) ?? "";
+    const name = str(e.name);
+    const namespace = str(e.namespace);
+    return [
+      dropUndefined({
+        name: `Argo CD ignoreDifferences[${i}]`,
+        kinds: kind === "*" ? undefined : [group === "*" ? kind : `${group}/${kind}`],
+        names: name ? [name] : undefined,
+        namespaces: namespace ? [namespace] : undefined,
+        jsonPointers: jsonPointers.length > 0 ? jsonPointers : undefined,
+        managers: managers.length > 0 ? managers : undefined,
+      }),
+    ];
+  });
 }
