@@ -72,6 +72,8 @@ interface ArgoApp {
   imageUpdaterOverride?: string;
   /** Where the Application lives when not in Argo CD's own namespace (apps in any namespace): tracking ids then name it `<namespace>_<name>`. */
   appNamespace?: string;
+  /** The Application's spec.ignoreDifferences. */
+  ignoreDifferences?: Obj[];
   /** Argo CD's `application.resourceTrackingMethod: label` (its 2.x default): the instance label instead of the annotation. */
   labelTracking?: boolean;
 }
@@ -204,6 +206,8 @@ const APPS: App[] = [
         patches: [{ target: { kind: "Service" }, patch: "- op: add\n  path: /spec/sessionAffinity\n  value: ClientIP\n" }],
       },
     },
+    // The HPA owns the replica count once running: Argo CD is told not to compare it.
+    ignoreDifferences: [{ group: "apps", kind: "Deployment", jsonPointers: ["/spec/replicas"] }],
     // Argo CD Image Updater's write-back (committed in beforeAll) replaces the Application's image list.
     imageUpdaterOverride: "kustomize:\n  images:\n  - ghcr.io/stefanprodan/podinfo:6.13.1\n",
     kustomization: () =>
@@ -487,6 +491,7 @@ function controllerObject(app: App): Obj {
       source: { repoURL: `https://github.com/example/${app.repo}`, targetRevision: "HEAD", path: app.path, ...app.source },
       destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
       syncPolicy: { automated: { prune: true }, syncOptions: app.serverSide ? ["ServerSideApply=true"] : [] },
+      ...(app.ignoreDifferences ? { ignoreDifferences: app.ignoreDifferences } : {}),
     },
   };
 }
@@ -638,7 +643,11 @@ describe("hand edits with real kubectl on the same cluster", () => {
     { app: "tenants", edit: [["-n", "apps", "delete", "serviceaccount", "dev-team"]], expect: [["/ServiceAccount/apps/dev-team", "Missing"]] },
     {
       app: "podinfo-argo",
-      edit: [["-n", "podinfo-argo", "patch", "horizontalpodautoscaler", "argo-podinfo", "--type=merge", "-p", '{"spec":{"maxReplicas":9}}']],
+      edit: [
+        // The Application ignores /spec/replicas of Deployments (its HPA's business): not drift.
+        ["-n", "podinfo-argo", "scale", "deployment", "argo-podinfo", "--replicas=5"],
+        ["-n", "podinfo-argo", "patch", "horizontalpodautoscaler", "argo-podinfo", "--type=merge", "-p", '{"spec":{"maxReplicas":9}}'],
+      ],
       expect: [["autoscaling/HorizontalPodAutoscaler/podinfo-argo/argo-podinfo", "Modified", "spec.maxReplicas", "kubectl-patch"]],
     },
     {
