@@ -92,6 +92,10 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     repo.write("vars/broken.yaml", "");
     // Argo CD directory and kustomize sources.
     repo.write("argo/dir/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    // YAML 1.1 booleans and dates: kubectl and Argo CD read `on` as true and keep `2024-05-01`; kustomize (so Flux)
+    // keeps "on" and writes the date in RFC 3339.
+    repo.write("flags/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata: {checkout: on, beta: yes, since: 2024-05-01}\n");
+    repo.write("argo/flags/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\nspec: {enabled: on, since: 2024-05-01}\n");
     repo.write("argo/dir/sub/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
     repo.write("argo/dir/sub/c.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
     repo.write("argo/dir/skip.yaml", "# +argocd:skip-file-rendering\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\n");
@@ -146,6 +150,15 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
   it("the GitRepository's spec.ignore applies after the .sourceignore files", async () => {
     const { objects } = await render("ignoring", { type: "flux", spec: {}, sourceIgnore: "app.yaml\n!drafts/\n" });
     expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["wip"]);
+  });
+
+  it("a Flux folder without a build step reads YAML as kustomize does, as Flux applies it; an Argo CD directory as kubectl does", async () => {
+    for (const spec of [{}, { namePrefix: "x-" }]) {
+      const { objects } = await render("flags", { type: "flux", spec });
+      expect(objects.map((o) => o.object.data)).toEqual([{ checkout: "on", beta: "yes", since: "2024-05-01T00:00:00Z" }]);
+    }
+    const { objects } = await render("argo/flags", { type: "argocd" });
+    expect(objects.map((o) => o.object.spec)).toEqual([{ enabled: true, since: "2024-05-01" }]);
   });
 
   it("plain mode without a controller (before) reads the patched Deployments unpatched", async () => {

@@ -178,7 +178,8 @@ async function renderPlain(
     }
     const text = blob.content.toString("utf8");
     if (controller?.type === "argocd" && hasSkipMarker(text)) continue;
-    const parsed = parseManifestText(file.path, text);
+    // Flux reads these files through kustomize even without a build step here: kustomize's YAML rules.
+    const parsed = parseManifestText(file.path, text, controller?.type === "flux" ? "kustomize" : "kubectl");
     if (!parsed.ok) {
       problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
       continue;
