@@ -13,6 +13,7 @@ import type { StoreEvent } from "./store";
 
 const KCM = "kube-controller-manager";
 const APISERVER = "kube-apiserver";
+const PVC_PROTECTION = "kubernetes.io/pvc-protection";
 const HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 const ROOT_CA_DESCRIPTION =
@@ -88,6 +89,13 @@ export class Controllers {
       sub("apps/deployments", retarget("Deployment"));
       sub("apps/statefulsets", retarget("StatefulSet"));
     }
+    // The pvc-protection controller lifts its finalizer once no pod uses the claim; no pod mounts anything here.
+    sub("/persistentvolumeclaims", (e) => {
+      const m = asObj(e.obj.metadata);
+      if (e.type !== "DELETED" && m?.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.includes(PVC_PROTECTION)) {
+        this.enqueue(`pvc|${e.key}`, () => this.releaseClaim(e.key));
+      }
+    });
     sub("apiextensions.k8s.io/customresourcedefinitions", (e) => {
       if (e.type !== "DELETED") this.enqueue(`c|${e.key}`, () => this.establishCRD(e.key));
     });
@@ -396,6 +404,14 @@ export class Controllers {
       }
       this.removeFinalizer(rt, obj, "foregroundDeletion", KCM);
     }
+  }
+
+  private releaseClaim(key: string): void {
+    const rt = this.type("", "persistentvolumeclaims");
+    const stored = this.core.store.get("/persistentvolumeclaims", key);
+    const fin = asObj(stored?.obj.metadata)?.finalizers;
+    if (!rt || !stored || !Array.isArray(fin) || !fin.includes(PVC_PROTECTION)) return;
+    this.removeFinalizer(rt, stored.obj, PVC_PROTECTION, KCM);
   }
 
   private removeFinalizer(rt: ResourceType, obj: Obj, finalizer: string, manager: string): void {
