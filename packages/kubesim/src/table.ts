@@ -1,5 +1,6 @@
 // meta.k8s.io/v1 Table output (server-side printing) for `kubectl get`.
 import { builtinKindSupport } from "./kinds";
+import { jsonPathResults } from "./jsonpath";
 import { asNum, asObj, asStr, getIn, isObj, now as clockNow, type Obj } from "./json";
 import type { ResourceType } from "./registry";
 import { AGE_DESC, ageCol, col, humanDuration, nameCol, type Column } from "./table-columns";
@@ -126,15 +127,11 @@ function builtinColumns(kind: string): Column[] {
 }
 
 function jsonPathValue(o: Obj, path: string): unknown {
-  const m = /^\.?(.*)$/.exec(path.trim());
-  const expr = (m?.[1] ?? "").replace(/\[(\d+)\]/g, ".$1");
-  let cur: unknown = o;
-  for (const p of expr.split(".").filter(Boolean)) {
-    if (Array.isArray(cur)) cur = cur[Number(p)];
-    else if (isObj(cur)) cur = cur[p];
-    else return undefined;
+  try {
+    return jsonPathResults(o, path)[0];
+  } catch {
+    return undefined;
   }
-  return cur;
 }
 
 function customColumns(rt: ResourceType): Column[] {
