@@ -10,6 +10,7 @@ import { asNum, asObj, asStr, clone, deepEqual, isObj, nowRfc3339, type Obj } fr
 import { canonicalize } from "./objects";
 import type { Registry, ResourceType } from "./registry";
 import type { StoreEvent } from "./store";
+import { WorkloadControllers } from "./workload-controllers";
 
 const KCM = "kube-controller-manager";
 const APISERVER = "kube-apiserver";
@@ -49,6 +50,8 @@ function setCondition(conds: Obj[], c: Obj, now: string, withUpdateTime: boolean
 export interface ControllerOptions {
   enabled: boolean;
   caPem: string;
+  /** Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs create their ReplicaSets and Pods, with Events. */
+  workloads?: boolean;
   /** Delay before reconciling, so clients can observe the state before controllers act. */
   delayMs?: number;
 }
@@ -69,7 +72,8 @@ export class Controllers {
   start(): void {
     const sub = (gr: string, fn: (e: StoreEvent) => void) => this.unsubscribers.push(this.core.store.subscribe({ gr, onEvent: fn }));
     if (this.opts.enabled) {
-      sub("apps/deployments", (e) => this.enqueue(`d|${e.key}`, () => this.reconcileDeployment(e.key)));
+      if (this.opts.workloads) new WorkloadControllers(this.core, this.registry, (id, fn) => this.enqueue(id, fn)).start(sub);
+      else sub("apps/deployments", (e) => this.enqueue(`d|${e.key}`, () => this.reconcileDeployment(e.key)));
       sub("apps/statefulsets", (e) => this.enqueue(`s|${e.key}`, () => this.reconcileStatefulSet(e.key)));
       sub("/namespaces", (e) => {
         if (e.type === "ADDED") this.enqueue(`n|${e.key}`, () => this.namespaceDefaults(e.key));

@@ -156,6 +156,8 @@ function podStatusText(o: Obj): string {
   for (const cs of Array.isArray(statuses) ? statuses : []) {
     const waiting = asStr(getIn(cs, ["state", "waiting", "reason"]));
     if (waiting) return waiting;
+    const terminated = asStr(getIn(cs, ["state", "terminated", "reason"]));
+    if (terminated) return terminated;
   }
   return asStr(getIn(o, ["status", "reason"])) ?? asStr(getIn(o, ["status", "phase"])) ?? "";
 }
