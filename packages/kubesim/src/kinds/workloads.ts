@@ -232,7 +232,6 @@ function defaultJob(obj: Obj): void {
   setIfAbsent(spec, "completionMode", "NonIndexed");
   setIfAbsent(spec, "suspend", false);
   setIfAbsent(spec, "podReplacementPolicy", spec.podFailurePolicy != null ? "Failed" : "TerminatingOrFailed");
-  if (spec.selector === undefined) spec.selector = null;
   const tpl = child(spec, "template");
   defaultPodTemplate(tpl);
   // Job labels default to the template's when the Job has none.
@@ -245,7 +244,6 @@ function defaultJob(obj: Obj): void {
 function prepareJob(obj: Obj, uid: string): void {
   const spec = child(obj, "spec");
   if (spec.manualSelector === true) return;
-  spec.manualSelector = false;
   const name = asStr(getIn(obj, ["metadata", "name"])) ?? "";
   const tmd = child(child(spec, "template"), "metadata");
   tmd.labels = { ...(asObj(tmd.labels) ?? {}), ...JOB_LABELS(uid, name) };
@@ -385,7 +383,7 @@ export const WORKLOAD_KINDS: KindSupport[] = [
       spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, updateStrategy: {} },
       status: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
     }),
-    prepareForCreate: (obj) => {
+    decodeForCreate: (obj) => {
       child(child(obj, "metadata"), "annotations")[DS_TEMPLATE_GENERATION] = "1";
     },
     prepareForUpdate: (next, old) => {
@@ -406,6 +404,10 @@ export const WORKLOAD_KINDS: KindSupport[] = [
     type: { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true, schema: JOB, categories: ["all"], status: true, generation: "spec" },
     defaults: defaultJob,
     emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: {} }),
+    decodeForCreate: (obj) => {
+      const spec = child(obj, "spec");
+      if (spec.manualSelector !== true) spec.manualSelector = false;
+    },
     prepareForCreate: prepareJob,
     statusOnCreate: () => ({}),
     validate: (obj, old, errs) => {
