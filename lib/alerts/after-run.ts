@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { ControllerStatus } from "@/lib/kube/controller-status";
 import { logger } from "@/lib/log";
-import { reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses/pauses";
+import { reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses/observed";
 import { refreshAlerts, type SyncOptions, type SyncResult } from "./sync";
 
 export interface AfterRunResult {

@@ -2,8 +2,6 @@ export {
   createPause,
   resumePause,
   takeOwnership,
-  reconcileDetectedPauses,
-  resumeExpiredPauses,
   listPauses,
   getPause,
   toPauseDto,
@@ -12,6 +10,7 @@ export {
   takeOwnershipSchema,
   resumePauseSchema,
 } from "./pauses";
+export { reconcileDetectedPauses, resumeExpiredPauses } from "./observed";
 export type { PauseDto, PauseDeps, CreatePauseInput, TakeOwnershipInput } from "./pauses";
 export {
   controllerRefOf,

@@ -1,0 +1,107 @@
+// Pauses the collector observes rather than an operator makes: a controller
+// found suspended with no record (a detected pause), a controller found
+// running again (its pauses end), and expired pauses of environments that
+// resume automatically.
+import type { PrismaClient } from "@/lib/db/generated/client";
+import type { ControllerStatus } from "@/lib/kube/controller-status";
+import { appendAudit, SYSTEM } from "@/lib/audit";
+import { isUniqueViolation, resumePause, type PauseDeps } from "./pauses";
+
+type Db = PrismaClient;
+
+/**
+ * Called by the collector after each run with the controller status it read.
+ * A controller seen suspended with no active pause becomes a detected
+ * (unattributed) pause, led by the managedFields manager and time; a
+ * controller seen running again ends the detected pauses, and dashboard
+ * pauses that had been executed (someone resumed behind our back).
+ */
+export async function reconcileDetectedPauses(
+  db: Db,
+  environment: { id: string; name: string },
+  status: ControllerStatus | null,
+  now: Date = new Date(),
+): Promise<{ detected: string[]; ended: string[] }> {
+  const result = { detected: [] as string[], ended: [] as string[] };
+  if (!status || !status.found) return result;
+  const ref = `${status.type === "flux" ? "Kustomization" : "Application"}/${status.namespace}/${status.name}`;
+  const active = await db.pause.findMany({ where: { environmentId: environment.id, endedAt: null } });
+  if (status.suspended && active.length === 0) {
+    try {
+      await db.$transaction(async (tx) => {
+        const detectedAt = status.suspendedBy?.time ? new Date(status.suspendedBy.time) : now;
+        const validAt = Number.isNaN(detectedAt.getTime()) ? now : detectedAt;
+        const pause = await tx.pause.create({
+          data: {
+            environmentId: environment.id,
+            controllerRef: ref,
+            origin: "detected",
+            startedAt: validAt,
+            detectedManager: status.suspendedBy?.manager ?? null,
+            detectedAt: validAt,
+          },
+        });
+        await appendAudit(tx, {
+          actor: SYSTEM,
+          action: "pause.detected",
+          targetType: "pause",
+          targetId: pause.id,
+          environment: environment.name,
+          reason: status.suspendedBy
+            ? `${ref} suspended outside Driftwatch; last written by ${status.suspendedBy.manager}${status.suspendedBy.time ? ` at ${status.suspendedBy.time}` : ""}`
+            : `${ref} suspended outside Driftwatch`,
+          after: { controllerRef: ref, manager: status.suspendedBy?.manager ?? null, time: status.suspendedBy?.time ?? null, automatedSync: status.automatedSync },
+          at: now,
+        });
+        result.detected.push(pause.id);
+      });
+    } catch (e) {
+      // A pause was recorded concurrently (an operator's, committing now): it owns this suspension.
+      if (!isUniqueViolation(e)) throw e;
+    }
+    return result;
+  }
+  if (!status.suspended) {
+    for (const p of active) {
+      if (p.origin === "dashboard" && !p.executed) continue; // recorded only; the cluster never agreed
+      await db.$transaction(async (tx) => {
+        const n = await tx.pause.updateMany({ where: { id: p.id, endedAt: null }, data: { endedAt: now, endReason: "resumed in the cluster, outside Driftwatch" } });
+        if (n.count === 0) return;
+        await appendAudit(tx, {
+          actor: SYSTEM,
+          action: "pause.ended",
+          targetType: "pause",
+          targetId: p.id,
+          environment: environment.name,
+          reason: `${ref} is reconciling again`,
+          before: { origin: p.origin, reason: p.reason },
+          after: { resumedOnController: false, observed: true },
+          at: now,
+        });
+        result.ended.push(p.id);
+      });
+    }
+  }
+  return result;
+}
+
+/** Resumes expired pauses of environments that ask for it (`autoResume: true`). Returns the pauses resumed. */
+export async function resumeExpiredPauses(db: Db, deps: PauseDeps = {}): Promise<{ resumed: string[]; failed: Array<{ id: string; message: string }> }> {
+  const now = deps.now ?? new Date();
+  const expired = await db.pause.findMany({
+    where: { endedAt: null, expiresAt: { lte: now } },
+    include: { environment: { select: { spec: true, removedAt: true } } },
+  });
+  const out = { resumed: [] as string[], failed: [] as Array<{ id: string; message: string }> };
+  for (const p of expired) {
+    const spec = p.environment.spec as { autoResume?: unknown } | null;
+    if (p.environment.removedAt || spec?.autoResume !== true) continue;
+    try {
+      await resumePause(db, p.id, { type: "system", name: "auto-resume" }, { ...deps, now, reason: "expired (automatic resume)" });
+      out.resumed.push(p.id);
+    } catch (e) {
+      out.failed.push({ id: p.id, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}
