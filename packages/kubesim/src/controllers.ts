@@ -3,7 +3,8 @@
 // default objects and deletion, CRD establishment and cleanup (kube-apiserver),
 // and foreground deletion.
 import { createHash } from "node:crypto";
-import { ApiCore, splitGR } from "./apiserver";
+import type { ApiCore } from "./apiserver";
+import { splitGR } from "./write-options";
 import { StatusError } from "./errors";
 import { asNum, asObj, asStr, clone, deepEqual, isObj, nowRfc3339, type Obj } from "./json";
 import { canonicalize } from "./objects";

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { SERVER_VERSION } from "./discovery";
 import { asObj, type Obj } from "./json";
-import { PATCH_TYPES_BUILTIN, PATCH_TYPES_CUSTOM } from "./apiserver";
+import { PATCH_TYPES_BUILTIN, PATCH_TYPES_CUSTOM } from "./write-options";
 import { gvString, type Registry, type ResourceType } from "./registry";
 import type { Schema } from "./schema";
 
