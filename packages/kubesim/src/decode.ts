@@ -8,7 +8,8 @@ import { defaultBuiltin, emptyShape } from "./defaults";
 import { badRequest, invalid, StatusError } from "./errors";
 import { clone, isObj, nowRfc3339, type Obj } from "./json";
 import { apiVersionOf, type ResourceType } from "./registry";
-import { decodeTypeError, pruneUnknownTyped } from "./schema";
+import { goValueString } from "./go-format";
+import { decodeTypeError, pruneUnknownTyped, type Schema } from "./schema";
 import { md, type WriteOptions } from "./write-options";
 
 const TIME_KEYS = new Set(["creationTimestamp", "deletionTimestamp", "lastTransitionTime", "lastUpdateTime", "lastProbeTime", "lastHeartbeatTime", "lastScheduleTime", "lastSuccessfulTime", "startedAt", "finishedAt", "startTime", "completionTime"]);
@@ -130,14 +131,42 @@ export function emptyTyped(rt: ResourceType, namespace: string | undefined, name
   return o;
 }
 
-export function decodePatched(rt: ResourceType, patched: Obj, namespace: string | undefined, name: string, o: WriteOptions): Obj {
+export function decodePatched(rt: ResourceType, patched: Obj, namespace: string | undefined, name: string, o: WriteOptions, strategicPatch?: string): Obj {
   try {
     return decode(rt, patched, namespace, name, o, "update");
   } catch (e) {
-    // The patch handler reports strict decoding failures as a 422 on the field "patch".
-    if (e instanceof StrictDecodingError) throw invalid("", "", "", [{ type: "Invalid", field: "patch", value: JSON.stringify(patched), detail: e.detail }]);
+    // The patch handler reports strict decoding failures as a 422 on the field "patch": the
+    // patched object's JSON for JSON and merge patches, the patch map printed with %+v for
+    // strategic merge patches.
+    if (e instanceof StrictDecodingError) throw invalid("", "", "", [{ type: "Invalid", field: "patch", value: strategicPatchText(strategicPatch, rt.schema) ?? JSON.stringify(patched), detail: e.detail }]);
     throw e;
   }
+}
+
+function strategicPatchText(patch: string | undefined, schema: Schema): string | undefined {
+  if (patch === undefined) return undefined;
+  try {
+    return goValueString(consumedByMerge(JSON.parse(patch), schema));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What is left of a strategic merge patch map once StrategicMergeMapPatch has run over it:
+ * the merge deletes each merged list (and its `$setElementOrder` directive) from the patch
+ * map it was given, and the handler prints that map.
+ */
+function consumedByMerge(patch: unknown, schema: Schema | undefined): unknown {
+  if (!isObj(patch) || !schema || schema.k !== "struct") return patch;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith("$setElementOrder/")) continue;
+    const child = schema.fields[k] ?? (schema.rest === "open" ? undefined : schema.rest);
+    if (child?.k === "list" && child.smp === "merge") continue;
+    out[k] = consumedByMerge(v, child);
+  }
+  return out;
 }
 
 export function parseApplyBody(body: string): Obj {

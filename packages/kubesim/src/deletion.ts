@@ -30,7 +30,20 @@ export function deleteObject(core: ApiCore, rt: ResourceType, namespace: string 
     const next = clone(existing.obj);
     const nm = md(next);
     nm.deletionTimestamp = nowRfc3339();
-    nm.deletionGracePeriodSeconds = 0;
+    // The apiextensions registry marks a CRD itself (no graceful-deletion fields) and says why it lingers.
+    if (rt.kind !== "CustomResourceDefinition") nm.deletionGracePeriodSeconds = 0;
+    else {
+      const status = asObj(next.status) ?? {};
+      const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => asObj(c)?.type !== "Terminating") : [];
+      conditions.push({
+        type: "Terminating",
+        status: "True",
+        lastTransitionTime: nm.deletionTimestamp,
+        reason: "InstanceDeletionPending",
+        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+      });
+      next.status = { ...status, conditions };
+    }
     if (rt.kind === "Namespace") next.status = { ...(asObj(next.status) ?? {}), phase: "Terminating" };
     if (opts.propagationPolicy === "Foreground") {
       const fin = Array.isArray(nm.finalizers) ? [...nm.finalizers] : [];

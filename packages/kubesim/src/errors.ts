@@ -41,7 +41,8 @@ export class StatusError extends Error {
       if (this.details.uid) d.uid = this.details.uid;
       if (this.details.causes && this.details.causes.length > 0) d.causes = this.details.causes;
       if (this.details.retryAfterSeconds) d.retryAfterSeconds = this.details.retryAfterSeconds;
-      if (Object.keys(d).length > 0) s.details = d;
+      // An explicitly empty details object is sent as `details: {}`, as go-restful's errors carry it.
+      if (Object.keys(d).length > 0 || Object.keys(this.details).length === 0) s.details = d;
     }
     s.code = this.code;
     return s;
@@ -99,6 +100,24 @@ export function methodNotSupported(gr: GR, action: string): StatusError {
     group: gr.group,
     kind: gr.resource,
   });
+}
+
+/**
+ * A path outside every served group/version: the real server's mux answers it before any
+ * API handler, in plain text rather than a Status.
+ */
+export class PageNotFound extends StatusError {
+  constructor() {
+    super(404, "NotFound", "404 page not found");
+  }
+}
+
+/**
+ * go-restful's own answer when a built-in kind's route does not consume the request's
+ * Content-Type: it never reaches the patch handler, so the message names no media types.
+ */
+export function restfulUnsupportedMediaType(): StatusError {
+  return new StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
 }
 
 export function unsupportedMediaType(accepted: readonly string[]): StatusError {
@@ -201,6 +220,6 @@ export function invalid(group: string, kind: string, name: string, errs: FieldEr
     name,
     group,
     kind,
-    causes: causes.map((c) => ({ type: c.reason, message: c.message, field: c.field })),
+    causes,
   });
 }
