@@ -4,6 +4,7 @@ import type { FieldError } from "./errors";
 import { asObj, asStr, deepEqual, isObj, type Obj } from "./json";
 import { isValidQuantity } from "./quantity";
 import type { ResourceType } from "./registry";
+import { validateSecretType } from "./secret-validation";
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -352,6 +353,7 @@ export function validateBuiltin(rt: ResourceType, obj: Obj, old: Obj | undefined
       break;
     case "Secret":
       validateConfigData(obj, "data", errs);
+      validateSecretType(obj, errs);
       validateImmutableData(obj, old, errs);
       if (old && old.type !== obj.type) errs.push({ type: "Invalid", field: "type", value: obj.type, detail: "field is immutable" });
       break;
