@@ -1,5 +1,6 @@
 // meta.k8s.io/v1 Table output (server-side printing) for `kubectl get`.
 import { asNum, asObj, asStr, getIn, isObj, now as clockNow, type Obj } from "./json";
+import { jsonPathFirst } from "./jsonpath";
 import type { ResourceType } from "./registry";
 
 const NAME_DESC =
@@ -178,18 +179,6 @@ function builtinColumns(kind: string): Column[] {
   }
 }
 
-function jsonPathValue(o: Obj, path: string): unknown {
-  const m = /^\.?(.*)$/.exec(path.trim());
-  const expr = (m?.[1] ?? "").replace(/\[(\d+)\]/g, ".$1");
-  let cur: unknown = o;
-  for (const p of expr.split(".").filter(Boolean)) {
-    if (Array.isArray(cur)) cur = cur[Number(p)];
-    else if (isObj(cur)) cur = cur[p];
-    else return undefined;
-  }
-  return cur;
-}
-
 function customColumns(rt: ResourceType): Column[] {
   const cols: Column[] = [nameCol];
   for (const pc of rt.printerColumns ?? []) {
@@ -200,7 +189,7 @@ function customColumns(rt: ResourceType): Column[] {
       description: pc.description ?? `Custom resource definition column (in JSONPath format): ${pc.jsonPath}`,
       priority: pc.priority ?? 0,
       cell: (o, now) => {
-        const v = jsonPathValue(o, pc.jsonPath);
+        const v = jsonPathFirst(o, pc.jsonPath);
         if (v === undefined || v === null) return null;
         if (pc.type === "date") return typeof v === "string" ? humanDuration(now - Date.parse(v)) : null;
         if (pc.type === "string") return typeof v === "string" ? v : JSON.stringify(v);
