@@ -10,7 +10,7 @@ import { applyObject } from "./apply";
 import { applyDefaults } from "./custom-resources";
 import { decode, decodePatched, emptyTyped } from "./decode";
 import { deleteCollection, deleteObject, removeNow, successStatus } from "./deletion";
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, restfulUnsupportedMediaType, unsupportedMediaType } from "./errors";
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, restfulUnsupportedMediaType, StatusError, unsupportedMediaType } from "./errors";
 import { asObj, asStr, clone, deepEqual, nowRfc3339, type Obj } from "./json";
 import { listObjects, type ListQuery, type ListResult } from "./list";
 import { baseManagers, encodeManagers, trackUpdate, type Managers } from "./managed-fields";
@@ -92,7 +92,12 @@ export class ApiCore {
     const ns = this.store.get("/namespaces", namespace);
     if (!ns) throw notFound({ group: "", resource: "namespaces" }, namespace);
     if (asObj(ns.obj.metadata)?.deletionTimestamp) {
-      throw forbidden(gr(rt), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      const refused = forbidden(gr(rt), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      // The NamespaceLifecycle admission plugin names the cause.
+      throw new StatusError(403, "Forbidden", refused.message, {
+        ...refused.details,
+        causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }],
+      });
     }
   }
 
@@ -170,9 +175,10 @@ export class ApiCore {
   // ---------------------------------------------------------------- update
 
   update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, o: WriteOptions, subresource?: "status"): Obj {
+    // The body is decoded (and its name checked against the URL) before the object is looked up.
+    const obj = decode(rt, body, namespace, name, o, "update");
     const existing = this.getStored(rt, namespace, name);
     if (!existing) throw notFound(gr(rt), name);
-    const obj = decode(rt, body, namespace, name, o, "update");
     const m = md(obj);
     const rv = asStr(m.resourceVersion);
     const old = served(rt, existing.obj);

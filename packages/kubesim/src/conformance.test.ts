@@ -96,12 +96,15 @@ describe("discovery", () => {
 });
 
 describe("authentication and errors", () => {
-  it("answers requests without a valid token with a 401 Status", async () => {
-    for (const token of [null, "not-a-token"]) {
-      const r = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token });
-      expect(r.status).toBe(401);
-      expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
-    }
+  it("answers an unknown token with a 401 Status and no token as system:anonymous, who may only read /version and the health checks", async () => {
+    const r = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token: "not-a-token" });
+    expect(r.status).toBe(401);
+    expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
+    const anonymous = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token: null });
+    expect(anonymous.status).toBe(403);
+    expect((anonymous.json as { message: string }).message).toBe('configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect((await raw(sim, "GET", "/version", { token: null })).status).toBe(200);
+    expect((await raw(sim, "GET", "/readyz", { token: null })).status).toBe(200);
   });
 
   it("lets read-only tokens read and refuses their writes with the RBAC message", async () => {
@@ -492,7 +495,7 @@ describe("patches", () => {
       contentType: "application/apply-patch+yaml",
       body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa-typo" }, dta: { a: "b" } },
     });
-    expect(applied.json).toMatchObject({ code: 400, message: "failed to create typed patch object (v1, Kind=ConfigMap): .dta: field not declared in schema" });
+    expect(applied.json).toMatchObject({ code: 500, message: "failed to create typed patch object (/ssa-typo; /v1, Kind=ConfigMap): .dta: field not declared in schema" });
   });
 
   it("refuses values of the wrong type with the decoder's message", async () => {

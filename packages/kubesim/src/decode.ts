@@ -48,6 +48,17 @@ export class StrictDecodingError extends StatusError {
   }
 }
 
+/** Kinds kube-apiserver's scheme registers in the group-versions kubesim serves (served here or not). */
+const BUILTIN_KINDS: Record<string, string[]> = {
+  v1: ["Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "ReplicationController", "ResourceQuota", "Secret", "Service", "ServiceAccount"],
+  "apps/v1": ["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"],
+  "batch/v1": ["CronJob", "Job"],
+  "networking.k8s.io/v1": ["Ingress", "IngressClass", "NetworkPolicy"],
+  "autoscaling/v2": ["HorizontalPodAutoscaler"],
+  "policy/v1": ["PodDisruptionBudget", "Eviction"],
+  "rbac.authorization.k8s.io/v1": ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+};
+
 export function decode(rt: ResourceType, body: unknown, namespace: string | undefined, urlName: string | undefined, o: WriteOptions, verb: "create" | "update"): Obj {
   if (!isObj(body)) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
   const obj = clone(body);
@@ -56,7 +67,13 @@ export function decode(rt: ResourceType, body: unknown, namespace: string | unde
     throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${av})`);
   }
   if (obj.kind !== undefined && obj.kind !== rt.kind) {
-    throw badRequest(`${String(obj.kind)} in version "${rt.version}" cannot be handled as a ${rt.kind}: no kind "${String(obj.kind)}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:100"`);
+    const prefix = `${String(obj.kind)} in version "${rt.version}" cannot be handled as a ${rt.kind}`;
+    // A kind the scheme knows in this group-version decodes, then fails to convert.
+    if (rt.builtin && typeof obj.kind === "string" && BUILTIN_KINDS[av]?.includes(obj.kind)) {
+      const internal = rt.group === "" ? "core" : (rt.group.split(".")[0] as string);
+      throw badRequest(`${prefix}: converting (${rt.version}.${obj.kind}) to (${internal}.${rt.kind}): unknown conversion`);
+    }
+    throw badRequest(`${prefix}: no kind "${String(obj.kind)}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:100"`);
   }
   obj.apiVersion = av;
   obj.kind = rt.kind;

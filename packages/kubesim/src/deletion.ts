@@ -31,8 +31,9 @@ export function deleteObject(core: ApiCore, rt: ResourceType, namespace: string 
     const nm = md(next);
     nm.deletionTimestamp = nowRfc3339();
     // The apiextensions registry marks a CRD itself (no graceful-deletion fields) and says why it lingers.
-    if (rt.kind !== "CustomResourceDefinition") nm.deletionGracePeriodSeconds = 0;
-    else {
+    // Namespaces too: their registry's Delete sets only the timestamp (and the phase).
+    if (rt.kind !== "CustomResourceDefinition" && rt.kind !== "Namespace") nm.deletionGracePeriodSeconds = 0;
+    if (rt.kind === "CustomResourceDefinition") {
       const status = asObj(next.status) ?? {};
       const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => asObj(c)?.type !== "Terminating") : [];
       conditions.push({

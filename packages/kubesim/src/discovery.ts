@@ -90,9 +90,12 @@ function aggregatedVersion(registry: Registry, group: string, version: string): 
   const resources = [...types]
     .sort((a, b) => (a.resource < b.resource ? -1 : 1))
     .map((t) => {
+      // The built-in endpoint installer leaves the group and version of a kind in the same
+      // group-version empty; the apiextensions server fills them in.
+      const own = t.builtin ? { group: "", version: "" } : { group, version };
       const r: Obj = {
         resource: t.resource,
-        responseKind: { group, version, kind: t.kind },
+        responseKind: { ...own, kind: t.kind },
         scope: t.namespaced ? "Namespaced" : "Cluster",
         singularResource: t.singular,
         verbs: t.verbs,
@@ -103,7 +106,7 @@ function aggregatedVersion(registry: Registry, group: string, version: string): 
       if (subs.length > 0) {
         r.subresources = subs.map((s) => ({
           subresource: s.name,
-          responseKind: { group: s.group ?? group, version: s.version ?? version, kind: s.kind },
+          responseKind: { group: s.group ?? own.group, version: s.version ?? own.version, kind: s.kind },
           verbs: s.verbs,
         }));
       }

@@ -4,7 +4,7 @@
 import { q, type Obj } from "./json";
 
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
   field?: string;
 }
@@ -32,7 +32,8 @@ export class StatusError extends Error {
   toStatus(): Obj {
     const metadata: Obj = {};
     if (this.listContinue) metadata.continue = this.listContinue;
-    const s: Obj = { kind: "Status", apiVersion: "v1", metadata, status: "Failure", message: this.message, reason: this.reason };
+    const s: Obj = { kind: "Status", apiVersion: "v1", metadata, status: "Failure", message: this.message };
+    if (this.reason) s.reason = this.reason;
     if (this.details) {
       const d: Obj = {};
       if (this.details.name) d.name = this.details.name;
@@ -120,6 +121,11 @@ export function restfulUnsupportedMediaType(): StatusError {
   return new StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
 }
 
+/** go-restful's answer to a method its routes for the path do not take (POST to a name, PUT to a collection). */
+export function restfulMethodNotAllowed(): StatusError {
+  return new StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+}
+
 export function unsupportedMediaType(accepted: readonly string[]): StatusError {
   return new StatusError(
     415,
@@ -151,7 +157,7 @@ export function timeoutError(message: string, retryAfterSeconds: number): Status
 /** errors.NewGenericServerResponse with an empty resource, as the patch handler uses for 422s. */
 export function genericUnprocessable(serverMessage: string): StatusError {
   void serverMessage;
-  return new StatusError(422, "Invalid", "the server rejected our request due to an error in our request");
+  return new StatusError(422, "Invalid", "the server rejected our request due to an error in our request", {});
 }
 
 // ---- field.ErrorList → 422 Invalid ----

@@ -7,7 +7,7 @@ import YAML from "yaml";
 import type { ApiCore } from "./apiserver";
 import { authorize, forbiddenError, type RequestAttributes, type User } from "./auth";
 import type { FaultState } from "./faults";
-import { badRequest, invalid, methodNotSupported, notFound, PageNotFound, StatusError, timeoutError, type FieldError } from "./errors";
+import { badRequest, invalid, methodNotSupported, notFound, PageNotFound, restfulMethodNotAllowed, StatusError, timeoutError, type FieldError } from "./errors";
 import { resourceList } from "./discovery";
 import { JSON_CT, managerFromUserAgent, negotiate, parseObjectBody, send, sendObject, type Output } from "./http-io";
 import { asObj, asStr, clone, isObj, type Obj } from "./json";
@@ -177,12 +177,12 @@ export function serveResource(ctx: ResourceContext, req: IncomingMessage, res: S
     return serveList(ctx, rt, ns, lq, o, res, q);
   }
   if (method === "POST") {
-    if (r.name) throw methodNotSupported(grOf(rt), "create");
+    if (r.name) throw restfulMethodNotAllowed();
     const obj = core.create(rt, ns, parseObjectBody(bodyBuf, ct, rt.kind), wo);
     return sendObject(res, 201, obj, { kind: "json" }, rt, warnings);
   }
   if (method === "PUT") {
-    if (!r.name) throw methodNotSupported(grOf(rt), "update");
+    if (!r.name) throw restfulMethodNotAllowed();
     const parsed = parseObjectBody(bodyBuf, ct, sub === "scale" ? "Scale" : rt.kind);
     if (sub === "scale") return sendObject(res, 200, core.updateScale(rt, ns, r.name, parsed, wo), { kind: "json" }, undefined, warnings);
     if (sub === "finalize") return sendObject(res, 200, finalizeNamespace(ctx, rt, r.name, parsed, wo), { kind: "json" }, rt, warnings);
@@ -190,7 +190,7 @@ export function serveResource(ctx: ResourceContext, req: IncomingMessage, res: S
     return sendObject(res, 200, obj, { kind: "json" }, rt, warnings);
   }
   if (method === "PATCH") {
-    if (!r.name) throw methodNotSupported(grOf(rt), "patch");
+    if (!r.name) throw restfulMethodNotAllowed();
     if (sub === "scale") return sendObject(res, 200, core.patchScale(rt, ns, r.name, ct, body, wo), { kind: "json" }, undefined, warnings);
     const existed = core.getStored(rt, ns, r.name) !== undefined;
     const obj = core.patch(rt, ns, r.name, ct, body, wo, sub === "status" ? "status" : undefined);

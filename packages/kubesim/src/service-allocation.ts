@@ -28,7 +28,7 @@ export class ServiceAllocator {
     } else if (ip !== "None" && !old) {
       if (this.usedIPs.has(ip)) {
         throw invalid("", "Service", asStr(md(obj).name) ?? "", [
-          { type: "Invalid", field: "spec.clusterIPs", value: `[]string{${JSON.stringify(ip)}}`, detail: `failed to allocate IP ${ip}: provided IP is already allocated` },
+          { type: "Invalid", field: "spec.clusterIPs", value: [ip], detail: `failed to allocate IP ${ip}: provided IP is already allocated` },
         ]);
       }
       this.usedIPs.add(ip);
