@@ -10,9 +10,10 @@ import { clientScenarios } from "./scenarios/clients";
 import { crdScenarios } from "./scenarios/crds";
 import { kindScenarios } from "./scenarios/kinds";
 import { kubectlScenarios } from "./scenarios/kubectl";
+import { serverScenarios } from "./scenarios/server";
 import { startKubeSimTarget, startRealTarget, type Target } from "./target";
 
-const scenarios: Scenario[] = [...kubectlScenarios, ...clientScenarios, ...crdScenarios, ...kindScenarios];
+const scenarios: Scenario[] = [...serverScenarios, ...kubectlScenarios, ...clientScenarios, ...crdScenarios, ...kindScenarios];
 
 let kubesim: Target;
 let real: Target;

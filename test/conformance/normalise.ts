@@ -3,10 +3,14 @@
 // them in the order they are first seen, so "the same uid twice" still
 // compares), times, resourceVersions and continue tokens, allocated addresses
 // and ports, generated name suffixes, certificates.
+import { readOnlyUser } from "@/tools/realkube/cluster";
+
 const TIME_KEYS = new Set(["creationTimestamp", "deletionTimestamp", "time", "lastTransitionTime", "lastUpdateTime", "lastScaleTime", "lastHeartbeatTime", "startTime", "completionTime"]);
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
 const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** The read-only users' names, which Forbidden messages quote. */
+const READ_ONLY_USER = new RegExp(`User "(kubesim-readonly|${readOnlyUser})"`, "g");
 
 function entryOrder(e: unknown): string {
   const m = e as { operation?: string; manager?: string; subresource?: string; apiVersion?: string };
@@ -87,7 +91,8 @@ export class Normaliser {
     return s
       .replace(ISO_TIME, "<time>")
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (u) => this.uid(u))
-      .replace(/too old resource version: \d+ \(\d+\)/g, "too old resource version: <rv> (<rv>)");
+      .replace(/too old resource version: \d+ \(\d+\)/g, "too old resource version: <rv> (<rv>)")
+      .replace(READ_ONLY_USER, 'User "<read-only>"');
   }
 
   /** kubectl's printed output: also table ages, allocated addresses and node ports. */

@@ -15,6 +15,8 @@ import { requiredKubectl } from "@/test/support/required-tools";
 export type ServerKind = "kubesim" | "real";
 
 export interface HttpOptions {
+  /** Send the read-only token, or none at all, instead of the read-write one. */
+  as?: "read-only" | "anonymous";
   body?: unknown;
   contentType?: string;
   accept?: string;
@@ -55,11 +57,20 @@ const KUBESIM_HISTORY = 50;
 
 const kubectlPath = requiredKubectl();
 
-function request(server: string, caPem: string, token: string, method: string, urlPath: string, o: HttpOptions = {}): Promise<HttpResponse> {
+interface Tokens {
+  readWrite: string;
+  readOnly: string;
+}
+
+function request(server: string, caPem: string, tokens: Tokens, method: string, urlPath: string, o: HttpOptions = {}): Promise<HttpResponse> {
   const url = new URL(urlPath, server);
   const body = o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
-  const headers: Record<string, string> = { Accept: o.accept ?? "application/json", Authorization: `Bearer ${token}`, "User-Agent": o.userAgent ?? "conformance/v0.0.0" };
-  if (body !== undefined) headers["Content-Type"] = o.contentType ?? "application/json";
+  const headers: Record<string, string> = { Accept: o.accept ?? "application/json", "User-Agent": o.userAgent ?? "conformance/v0.0.0" };
+  if (o.as !== "anonymous") headers.Authorization = `Bearer ${o.as === "read-only" ? tokens.readOnly : tokens.readWrite}`;
+  if (body !== undefined) {
+    headers["Content-Type"] = o.contentType ?? "application/json";
+    headers["Content-Length"] = String(Buffer.byteLength(body));
+  }
   return new Promise((resolve, reject) => {
     const req = https.request(url, { method, headers, ca: caPem }, (res) => {
       const chunks: Buffer[] = [];
@@ -119,7 +130,7 @@ function runKubectl(kubeconfigPath: string, home: string, args: string[], option
   });
 }
 
-function build(kind: ServerKind, server: string, caPem: string, token: string, kubeconfigPath: string, forgetHistory: () => Promise<void>, stopServer: () => Promise<void>): Target {
+function build(kind: ServerKind, server: string, caPem: string, tokens: Tokens, kubeconfigPath: string, forgetHistory: () => Promise<void>, stopServer: () => Promise<void>): Target {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `conformance-${kind}-`));
   const target: Target = {
     kind,
@@ -130,8 +141,8 @@ function build(kind: ServerKind, server: string, caPem: string, token: string, k
       kc.loadFromFile(kubeconfigPath);
       return kc;
     },
-    http: (method, urlPath, options) => request(server, caPem, token, method, urlPath, options),
-    watch: (urlPath, duringWatch) => watchStream(server, caPem, token, urlPath, duringWatch),
+    http: (method, urlPath, options) => request(server, caPem, tokens, method, urlPath, options),
+    watch: (urlPath, duringWatch) => watchStream(server, caPem, tokens.readWrite, urlPath, duringWatch),
     kubectl: (args, options) => runKubectl(kubeconfigPath, dir, args, options),
     forgetHistory,
     async stop() {
@@ -150,7 +161,7 @@ export async function startKubeSimTarget(): Promise<Target> {
     "kubesim",
     sim.url,
     sim.caPem,
-    sim.tokens.admin,
+    { readWrite: sim.tokens.admin, readOnly: sim.tokens.readonly },
     sim.kubeconfigPath,
     async () => {
       // kubesim keeps a window of recent events per resource: write past it, leaving nothing behind.
@@ -174,7 +185,7 @@ export async function startRealTarget(): Promise<Target> {
     "real",
     kube.server,
     kube.caPem,
-    kube.readWriteToken,
+    { readWrite: kube.readWriteToken, readOnly: kube.readOnlyToken },
     kube.kubeconfigPath,
     async () => {
       // Compacting at the newest revision keeps that revision readable: move past every revision handed out first.
