@@ -10,6 +10,7 @@ import { applyObject } from "./apply";
 import { applyDefaults } from "./custom-resources";
 import { decode, decodePatched, emptyTyped } from "./decode";
 import { deleteCollection, deleteObject, removeNow, successStatus } from "./deletion";
+import { builtinKindSupport } from "./kinds";
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, restfulUnsupportedMediaType, StatusError, unsupportedMediaType } from "./errors";
 import { asObj, asStr, clone, deepEqual, nowRfc3339, type Obj } from "./json";
 import { listObjects, type ListQuery, type ListResult } from "./list";
@@ -152,11 +153,13 @@ export class ApiCore {
     for (const k of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "resourceVersion"]) delete m[k];
     if (rt.generation === "none") delete m.generation;
     else m.generation = 1;
+    const uid = randomUUID();
+    if (rt.builtin) builtinKindSupport(rt.kind)?.prepareForCreate?.(obj, uid);
     validate(rt, obj, undefined);
     const key = this.keyFor(rt, namespace, name);
     if (this.store.get(grKey(rt), key)) throw alreadyExists(gr(rt), name);
     if (rt.kind === "Service") this.services.allocateService(obj, undefined);
-    m.uid = randomUUID();
+    m.uid = uid;
     // Reserve the key's place; the store fills in the value.
     m.resourceVersion = "";
     m.creationTimestamp = nowRfc3339();
@@ -219,6 +222,7 @@ export class ApiCore {
     // BeforeUpdate keeps the old generation; only the main resource's strategy bumps it.
     if (mode === "main") bumpGeneration(rt, next, old);
     else if (asObj(old.metadata)?.generation !== undefined) nm.generation = asObj(old.metadata)?.generation;
+    if (mode === "main" && rt.builtin) builtinKindSupport(rt.kind)?.prepareForUpdate?.(next, old);
     if (rt.kind === "Service") this.services.allocateService(next, old);
     if (mode === "main") validate(rt, next, old);
     this.withManagers(next, managers);

@@ -5,6 +5,7 @@
 import YAML from "yaml";
 import { applyDefaults, pruneUnknown } from "./custom-resources";
 import { defaultBuiltin, emptyShape } from "./defaults";
+import { builtinKindSupport } from "./kinds";
 import { badRequest, invalid, StatusError } from "./errors";
 import { clone, isObj, nowRfc3339, type Obj } from "./json";
 import { apiVersionOf, type ResourceType } from "./registry";
@@ -106,6 +107,7 @@ export function decode(rt: ResourceType, body: unknown, namespace: string | unde
     if (typeErr) throw new StrictDecodingError(typeErr, badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${typeErr}`));
     if (rt.kind === "Secret") decodeSecret(obj);
     defaultBuiltin(rt.kind, obj);
+    builtinKindSupport(rt.kind)?.defaults?.(obj);
   } else {
     applyDefaults(obj, rt.openAPISchema);
     dropCRMetaNulls(obj);
@@ -139,7 +141,7 @@ export function decodeSecret(obj: Obj): void {
 }
 
 export function emptyTyped(rt: ResourceType, namespace: string | undefined, name: string): Obj {
-  const o: Obj = rt.builtin ? emptyShape(rt.kind) : {};
+  const o: Obj = rt.builtin ? (builtinKindSupport(rt.kind)?.emptyShape?.() ?? emptyShape(rt.kind)) : {};
   o.apiVersion = apiVersionOf(rt);
   o.kind = rt.kind;
   const m = md(o);

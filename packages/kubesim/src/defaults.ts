@@ -5,7 +5,7 @@
 import { asObj, child, isObj, type Obj } from "./json";
 import { canonicalQuantity, isValidQuantity } from "./quantity";
 
-function setIfAbsent(o: Obj, key: string, v: unknown): void {
+export function setIfAbsent(o: Obj, key: string, v: unknown): void {
   if (o[key] === undefined || o[key] === null) o[key] = v;
 }
 
@@ -13,7 +13,7 @@ function dropNullKeys(o: Obj, keep: readonly string[] = []): void {
   for (const k of Object.keys(o)) if (o[k] === null && !keep.includes(k)) delete o[k];
 }
 
-function canonicalResourceList(rl: unknown): void {
+export function canonicalResourceList(rl: unknown): void {
   if (!isObj(rl)) return;
   for (const [k, v] of Object.entries(rl)) if (isValidQuantity(v)) rl[k] = canonicalQuantity(v as string | number);
 }
@@ -128,9 +128,10 @@ export function defaultPodSpec(spec: Obj): void {
 }
 
 export function defaultPodTemplate(t: Obj): void {
-  // ObjectMeta is a value field: an empty one stays, as `metadata: {}` (since 1.33 its zero
-  // CreationTimestamp is omitted instead of written as null).
-  child(t, "metadata");
+  // ObjectMeta is a value field: an empty one stays, as `metadata: {}`. Since 1.33 its zero
+  // CreationTimestamp is omitted, also when an older client sent it as null.
+  const md = child(t, "metadata");
+  if (md.creationTimestamp === null) delete md.creationTimestamp;
   defaultPodSpec(child(t, "spec"));
 }
 
@@ -186,7 +187,8 @@ export function defaultStatefulSet(obj: Obj): void {
       if (!isObj(pvc)) continue;
       setIfAbsent(pvc, "apiVersion", "v1");
       setIfAbsent(pvc, "kind", "PersistentVolumeClaim");
-      child(pvc, "metadata");
+      const pvcMeta = child(pvc, "metadata");
+      if (pvcMeta.creationTimestamp === null) delete pvcMeta.creationTimestamp;
       const ps = child(pvc, "spec");
       setIfAbsent(ps, "volumeMode", "Filesystem");
       const r = asObj(ps.resources);

@@ -45,6 +45,13 @@ export interface KubeSimOptions {
   controllers?: boolean;
   /** Interval between watch BOOKMARK events; default 60 s like the real watch cache. */
   bookmarkIntervalMs?: number;
+  /**
+   * Workload controllers: Deployments roll out through ReplicaSets, and ReplicaSets, StatefulSets,
+   * DaemonSets and Jobs create Pods that report Running (Succeeded for Jobs), with Events. Default
+   * false, so tests and benches that seed many workloads do not multiply their objects; the demo
+   * and `npm run kubesim` turn it on. Needs `controllers`.
+   */
+  workloadControllers?: boolean;
   /** Delay before controllers reconcile; default 0. */
   controllerDelayMs?: number;
   /** Fixed bearer tokens instead of generated (or persisted) ones. */
@@ -100,7 +107,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   auth.add(tokens.readonly, { verbs: "read", user: "kubesim-readonly" });
   const persister: StatePersister | undefined = opts.state ? persistState(opts.state, store, tokens) : undefined;
 
-  const controllers = new Controllers(core, registry, { enabled: opts.controllers !== false, caPem: tls.caPem, delayMs: opts.controllerDelayMs });
+  const controllers = new Controllers(core, registry, { enabled: opts.controllers !== false, workloads: opts.workloadControllers === true, caPem: tls.caPem, delayMs: opts.controllerDelayMs });
   ctl.controllers = controllers;
   controllers.start();
 

@@ -4,6 +4,7 @@
 import { validateCustomResource } from "./custom-resources";
 import { invalid, type FieldError } from "./errors";
 import { asNum, asObj, asStr, clone, deepEqual, type Obj } from "./json";
+import { builtinKindSupport } from "./kinds";
 import type { ResourceType } from "./registry";
 import { validateBuiltin, validateObjectMeta } from "./validation";
 import { md } from "./write-options";
@@ -11,8 +12,10 @@ import { md } from "./write-options";
 export function validate(rt: ResourceType, obj: Obj, old: Obj | undefined): void {
   const errs: FieldError[] = [];
   validateObjectMeta(obj, rt, errs);
-  if (rt.builtin) errs.push(...validateBuiltin(rt, obj, old));
-  else validateCustomResource(obj, rt.openAPISchema, errs);
+  if (rt.builtin) {
+    errs.push(...validateBuiltin(rt, obj, old));
+    builtinKindSupport(rt.kind)?.validate?.(obj, old, errs);
+  } else validateCustomResource(obj, rt.openAPISchema, errs);
   if (errs.length > 0) throw invalid(rt.group, rt.kind, asStr(md(obj).name) ?? "", errs);
 }
 
@@ -42,6 +45,11 @@ export function resetStatusOnCreate(rt: ResourceType, obj: Obj): void {
   if (!rt.status) return;
   if (!rt.builtin) {
     delete obj.status;
+    return;
+  }
+  const support = builtinKindSupport(rt.kind);
+  if (support?.statusOnCreate) {
+    obj.status = support.statusOnCreate(obj);
     return;
   }
   switch (rt.kind) {

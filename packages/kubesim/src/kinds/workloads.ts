@@ -1,0 +1,454 @@
+// Workload kinds beyond Deployment and StatefulSet: Pod, ReplicaSet,
+// DaemonSet (apps/v1), Job and CronJob (batch/v1). Defaults follow
+// SetDefaults_* of k8s.io/kubernetes pkg/apis/{core,apps,batch}/v1 and the
+// admission plugins a default cluster runs (Priority, DefaultTolerationSeconds).
+import { closed, CONDITIONS, LABEL_SELECTOR, OBJECT_META, POD_SPEC, POD_TEMPLATE_SPEC, topLevel } from "../builtin-schemas";
+import { defaultPodSpec, defaultPodTemplate, setIfAbsent } from "../defaults";
+import type { FieldError } from "../errors";
+import { asNum, asObj, asStr, child, deepEqual, getIn, isObj, type Obj } from "../json";
+import { ATOMIC_LIST, BOOL, I32, I64, OPEN, SCALAR, STR, struct } from "../schema";
+import { ageCol, col, humanDuration, nameCol, type Column } from "../table-columns";
+import { selectorMatchesLabels, validateContainers, validateLabels } from "../validation";
+import type { KindSupport } from "./index";
+import { formatLabelSelector } from "./policy";
+
+const POD = topLevel("v1.Pod", {
+  spec: POD_SPEC,
+  status: struct({ conditions: CONDITIONS, containerStatuses: ATOMIC_LIST, initContainerStatuses: ATOMIC_LIST, podIPs: ATOMIC_LIST, hostIPs: ATOMIC_LIST }),
+});
+const REPLICA_SET = topLevel("v1.ReplicaSet", {
+  spec: closed("v1.ReplicaSetSpec", { replicas: I32, minReadySeconds: I32, selector: LABEL_SELECTOR, template: POD_TEMPLATE_SPEC }),
+  status: struct({ conditions: CONDITIONS }),
+});
+const DAEMON_SET = topLevel("v1.DaemonSet", {
+  spec: closed("v1.DaemonSetSpec", {
+    selector: LABEL_SELECTOR,
+    template: POD_TEMPLATE_SPEC,
+    updateStrategy: closed("v1.DaemonSetUpdateStrategy", { type: STR, rollingUpdate: closed("v1.RollingUpdateDaemonSet", { maxUnavailable: SCALAR, maxSurge: SCALAR }) }),
+    minReadySeconds: I32,
+    revisionHistoryLimit: I32,
+  }),
+  status: struct({ conditions: CONDITIONS }),
+});
+const JOB_SPEC = closed("v1.JobSpec", {
+  parallelism: I32,
+  completions: I32,
+  activeDeadlineSeconds: I64,
+  podFailurePolicy: OPEN,
+  successPolicy: OPEN,
+  backoffLimit: I32,
+  backoffLimitPerIndex: I32,
+  maxFailedIndexes: I32,
+  selector: LABEL_SELECTOR,
+  manualSelector: BOOL,
+  template: POD_TEMPLATE_SPEC,
+  ttlSecondsAfterFinished: I32,
+  completionMode: STR,
+  suspend: BOOL,
+  podReplacementPolicy: STR,
+  managedBy: STR,
+});
+const JOB = topLevel("v1.Job", { spec: JOB_SPEC, status: struct({ conditions: ATOMIC_LIST }) });
+const CRON_JOB = topLevel("v1.CronJob", {
+  spec: closed("v1.CronJobSpec", {
+    schedule: STR,
+    timeZone: STR,
+    startingDeadlineSeconds: I64,
+    concurrencyPolicy: STR,
+    suspend: BOOL,
+    jobTemplate: closed("v1.JobTemplateSpec", { metadata: OBJECT_META, spec: JOB_SPEC }),
+    successfulJobsHistoryLimit: I32,
+    failedJobsHistoryLimit: I32,
+  }),
+  status: struct({ active: ATOMIC_LIST }),
+});
+
+/** The template metadata a Go round trip writes for an empty ObjectMeta value, as defaultPodTemplate writes it. */
+function zeroTemplateMeta(md: Obj): void {
+  const probe: Obj = {};
+  defaultPodTemplate(probe);
+  for (const [k, v] of Object.entries(asObj(probe.metadata) ?? {})) if (md[k] === undefined) md[k] = v;
+}
+
+function templateOf(o: Obj, path: string[] = ["spec", "template"]): Obj {
+  return asObj(getIn(o, path)) ?? {};
+}
+
+function containersOf(o: Obj, path: string[] = ["spec", "template"]): Obj[] {
+  const c = getIn(templateOf(o, path), ["spec", "containers"]);
+  return Array.isArray(c) ? c.filter(isObj) : [];
+}
+
+const containerCols = (path?: string[]): Column[] => [
+  col("Containers", "string", "Names of each container in the template.", (o) => containersOf(o, path).map((c) => String(c.name)).join(","), 1),
+  col("Images", "string", "Images referenced by each container in the template.", (o) => containersOf(o, path).map((c) => String(c.image)).join(","), 1),
+];
+
+function validateSelector(obj: Obj, old: Obj | undefined, errs: FieldError[], kindWord: string): void {
+  const spec = asObj(obj.spec) ?? {};
+  const tpl = asObj(spec.template) ?? {};
+  if (!isObj(spec.selector)) {
+    errs.push({ type: "Required", field: "spec.selector" });
+    return;
+  }
+  const s = spec.selector;
+  if (Object.keys(asObj(s.matchLabels) ?? {}).length === 0 && !(Array.isArray(s.matchExpressions) && s.matchExpressions.length > 0)) {
+    errs.push({ type: "Invalid", field: "spec.selector", value: "", detail: `empty selector is invalid for ${kindWord}` });
+  } else if (!selectorMatchesLabels(s, asObj(tpl.metadata)?.labels)) {
+    errs.push({ type: "Invalid", field: "spec.template.metadata.labels", value: asObj(tpl.metadata)?.labels ?? null, detail: "`selector` does not match template `labels`" });
+  }
+  if (old && !deepEqual(asObj(old.spec)?.selector, spec.selector)) errs.push({ type: "Invalid", field: "spec.selector", value: spec.selector, detail: "field is immutable" });
+}
+
+function validateTemplate(tpl: unknown, path: string, errs: FieldError[], restartPolicies: string[]): void {
+  const t = asObj(tpl) ?? {};
+  validateLabels(asObj(t.metadata)?.labels, `${path}.metadata.labels`, errs);
+  const spec = asObj(t.spec) ?? {};
+  validateContainers(spec.containers, `${path}.spec.containers`, errs, true);
+  validateContainers(spec.initContainers, `${path}.spec.initContainers`, errs, false);
+  const rp = asStr(spec.restartPolicy) ?? "";
+  if (!restartPolicies.includes(rp)) {
+    if (restartPolicies.includes("Always")) errs.push({ type: "NotSupported", field: `${path}.spec.restartPolicy`, value: rp, detail: 'supported values: "Always"' });
+    else errs.push({ type: "Required", field: `${path}.spec.restartPolicy`, detail: `valid values: ${restartPolicies.map((p) => JSON.stringify(p)).join(", ")}` });
+  }
+}
+
+// ---- Pod
+
+const NOT_READY_TOLERATIONS = [
+  { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+  { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+];
+
+/** v1qos.GetPodQOS for the common cases: no requests/limits, all equal, otherwise Burstable. */
+export function podQOS(spec: Obj): string {
+  const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])].filter(isObj);
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const req = asObj(asObj(c.resources)?.requests) ?? {};
+    const lim = asObj(asObj(c.resources)?.limits) ?? {};
+    if (Object.keys(req).length > 0 || Object.keys(lim).length > 0) any = true;
+    for (const r of ["cpu", "memory"]) {
+      if (lim[r] === undefined) guaranteed = false;
+      else if (req[r] !== undefined && req[r] !== lim[r]) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+function defaultPod(obj: Obj): void {
+  const spec = child(obj, "spec");
+  defaultPodSpec(spec);
+  setIfAbsent(spec, "enableServiceLinks", true);
+  // Admission: Priority and DefaultTolerationSeconds.
+  setIfAbsent(spec, "priority", 0);
+  setIfAbsent(spec, "preemptionPolicy", "PreemptLowerPriority");
+  const tol = Array.isArray(spec.tolerations) ? spec.tolerations.filter(isObj) : [];
+  for (const t of NOT_READY_TOLERATIONS) if (!tol.some((x) => x.key === t.key && x.effect === t.effect)) tol.push({ ...t });
+  spec.tolerations = tol;
+}
+
+function podStatusText(o: Obj): string {
+  if (getIn(o, ["metadata", "deletionTimestamp"])) return "Terminating";
+  const statuses = getIn(o, ["status", "containerStatuses"]);
+  for (const cs of Array.isArray(statuses) ? statuses : []) {
+    const waiting = asStr(getIn(cs, ["state", "waiting", "reason"]));
+    if (waiting) return waiting;
+    const terminated = asStr(getIn(cs, ["state", "terminated", "reason"]));
+    if (terminated) return terminated;
+  }
+  return asStr(getIn(o, ["status", "reason"])) ?? asStr(getIn(o, ["status", "phase"])) ?? "";
+}
+
+const podColumns = (): Column[] => [
+  nameCol,
+  col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", (o) => {
+    const cs = getIn(o, ["status", "containerStatuses"]);
+    const total = Array.isArray(getIn(o, ["spec", "containers"])) ? (getIn(o, ["spec", "containers"]) as unknown[]).length : 0;
+    const ready = Array.isArray(cs) ? cs.filter((c) => asObj(c)?.ready === true).length : 0;
+    return `${ready}/${total}`;
+  }),
+  col("Status", "string", "The aggregate status of the containers in this pod.", podStatusText),
+  col("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", (o) => {
+    const cs = getIn(o, ["status", "containerStatuses"]);
+    return String((Array.isArray(cs) ? cs : []).reduce((n: number, c) => n + (asNum(asObj(c)?.restartCount) ?? 0), 0));
+  }),
+  ageCol,
+  col("IP", "string", "IP address allocated to the pod.", (o) => asStr(getIn(o, ["status", "podIP"])) ?? "<none>", 1),
+  col("Node", "string", "Name of the Node this pod is assigned to.", (o) => asStr(getIn(o, ["spec", "nodeName"])) ?? "<none>", 1),
+  col("Nominated Node", "string", "Name of the node nominated for this pod.", (o) => asStr(getIn(o, ["status", "nominatedNodeName"])) ?? "<none>", 1),
+  col("Readiness Gates", "string", "The readiness gates of this pod.", (o) => (Array.isArray(getIn(o, ["spec", "readinessGates"])) ? "" : "<none>"), 1),
+];
+
+// ---- ReplicaSet, DaemonSet
+
+const replicaSetColumns = (): Column[] => [
+  nameCol,
+  col("Desired", "integer", "Number of desired pods.", (o) => asNum(getIn(o, ["spec", "replicas"])) ?? 0),
+  col("Current", "integer", "Number of actual replicas.", (o) => asNum(getIn(o, ["status", "replicas"])) ?? 0),
+  col("Ready", "integer", "The number of ready replicas.", (o) => asNum(getIn(o, ["status", "readyReplicas"])) ?? 0),
+  ageCol,
+  ...containerCols(),
+  col("Selector", "string", "The label selector of the ReplicaSet.", (o) => formatLabelSelector(getIn(o, ["spec", "selector"])), 1),
+];
+
+const daemonSetColumns = (): Column[] => [
+  nameCol,
+  col("Desired", "integer", "The total number of nodes that should be running the daemon pod.", (o) => asNum(getIn(o, ["status", "desiredNumberScheduled"])) ?? 0),
+  col("Current", "integer", "The number of nodes that are running at least 1 daemon pod.", (o) => asNum(getIn(o, ["status", "currentNumberScheduled"])) ?? 0),
+  col("Ready", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.", (o) => asNum(getIn(o, ["status", "numberReady"])) ?? 0),
+  col("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod.", (o) => asNum(getIn(o, ["status", "updatedNumberScheduled"])) ?? 0),
+  col("Available", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available.", (o) => asNum(getIn(o, ["status", "numberAvailable"])) ?? 0),
+  col("Node Selector", "string", "NodeSelector is a selector which must be true for the pod to fit on a node.", (o) => {
+    const ns = asObj(getIn(o, ["spec", "template", "spec", "nodeSelector"]));
+    return ns && Object.keys(ns).length > 0 ? Object.keys(ns).sort().map((k) => `${k}=${String(ns[k])}`).join(",") : "<none>";
+  }),
+  ageCol,
+  ...containerCols(),
+  col("Selector", "string", "A label query over pods that are managed by the daemon set.", (o) => formatLabelSelector(getIn(o, ["spec", "selector"])), 1),
+];
+
+const DS_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+// ---- Job, CronJob
+
+const JOB_LABELS = (uid: string, name: string): Obj => ({
+  "batch.kubernetes.io/controller-uid": uid,
+  "batch.kubernetes.io/job-name": name,
+  "controller-uid": uid,
+  "job-name": name,
+});
+
+function defaultJob(obj: Obj): void {
+  const spec = child(obj, "spec");
+  if (spec.completions == null && spec.parallelism == null) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  setIfAbsent(spec, "parallelism", 1);
+  if (spec.backoffLimit == null) spec.backoffLimit = spec.backoffLimitPerIndex != null ? 2147483647 : 6;
+  setIfAbsent(spec, "completionMode", "NonIndexed");
+  setIfAbsent(spec, "suspend", false);
+  setIfAbsent(spec, "podReplacementPolicy", spec.podFailurePolicy != null ? "Failed" : "TerminatingOrFailed");
+  if (spec.selector === undefined) spec.selector = null;
+  const tpl = child(spec, "template");
+  defaultPodTemplate(tpl);
+  // Job labels default to the template's when the Job has none.
+  const md = child(obj, "metadata");
+  const tplLabels = asObj(asObj(tpl.metadata)?.labels);
+  if (tplLabels && Object.keys(asObj(md.labels) ?? {}).length === 0) md.labels = { ...tplLabels };
+}
+
+/** jobStrategy.PrepareForCreate: a selector generated from the uid unless manualSelector. */
+function prepareJob(obj: Obj, uid: string): void {
+  const spec = child(obj, "spec");
+  if (spec.manualSelector === true) return;
+  spec.manualSelector = false;
+  const name = asStr(getIn(obj, ["metadata", "name"])) ?? "";
+  const tmd = child(child(spec, "template"), "metadata");
+  tmd.labels = { ...(asObj(tmd.labels) ?? {}), ...JOB_LABELS(uid, name) };
+  spec.selector = { matchLabels: { "batch.kubernetes.io/controller-uid": uid } };
+  const md = child(obj, "metadata");
+  if (Object.keys(asObj(md.labels) ?? {}).length === 0) md.labels = { ...(tmd.labels as Obj) };
+}
+
+function jobStatusText(o: Obj): string {
+  const conds = getIn(o, ["status", "conditions"]);
+  const has = (t: string) => (Array.isArray(conds) ? conds : []).some((c) => asObj(c)?.type === t && asObj(c)?.status === "True");
+  if (has("Complete")) return "Complete";
+  if (has("Failed")) return "Failed";
+  if (getIn(o, ["metadata", "deletionTimestamp"])) return "Terminating";
+  if (has("Suspended")) return "Suspended";
+  if (has("FailureTarget")) return "FailureTarget";
+  if (has("SuccessCriteriaMet")) return "SuccessCriteriaMet";
+  return "Running";
+}
+
+const jobColumns = (): Column[] => [
+  nameCol,
+  col("Status", "string", "Status of the job.", jobStatusText),
+  col("Completions", "string", "The desired number of successfully finished pods the job should be run with.", (o) => {
+    const completions = asNum(getIn(o, ["spec", "completions"]));
+    const succeeded = asNum(getIn(o, ["status", "succeeded"])) ?? 0;
+    return completions !== undefined ? `${succeeded}/${completions}` : `${succeeded}/1 of ${asNum(getIn(o, ["spec", "parallelism"])) ?? 1}`;
+  }),
+  col("Duration", "string", "Time required to complete the job.", (o, now) => {
+    const start = asStr(getIn(o, ["status", "startTime"]));
+    if (!start) return "";
+    const end = asStr(getIn(o, ["status", "completionTime"]));
+    return humanDuration((end ? Date.parse(end) : now) - Date.parse(start));
+  }),
+  ageCol,
+  ...containerCols(),
+  col("Selector", "string", "A label query over pods that should match the pod count.", (o) => formatLabelSelector(getIn(o, ["spec", "selector"])), 1),
+];
+
+const CRON_FIELD = /^(\*|\?|[0-9A-Za-z]+(-[0-9A-Za-z]+)?)(\/\d+)?(,(\*|[0-9A-Za-z]+(-[0-9A-Za-z]+)?)(\/\d+)?)*$/;
+
+function validateSchedule(schedule: string, errs: FieldError[]): void {
+  const s = schedule.trim().replace(/^(CRON_)?TZ=\S+\s+/, "");
+  if (s.startsWith("@")) {
+    if (!["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"].includes(s) && !s.startsWith("@every ")) {
+      errs.push({ type: "Invalid", field: "spec.schedule", value: schedule, detail: `unrecognized descriptor: ${s}` });
+    }
+    return;
+  }
+  const fields = s.split(/\s+/);
+  if (fields.length !== 5) {
+    errs.push({ type: "Invalid", field: "spec.schedule", value: schedule, detail: `expected exactly 5 fields, found ${fields.length}: ${s}` });
+    return;
+  }
+  for (const f of fields) if (!CRON_FIELD.test(f)) errs.push({ type: "Invalid", field: "spec.schedule", value: schedule, detail: `failed to parse: ${f}` });
+}
+
+const cronJobColumns = (): Column[] => [
+  nameCol,
+  col("Schedule", "string", "The schedule in Cron format.", (o) => asStr(getIn(o, ["spec", "schedule"])) ?? ""),
+  col("Timezone", "string", "The time zone name for the given schedule.", (o) => asStr(getIn(o, ["spec", "timeZone"])) ?? "<none>"),
+  col("Suspend", "boolean", "Whether the cron job is suspended.", (o) => {
+    const v = getIn(o, ["spec", "suspend"]);
+    return typeof v === "boolean" ? (v ? "True" : "False") : "<unset>";
+  }),
+  col("Active", "integer", "A list of pointers to currently running jobs.", (o) => (Array.isArray(getIn(o, ["status", "active"])) ? (getIn(o, ["status", "active"]) as unknown[]).length : 0)),
+  col("Last Schedule", "string", "Information when was the last time the job was successfully scheduled.", (o, now) => {
+    const t = asStr(getIn(o, ["status", "lastScheduleTime"]));
+    return t ? humanDuration(now - Date.parse(t)) : "<none>";
+  }),
+  ageCol,
+  ...containerCols(["spec", "jobTemplate", "spec", "template"]),
+  col("Selector", "string", "A label query over pods that should match the pod count.", (o) => formatLabelSelector(getIn(o, ["spec", "jobTemplate", "spec", "selector"])), 1),
+];
+
+export const WORKLOAD_KINDS: KindSupport[] = [
+  {
+    type: {
+      group: "",
+      version: "v1",
+      resource: "pods",
+      kind: "Pod",
+      namespaced: true,
+      schema: POD,
+      shortNames: ["po"],
+      categories: ["all"],
+      status: true,
+      generation: "spec",
+      extraFieldSelectors: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"],
+    },
+    defaults: defaultPod,
+    emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { containers: null }, status: {} }),
+    statusOnCreate: (obj) => ({ phase: "Pending", qosClass: podQOS(asObj(obj.spec) ?? {}) }),
+    validate: (obj, _old, errs) => {
+      const spec = asObj(obj.spec) ?? {};
+      validateContainers(spec.containers, "spec.containers", errs, true);
+      validateContainers(spec.initContainers, "spec.initContainers", errs, false);
+    },
+    columns: podColumns,
+  },
+  {
+    type: { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true, schema: REPLICA_SET, shortNames: ["rs"], categories: ["all"], status: true, scale: true, generation: "spec" },
+    defaults: (obj) => {
+      const spec = child(obj, "spec");
+      setIfAbsent(spec, "replicas", 1);
+      if (spec.selector === undefined) spec.selector = null;
+      defaultPodTemplate(child(spec, "template"));
+      if (!isObj(obj.status)) obj.status = { replicas: 0 };
+    },
+    emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: { replicas: 0 } }),
+    statusOnCreate: () => ({ replicas: 0 }),
+    validate: (obj, old, errs) => {
+      validateSelector(obj, old, errs, "replicaset");
+      const r = getIn(obj, ["spec", "replicas"]);
+      if (typeof r === "number" && r < 0) errs.push({ type: "Invalid", field: "spec.replicas", value: r, detail: "must be greater than or equal to 0" });
+      validateTemplate(getIn(obj, ["spec", "template"]), "spec.template", errs, ["Always"]);
+    },
+    columns: replicaSetColumns,
+  },
+  {
+    type: { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", namespaced: true, schema: DAEMON_SET, shortNames: ["ds"], categories: ["all"], status: true, generation: "spec" },
+    defaults: (obj) => {
+      const spec = child(obj, "spec");
+      const us = child(spec, "updateStrategy");
+      if (!us.type) us.type = "RollingUpdate";
+      if (us.type === "RollingUpdate") {
+        const ru = child(us, "rollingUpdate");
+        setIfAbsent(ru, "maxUnavailable", 1);
+        setIfAbsent(ru, "maxSurge", 0);
+      }
+      setIfAbsent(spec, "revisionHistoryLimit", 10);
+      if (spec.selector === undefined) spec.selector = null;
+      defaultPodTemplate(child(spec, "template"));
+    },
+    emptyShape: () => ({
+      metadata: { creationTimestamp: null },
+      spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, updateStrategy: {} },
+      status: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
+    }),
+    prepareForCreate: (obj) => {
+      child(child(obj, "metadata"), "annotations")[DS_TEMPLATE_GENERATION] = "1";
+    },
+    prepareForUpdate: (next, old) => {
+      if (deepEqual(getIn(next, ["spec", "template"]), getIn(old, ["spec", "template"]))) return;
+      const prev = Number(asObj(getIn(old, ["metadata", "annotations"]))?.[DS_TEMPLATE_GENERATION] ?? 0) || 0;
+      child(child(next, "metadata"), "annotations")[DS_TEMPLATE_GENERATION] = String(prev + 1);
+    },
+    statusOnCreate: () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
+    validate: (obj, old, errs) => {
+      validateSelector(obj, old, errs, "daemonset");
+      validateTemplate(getIn(obj, ["spec", "template"]), "spec.template", errs, ["Always"]);
+      const t = getIn(obj, ["spec", "updateStrategy", "type"]);
+      if (t !== "RollingUpdate" && t !== "OnDelete") errs.push({ type: "NotSupported", field: "spec.updateStrategy.type", value: t ?? "", detail: 'supported values: "OnDelete", "RollingUpdate"' });
+    },
+    columns: daemonSetColumns,
+  },
+  {
+    type: { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true, schema: JOB, categories: ["all"], status: true, generation: "spec" },
+    defaults: defaultJob,
+    emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: {} }),
+    prepareForCreate: prepareJob,
+    statusOnCreate: () => ({}),
+    validate: (obj, old, errs) => {
+      const spec = asObj(obj.spec) ?? {};
+      if (spec.manualSelector === true || old) validateSelector(obj, old, errs, "job");
+      for (const k of ["parallelism", "completions", "backoffLimit"]) {
+        const v = spec[k];
+        if (typeof v === "number" && v < 0) errs.push({ type: "Invalid", field: `spec.${k}`, value: v, detail: "must be greater than or equal to 0" });
+      }
+      validateTemplate(spec.template, "spec.template", errs, ["OnFailure", "Never"]);
+      if (old && !deepEqual(getIn(old, ["spec", "template"]), spec.template) && getIn(old, ["spec", "suspend"]) !== true) {
+        errs.push({ type: "Invalid", field: "spec.template", value: spec.template, detail: "field is immutable" });
+      }
+    },
+    columns: jobColumns,
+  },
+  {
+    type: { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", namespaced: true, schema: CRON_JOB, shortNames: ["cj"], categories: ["all"], status: true, generation: "spec" },
+    defaults: (obj) => {
+      const spec = child(obj, "spec");
+      setIfAbsent(spec, "concurrencyPolicy", "Allow");
+      setIfAbsent(spec, "suspend", false);
+      setIfAbsent(spec, "successfulJobsHistoryLimit", 3);
+      setIfAbsent(spec, "failedJobsHistoryLimit", 1);
+      const jt = child(spec, "jobTemplate");
+      zeroTemplateMeta(child(jt, "metadata"));
+      defaultPodTemplate(child(child(jt, "spec"), "template"));
+    },
+    emptyShape: () => ({
+      metadata: { creationTimestamp: null },
+      spec: { schedule: "", jobTemplate: { metadata: { creationTimestamp: null }, spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: null } } } } },
+      status: {},
+    }),
+    statusOnCreate: () => ({}),
+    validate: (obj, _old, errs) => {
+      const spec = asObj(obj.spec) ?? {};
+      const schedule = asStr(spec.schedule) ?? "";
+      if (!schedule) errs.push({ type: "Required", field: "spec.schedule" });
+      else validateSchedule(schedule, errs);
+      const cp = asStr(spec.concurrencyPolicy) ?? "";
+      if (!["Allow", "Forbid", "Replace"].includes(cp)) errs.push({ type: "NotSupported", field: "spec.concurrencyPolicy", value: cp, detail: 'supported values: "Allow", "Forbid", "Replace"' });
+      validateTemplate(getIn(spec, ["jobTemplate", "spec", "template"]), "spec.jobTemplate.spec.template", errs, ["OnFailure", "Never"]);
+    },
+    columns: cronJobColumns,
+  },
+];
