@@ -50,4 +50,11 @@ describe("kubesim against a real kube-apiserver", () => {
       expect(unaccepted, `differences not accepted in packages/kubesim/README.md (see packages/kubesim/CONFORMANCE.md)`).toEqual([]);
     }, 180_000);
   }
+
+  it("accepts no difference that no longer occurs", () => {
+    // Runs after every scenario (vitest keeps the order); a stale row would hide a future regression.
+    expect(results).toHaveLength(scenarios.length);
+    const used = new Set(results.flatMap((r) => r.differences.map((d) => d.acceptedBy)));
+    expect(accepted.filter((a) => !used.has(a)).map((a) => `${a.scenario} / ${a.field}`)).toEqual([]);
+  });
 });
