@@ -65,6 +65,18 @@ export function deleteObject(core: ApiCore, rt: ResourceType, namespace: string 
     }
     return { code: 200, body: servedObj };
   }
+  if (opts.propagationPolicy === "Orphan" && !opts.dryRun) {
+    // The API server only marks the object with the `orphan` finalizer and answers with it; the
+    // garbage collector then orphans the dependents and removes it, which kubesim does at once.
+    const marked = clone(existing.obj);
+    const mm = md(marked);
+    mm.deletionTimestamp = nowRfc3339();
+    mm.deletionGracePeriodSeconds = 0;
+    mm.finalizers = [...(Array.isArray(mm.finalizers) ? mm.finalizers : []), "orphan"];
+    const stored = core.store.put(grKey(rt), core.keyFor(rt, namespace, name), canonicalize(rt, marked));
+    removeNow(core, rt, namespace, name, "Orphan");
+    return { code: 200, body: served(rt, stored.obj) };
+  }
   if (opts.dryRun) return { code: 200, body: rt.returnDeletedObject ? obj : successStatus(rt, name, asStr(m.uid)) };
   const deleted = removeNow(core, rt, namespace, name, opts.propagationPolicy ?? "Background");
   if (rt.returnDeletedObject && deleted) return { code: 200, body: served(rt, deleted) };
