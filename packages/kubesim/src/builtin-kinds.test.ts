@@ -150,6 +150,16 @@ describe("built-in kinds beyond the core set", () => {
     expect(byKind.get("LimitRange")?.spec.limits[0].defaultRequest).toEqual({ cpu: "100m", memory: "512Mi" });
   });
 
+  it("records what the create strategy sets the way the real server does in the creator's managedFields", async () => {
+    const fields = async (res: string) => JSON.parse((await kubectl(["get", res, "-o", "jsonpath={.metadata.managedFields[0].fieldsV1}", "--show-managed-fields"])).stdout) as Obj;
+    const ds = await fields("daemonset/ds");
+    expect(ds["f:metadata"]).toEqual({ "f:annotations": { ".": {}, "f:deprecated.daemonset.template.generation": {} } });
+    const job = await fields("job/job");
+    expect(job["f:spec"]["f:manualSelector"]).toEqual({});
+    expect(job["f:spec"]["f:selector"]).toBeUndefined();
+    expect(job["f:metadata"]).toBeUndefined();
+  });
+
   it("answers missing required fields with the real server's 422 messages", async () => {
     const bad = `apiVersion: batch/v1
 kind: CronJob

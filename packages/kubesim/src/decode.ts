@@ -108,11 +108,11 @@ export function decode(rt: ResourceType, body: unknown, namespace: string | unde
     if (rt.kind === "Secret") decodeSecret(obj);
     defaultBuiltin(rt.kind, obj);
     builtinKindSupport(rt.kind)?.defaults?.(obj);
+    if (verb === "create") builtinKindSupport(rt.kind)?.decodeForCreate?.(obj);
   } else {
     applyDefaults(obj, rt.openAPISchema);
     dropCRMetaNulls(obj);
   }
-  void verb;
   return obj;
 }
 

@@ -5,6 +5,7 @@ import { authorize, type RequestAttributes, type User } from "./auth";
 import { aggregatedDiscovery, AGGREGATED_CONTENT_TYPE, apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION } from "./discovery";
 import { parseAccept, send } from "./http-io";
 import { docHash, openAPIv3Document, openAPIv3Root } from "./openapi";
+import { encodeOpenAPIv2, etagOf, openAPIv2Document, OPENAPI_V2_PROTOBUF } from "./openapi-v2";
 import type { Registry } from "./registry";
 import { PageNotFound } from "./errors";
 import { notFoundPath } from "./resource-requests";
@@ -36,6 +37,18 @@ export function serveNonResource(registry: Registry, hostPort: string, req: Inco
   }
   if (segs[0] === "openapi") {
     nonResource("get");
+    if (segs[1] === "v2" && segs.length === 2) {
+      const doc = openAPIv2Document(registry);
+      // client-go's discovery asks for protobuf only; other clients (and browsers) get JSON.
+      const proto = (req.headers.accept ?? "").includes("protobuf");
+      const body = proto ? encodeOpenAPIv2(doc) : JSON.stringify(doc);
+      res.setHeader("Etag", etagOf(body));
+      if (proto) {
+        res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF, "Cache-Control": "no-cache, private" });
+        res.end(body);
+      } else send(res, 200, body);
+      return true;
+    }
     if (segs[1] === "v3" && segs.length === 2) {
       send(res, 200, openAPIv3Root(registry));
       return true;

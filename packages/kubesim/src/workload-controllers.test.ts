@@ -139,4 +139,15 @@ spec:
     expect(pods).toMatch(/^migrate-[a-z0-9]{5}\s+0\/1\s+Completed/m);
     expect(await kubectl("get", "job", "migrate", "-n", "shop", "--no-headers")).toMatch(/^migrate\s+Complete\s+1\/1\s+/);
   });
+
+  it("schedule and start Pods made by hand, and Jobs made with kubectl create", async () => {
+    await kubectl("run", "debug", "--image=busybox:1.36", "-n", "shop");
+    expect(await kubectl("wait", "--for=condition=Ready", "pod/debug", "-n", "shop", "--timeout=10s")).toContain("condition met");
+    const described = await kubectl("describe", "pod", "debug", "-n", "shop");
+    expect(described).toMatch(/^Node:\s+kubesim-node\//m);
+    expect(described).toMatch(/Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned shop\/debug to kubesim-node/);
+    // kubectl create sends protobuf for built-in kinds.
+    expect(await kubectl("create", "job", "once", "--image=busybox:1.36", "-n", "shop")).toContain("job.batch/once created");
+    expect(await kubectl("wait", "--for=condition=complete", "job/once", "-n", "shop", "--timeout=10s")).toContain("condition met");
+  });
 });

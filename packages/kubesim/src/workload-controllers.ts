@@ -19,6 +19,7 @@ const NODE = "kubesim-node";
 const HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const REVISION = "deployment.kubernetes.io/revision";
 const TEMPLATE_HASH = "pod-template-hash";
+const EVENT_TTL_MS = 60 * 60 * 1000;
 /** Deployment annotations the controller does not copy onto its ReplicaSets (annotationsToSkip). */
 const NOT_COPIED = new Set([
   "kubectl.kubernetes.io/last-applied-configuration",
@@ -82,6 +83,9 @@ function podIP(): string {
 }
 
 export class WorkloadControllers {
+  private eventSeq = 0;
+  private eventsSinceSweep = 0;
+
   constructor(
     private readonly core: ApiCore,
     private readonly registry: Registry,
@@ -99,6 +103,10 @@ export class WorkloadControllers {
     sub("batch/jobs", byKey("wj", (k) => this.reconcileJob(k)));
     // A ReplicaSet's status follows its pods; a Deployment's follows its ReplicaSets.
     sub("/pods", (e) => this.requeueOwner(e.obj));
+    // Pods made by hand (kubectl run, a bare manifest) are scheduled and started too.
+    sub("/pods", (e) => {
+      if (e.type === "ADDED" && !asObj(e.obj.spec)?.nodeName) this.enqueue(`wp|${e.key}`, () => this.scheduleBarePod(e.key));
+    });
     sub("apps/replicasets", (e) => this.requeueOwner(e.obj));
   }
 
@@ -124,7 +132,10 @@ export class WorkloadControllers {
     const m = meta(involved);
     const ns = asStr(m.namespace) ?? "default";
     const now = nowRfc3339();
-    const name = `${asStr(m.name) ?? ""}.${randomBytes(8).toString("hex")}`;
+    // Like client-go's recorder the suffix grows with time (microseconds here, within a double's
+    // exact integers), so an object's events list in the order they happened.
+    this.eventSeq = Math.max(this.eventSeq + 1, Date.parse(now) * 1000);
+    const name = `${asStr(m.name) ?? ""}.${this.eventSeq.toString(16)}`;
     try {
       this.core.createAs(
         this.rt("", "events"),
@@ -149,6 +160,20 @@ export class WorkloadControllers {
     } catch (e) {
       // A namespace being deleted refuses new events; the real recorder drops them too.
       if (!(e instanceof StatusError)) throw e;
+    }
+    if (++this.eventsSinceSweep >= 100) this.expireEvents();
+  }
+
+  /** kube-apiserver keeps events for --event-ttl (1 h by default). */
+  private expireEvents(): void {
+    this.eventsSinceSweep = 0;
+    const cutoff = Date.parse(nowRfc3339()) - EVENT_TTL_MS;
+    const rt = this.rt("", "events");
+    for (const key of this.core.store.keys("/events")) {
+      const ev = this.core.store.get("/events", key)?.obj;
+      const last = Date.parse(asStr(ev?.lastTimestamp) ?? asStr(asObj(ev?.metadata)?.creationTimestamp) ?? "");
+      if (!ev || !(last < cutoff)) continue;
+      this.core.removeNow(rt, asStr(asObj(ev.metadata)?.namespace), asStr(asObj(ev.metadata)?.name) ?? "", "Background");
     }
   }
 
@@ -239,6 +264,24 @@ export class WorkloadControllers {
     } catch (e) {
       if (!(e instanceof StatusError)) throw e;
     }
+  }
+
+  private scheduleBarePod(key: string): void {
+    const stored = this.core.store.get("/pods", key);
+    if (!stored || meta(stored.obj).deletionTimestamp || asObj(stored.obj.spec)?.nodeName) return;
+    const next = clone(stored.obj);
+    (next.spec as Obj).nodeName = NODE;
+    let bound: Obj;
+    try {
+      bound = this.core.updateAs(this.rt("", "pods"), next, "kube-scheduler");
+    } catch (e) {
+      if (e instanceof StatusError) return;
+      throw e;
+    }
+    const m = meta(bound);
+    this.event(bound, "Normal", "Scheduled", `Successfully assigned ${String(m.namespace)}/${String(m.name)} to ${NODE}`, "default-scheduler", "v1", "Pod");
+    const restart = asStr(asObj(bound.spec)?.restartPolicy);
+    this.startPod(bound, restart === "Never" || restart === "OnFailure" ? "Succeeded" : "Running");
   }
 
   private deletePod(owner: Obj, ownerKind: string, pod: Obj): void {

@@ -29,6 +29,11 @@ export interface KindSupport {
   type: BuiltinTypeParams;
   /** SetDefaults_<Kind>, after metadata normalisation. */
   defaults?(obj: Obj): void;
+  /**
+   * What the real server sets on a new object early enough that the creator's managedFields
+   * entry owns it (the rest of the create strategy runs later: prepareForCreate).
+   */
+  decodeForCreate?(obj: Obj): void;
   /** The typed zero value, serialised (the Update baseline on create). */
   emptyShape?(): Obj;
   /** The strategy's PrepareForCreate beyond resetting status; uid is the one the object will get. */

@@ -232,10 +232,6 @@ function defaultJob(obj: Obj): void {
   setIfAbsent(spec, "completionMode", "NonIndexed");
   setIfAbsent(spec, "suspend", false);
   setIfAbsent(spec, "podReplacementPolicy", spec.podFailurePolicy != null ? "Failed" : "TerminatingOrFailed");
-  // Set before the writer's ownership is recorded (the real server owns it to the writer); the
-  // selector is generated later, by the strategy, and owned by nobody.
-  if (spec.manualSelector === undefined || spec.manualSelector === null) spec.manualSelector = false;
-  if (spec.selector === undefined) spec.selector = null;
   const tpl = child(spec, "template");
   defaultPodTemplate(tpl);
   // Job labels default to the template's when the Job has none.
@@ -381,20 +377,17 @@ export const WORKLOAD_KINDS: KindSupport[] = [
       setIfAbsent(spec, "revisionHistoryLimit", 10);
       if (spec.selector === undefined) spec.selector = null;
       defaultPodTemplate(child(spec, "template"));
-      // The v1 form always carries the internal TemplateGeneration as this annotation (conversion
-      // writes it), so a writer owns it even before the strategy sets its value.
-      const annotations = child(child(obj, "metadata"), "annotations");
-      if (annotations[DS_TEMPLATE_GENERATION] === undefined) annotations[DS_TEMPLATE_GENERATION] = "0";
     },
     emptyShape: () => ({
       metadata: { creationTimestamp: null },
       spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, updateStrategy: {} },
       status: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
     }),
-    prepareForCreate: (obj) => {
+    decodeForCreate: (obj) => {
       child(child(obj, "metadata"), "annotations")[DS_TEMPLATE_GENERATION] = "1";
     },
     prepareForUpdate: (next, old) => {
+      // The annotation mirrors the internal TemplateGeneration, which an update that leaves it out keeps.
       const prev = Number(asObj(getIn(old, ["metadata", "annotations"]))?.[DS_TEMPLATE_GENERATION] ?? 0) || 0;
       const changed = !deepEqual(getIn(next, ["spec", "template"]), getIn(old, ["spec", "template"]));
       child(child(next, "metadata"), "annotations")[DS_TEMPLATE_GENERATION] = String(changed ? prev + 1 : prev);
@@ -411,7 +404,11 @@ export const WORKLOAD_KINDS: KindSupport[] = [
   {
     type: { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true, schema: JOB, categories: ["all"], status: true, generation: "spec" },
     defaults: defaultJob,
-    emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: {} }),
+    emptyShape: () => ({ metadata: { creationTimestamp: null }, spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: {} }),
+    decodeForCreate: (obj) => {
+      const spec = child(obj, "spec");
+      if (spec.manualSelector !== true) spec.manualSelector = false;
+    },
     prepareForCreate: prepareJob,
     statusOnCreate: () => ({}),
     validate: (obj, old, errs) => {
