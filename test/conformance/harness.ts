@@ -13,8 +13,6 @@ export class Recorder {
   readonly observed: Record<string, unknown> = {};
   private readonly normaliser = new Normaliser();
 
-  constructor(readonly target: Target) {}
-
   private put(name: string, value: unknown): void {
     if (name in this.observed) throw new Error(`observation "${name}" recorded twice`);
     this.observed[name] = this.normaliser.value(value);
@@ -71,13 +69,15 @@ export interface ScenarioResult {
   differences: Array<Difference & { accepted?: string; acceptedBy?: Accepted }>;
 }
 
+export const SCENARIO_THREW = "scenario threw";
+
 export async function observe(scenario: Scenario, t: Target): Promise<Record<string, unknown>> {
-  const rec = new Recorder(t);
+  const rec = new Recorder();
   try {
     await scenario.run(t, rec);
   } catch (e) {
     // A step that throws on one server is itself a difference; keep what was seen before it.
-    rec.json("scenario threw", (e as Error).message);
+    rec.json(SCENARIO_THREW, (e as Error).message);
   }
   return rec.observed;
 }
