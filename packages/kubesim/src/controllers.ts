@@ -10,6 +10,7 @@ import { asNum, asObj, asStr, clone, deepEqual, isObj, nowRfc3339, type Obj } fr
 import { canonicalize } from "./objects";
 import type { Registry, ResourceType } from "./registry";
 import type { StoreEvent } from "./store";
+import { quotaNamespace, reconcileQuotas } from "./quota-controller";
 import { WorkloadControllers } from "./workload-controllers";
 
 const KCM = "kube-controller-manager";
@@ -75,6 +76,12 @@ export class Controllers {
       if (this.opts.workloads) new WorkloadControllers(this.core, this.registry, (id, fn) => this.enqueue(id, fn)).start(sub);
       else sub("apps/deployments", (e) => this.enqueue(`d|${e.key}`, () => this.reconcileDeployment(e.key)));
       sub("apps/statefulsets", (e) => this.enqueue(`s|${e.key}`, () => this.reconcileStatefulSet(e.key)));
+      for (const gr of ["/resourcequotas", "/pods", "/services", "/configmaps", "/secrets", "/persistentvolumeclaims"]) {
+        sub(gr, (e) => {
+          const ns = quotaNamespace(e.obj);
+          if (ns && this.core.store.keys("/resourcequotas", ns).length > 0) this.enqueue(`q|${ns}`, () => reconcileQuotas(this.core, this.registry, ns));
+        });
+      }
       sub("/namespaces", (e) => {
         if (e.type === "ADDED") this.enqueue(`n|${e.key}`, () => this.namespaceDefaults(e.key));
       });

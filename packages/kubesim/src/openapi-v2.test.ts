@@ -40,6 +40,13 @@ it("is read by kubectl from its protobuf form", async () => {
   expect(cron).toMatch(/^\s+jobTemplate\t<Object>$/m);
 });
 
+it("lets kubectl explain (OpenAPI v3) find built-in kinds and their field types", async () => {
+  const { stdout } = await run(kubectlPath, ["--cache-dir", path.join(dir, "cache"), "explain", "deployment.spec.replicas"], {
+    env: { ...process.env, KUBECONFIG: sim.kubeconfigPath, HOME: dir },
+  });
+  expect(stdout).toMatch(/GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n\nFIELD: replicas <integer>/);
+});
+
 it("is served as JSON with a definition per served kind, found by group-version-kind", async () => {
   const res = await raw(sim, "GET", "/openapi/v2", { accept: "application/json" });
   expect(res.status).toBe(200);

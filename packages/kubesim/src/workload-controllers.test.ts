@@ -151,3 +151,18 @@ spec:
     expect(await kubectl("wait", "--for=condition=complete", "job/once", "-n", "shop", "--timeout=10s")).toContain("condition met");
   });
 });
+
+describe("ResourceQuotas", () => {
+  it("report what the namespace uses against their hard limits", async () => {
+    await kubectl("create", "namespace", "team");
+    await kubectl("create", "quota", "q", "--hard=pods=10,requests.cpu=4,requests.memory=2Gi,configmaps=5", "-n", "team");
+    await apply(deployment.replace("namespace: shop", "namespace: team").replace('image: "nginx:1.27"}', 'image: "nginx:1.27", resources: {requests: {cpu: 250m, memory: 256Mi}}}'));
+    await kubectl("rollout", "status", "deployment/web", "-n", "team", "--timeout=10s");
+    await eventually(async () => /requests\.memory\s+512Mi\s+2Gi/.test(await kubectl("describe", "quota", "q", "-n", "team")), 5000, 100);
+    const described = await kubectl("describe", "quota", "q", "-n", "team");
+    expect(described).toMatch(/^pods\s+2\s+10$/m);
+    expect(described).toMatch(/^requests\.cpu\s+500m\s+4$/m);
+    // kube-root-ca.crt, as in every namespace.
+    expect(described).toMatch(/^configmaps\s+1\s+5$/m);
+  });
+});
