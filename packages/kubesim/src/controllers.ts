@@ -2,6 +2,9 @@
 // deployment and statefulset status (kube-controller-manager), namespace
 // default objects and deletion, CRD establishment and cleanup (kube-apiserver),
 // and foreground deletion.
+// Over 400 lines on purpose: one work queue and the small controllers that
+// share it; the workload controllers (ReplicaSets, Pods, Events) and the
+// quota controller have their own files.
 import { createHash } from "node:crypto";
 import type { ApiCore } from "./apiserver";
 import { splitGR } from "./write-options";

@@ -5,6 +5,7 @@
 import type { FieldError } from "../errors";
 import type { Obj } from "../json";
 import type { Column } from "../table-columns";
+import { BATCH_KINDS } from "./batch";
 import { POLICY_KINDS } from "./policy";
 import { RBAC_KINDS } from "./rbac";
 import { WORKLOAD_KINDS } from "./workloads";
@@ -46,7 +47,7 @@ export interface KindSupport {
   columns?(): Column[];
 }
 
-const KINDS = new Map<string, KindSupport>([...WORKLOAD_KINDS, ...POLICY_KINDS, ...RBAC_KINDS].map((k) => [k.type.kind, k]));
+const KINDS = new Map<string, KindSupport>([...WORKLOAD_KINDS, ...BATCH_KINDS, ...POLICY_KINDS, ...RBAC_KINDS].map((k) => [k.type.kind, k]));
 
 export function builtinKindSupport(kind: string): KindSupport | undefined {
   return KINDS.get(kind);
