@@ -3,8 +3,9 @@ import path from "node:path";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
-// Four projects: pure unit tests beside the code, integration tests that need
-// a real Postgres (started once by the global setup), the fault suite, and the
+// Five projects: pure unit tests beside the code, integration tests that need
+// a real Postgres (started once by the global setup), the fault suite, the
+// differential conformance of kubesim against a real kube-apiserver, and the
 // API contract fuzzing (schemathesis against a running demo it starts itself).
 export default defineConfig({
   resolve: { alias },
@@ -43,6 +44,17 @@ export default defineConfig({
           env: { LOG_LEVEL: "warn" },
           testTimeout: 120_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "conformance",
+          include: ["test/conformance/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 90_000,
           fileParallelism: false,
         },
       },

@@ -36,6 +36,8 @@ const steps: Step[] = [
   vitestStep("unit"),
   vitestStep("integration"),
   vitestStep("faults"),
+  // kubesim against the real kube-apiserver built above; writes packages/kubesim/CONFORMANCE.md.
+  vitestStep("conformance"),
   { name: "e2e", cmd: ["npx", "playwright", "test", "--reporter=list,json"], report: path.join(reportDir, "e2e.json") },
   // After e2e: the production build it made is current, so the contract's demo starts without building.
   vitestStep("contract"),

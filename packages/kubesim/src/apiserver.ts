@@ -11,7 +11,7 @@ import { applyDefaults } from "./custom-resources";
 import { decode, decodePatched, emptyTyped } from "./decode";
 import { deleteCollection, deleteObject, removeNow, successStatus } from "./deletion";
 import { builtinKindSupport } from "./kinds";
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, unsupportedMediaType } from "./errors";
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, restfulUnsupportedMediaType, StatusError, unsupportedMediaType } from "./errors";
 import { asObj, asStr, clone, deepEqual, nowRfc3339, type Obj } from "./json";
 import { listObjects, type ListQuery, type ListResult } from "./list";
 import { baseManagers, encodeManagers, trackUpdate, type Managers } from "./managed-fields";
@@ -93,7 +93,12 @@ export class ApiCore {
     const ns = this.store.get("/namespaces", namespace);
     if (!ns) throw notFound({ group: "", resource: "namespaces" }, namespace);
     if (asObj(ns.obj.metadata)?.deletionTimestamp) {
-      throw forbidden(gr(rt), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      const refused = forbidden(gr(rt), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      // The NamespaceLifecycle admission plugin names the cause.
+      throw new StatusError(403, "Forbidden", refused.message, {
+        ...refused.details,
+        causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }],
+      });
     }
   }
 
@@ -173,9 +178,10 @@ export class ApiCore {
   // ---------------------------------------------------------------- update
 
   update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, o: WriteOptions, subresource?: "status"): Obj {
+    // The body is decoded (and its name checked against the URL) before the object is looked up.
+    const obj = decode(rt, body, namespace, name, o, "update");
     const existing = this.getStored(rt, namespace, name);
     if (!existing) throw notFound(gr(rt), name);
-    const obj = decode(rt, body, namespace, name, o, "update");
     const m = md(obj);
     const rv = asStr(m.resourceVersion);
     const old = served(rt, existing.obj);
@@ -248,7 +254,8 @@ export class ApiCore {
     subresource?: "status",
   ): Obj {
     const allowed = rt.smp ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CUSTOM;
-    if (!allowed.includes(contentType)) throw unsupportedMediaType(allowed);
+    // Built-in kinds are go-restful routes, which refuse a Content-Type before the patch handler sees it.
+    if (!allowed.includes(contentType)) throw rt.builtin ? restfulUnsupportedMediaType() : unsupportedMediaType(allowed);
     if (contentType === "application/apply-patch+yaml") return this.apply(rt, namespace, name, body, o, subresource);
     const existing = this.getStored(rt, namespace, name);
     if (!existing) throw notFound(gr(rt), name);
@@ -263,7 +270,7 @@ export class ApiCore {
     }
     const rv = asStr(pm.resourceVersion);
     if (rv !== undefined && rv !== asStr(asObj(current.metadata)?.resourceVersion)) throw conflict(gr(rt), name, CONFLICT_MSG);
-    const obj = decodePatched(rt, patched, namespace, name, o);
+    const obj = decodePatched(rt, patched, namespace, name, o, contentType === "application/strategic-merge-patch+json" ? body : undefined);
     const next = subresource === "status" ? statusView(rt, current, obj) : obj;
     const managers = baseManagers(current, obj, subresource !== undefined);
     trackUpdate(current, next, managers, this.trackingOptions(rt, this.manager(o), subresource));

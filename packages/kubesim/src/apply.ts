@@ -4,7 +4,7 @@
 // committed like any other write.
 import type { ApiCore } from "./apiserver";
 import { pruneUnknown } from "./custom-resources";
-import { badRequest, invalid, notFound } from "./errors";
+import { badRequest, invalid, notFound, StatusError } from "./errors";
 import { asObj, clone, type Obj } from "./json";
 import { decodeManagers, trackApply, type ManagerEntry } from "./managed-fields";
 import { served } from "./objects";
@@ -44,7 +44,9 @@ export function applyObject(core: ApiCore, rt: ResourceType, namespace: string |
   if (rt.builtin) pruneUnknownTyped(cfg, rt.schema, "", unknown);
   else pruneUnknown(cfg, rt.openAPISchema, "", unknown, true);
   if (unknown.length > 0) {
-    throw badRequest(`failed to create typed patch object (${av}, Kind=${rt.kind}): .${unknown[0] as string}: field not declared in schema`);
+    // Since 1.34 the apply manager reports this as an internal error naming the object as sent.
+    const who = `${typeof cm.namespace === "string" ? cm.namespace : ""}/${String(cm.name)}`;
+    throw new StatusError(500, "", `failed to create typed patch object (${who}; ${rt.group}/${rt.version}, Kind=${rt.kind}): .${unknown[0] as string}: field not declared in schema`);
   }
   if (rt.kind === "Secret") decodeSecret(cfg);
   const live = existing ? served(rt, existing.obj) : emptyTyped(rt, namespace, name);

@@ -13,7 +13,14 @@ export interface TokenScope {
 export interface User {
   name: string;
   scope: TokenScope;
+  /** No credentials at all: the default kube-apiserver lets the request through as system:anonymous. */
+  anonymous?: boolean;
 }
+
+const ANONYMOUS: User = { name: "system:anonymous", scope: { verbs: "read" }, anonymous: true };
+
+/** What system:public-info-viewer grants system:unauthenticated. */
+const PUBLIC_PATHS = /^\/(healthz|livez|readyz)(\/.*)?$|^\/version\/?$/;
 
 export interface RequestAttributes {
   resourceRequest: boolean;
@@ -52,9 +59,10 @@ export class Authenticator {
     this.expired.clear();
   }
 
-  /** Throws a 401 Status for a missing, unknown or expired token. */
+  /** Throws a 401 Status for an unknown or expired token; no credentials make the anonymous user. */
   authenticate(authorization: string | undefined): User {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+    if (authorization === undefined || authorization === "") return ANONYMOUS;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthorized();
     const token = m[1] as string;
     const user = this.tokens.get(token);
@@ -78,6 +86,7 @@ export function forbiddenError(user: string, a: RequestAttributes): StatusError 
 
 /** Returns undefined when allowed, else the 403 to send. */
 export function authorize(user: User, a: RequestAttributes): StatusError | undefined {
+  if (user.anonymous) return !a.resourceRequest && a.verb === "get" && PUBLIC_PATHS.test(a.path) ? undefined : forbiddenError(user.name, a);
   if (!a.resourceRequest) return undefined;
   if (user.scope.verbs === "read" && !READ_VERBS.has(a.verb)) return forbiddenError(user.name, a);
   const ns = user.scope.namespaces;

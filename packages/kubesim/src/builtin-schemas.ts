@@ -4,6 +4,7 @@
 // named fields with atomic lists, as most Go API types are.
 import {
   ATOMIC_LIST,
+  ATOMIC_OPEN,
   atomicList,
   BOOL,
   I32,
@@ -85,7 +86,8 @@ const CONTAINER: Schema = closed("v1.Container", {
     closed("v1.EnvVar", {
       name: STR,
       value: STR,
-      valueFrom: closed("v1.EnvVarSource", { fieldRef: OPEN, resourceFieldRef: OPEN, configMapKeyRef: OPEN, secretKeyRef: OPEN }),
+      // The selectors are `+structType=atomic`: an owner owns the whole reference.
+      valueFrom: closed("v1.EnvVarSource", { fieldRef: ATOMIC_OPEN, resourceFieldRef: ATOMIC_OPEN, configMapKeyRef: ATOMIC_OPEN, secretKeyRef: ATOMIC_OPEN }),
     }),
   ),
   resources: RESOURCE_REQUIREMENTS,

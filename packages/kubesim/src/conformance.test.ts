@@ -69,7 +69,7 @@ afterAll(async () => {
 describe("discovery", () => {
   it("serves the version, resource lists with main resources before subresources, and aggregated discovery", async () => {
     const v = await raw(sim, "GET", "/version");
-    expect(v.json).toMatchObject({ major: "1", minor: "32", gitVersion: expect.stringMatching(/^v1\.32\./) });
+    expect(v.json).toMatchObject({ major: "1", minor: "34", gitVersion: expect.stringMatching(/^v1\.34\./) });
 
     const rl = (await raw(sim, "GET", "/apis/apps/v1")).json as { kind: string; resources: Array<{ name: string; kind: string; group?: string; verbs: string[]; shortNames?: string[] }> };
     expect(rl.kind).toBe("APIResourceList");
@@ -96,12 +96,15 @@ describe("discovery", () => {
 });
 
 describe("authentication and errors", () => {
-  it("answers requests without a valid token with a 401 Status", async () => {
-    for (const token of [null, "not-a-token"]) {
-      const r = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token });
-      expect(r.status).toBe(401);
-      expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
-    }
+  it("answers an unknown token with a 401 Status and no token as system:anonymous, who may only read /version and the health checks", async () => {
+    const r = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token: "not-a-token" });
+    expect(r.status).toBe(401);
+    expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
+    const anonymous = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps", { token: null });
+    expect(anonymous.status).toBe(403);
+    expect((anonymous.json as { message: string }).message).toBe('configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect((await raw(sim, "GET", "/version", { token: null })).status).toBe(200);
+    expect((await raw(sim, "GET", "/readyz", { token: null })).status).toBe(200);
   });
 
   it("lets read-only tokens read and refuses their writes with the RBAC message", async () => {
@@ -145,7 +148,7 @@ describe("authentication and errors", () => {
     expect(bad.message).toBe(
       `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
     );
-    expect(bad.details).toMatchObject({ kind: "ConfigMap", causes: [{ type: "FieldValueInvalid", field: "metadata.name" }] });
+    expect(bad.details).toMatchObject({ kind: "ConfigMap", causes: [{ reason: "FieldValueInvalid", field: "metadata.name" }] });
 
     const fs = await raw(sim, "GET", "/api/v1/namespaces/default/configmaps?fieldSelector=data.x%3Dy");
     expect(fs.status).toBe(400);
@@ -153,11 +156,8 @@ describe("authentication and errors", () => {
 
     const ct = await raw(sim, "PATCH", "/api/v1/namespaces/default/configmaps/dup", { body: "{}", contentType: "text/plain" });
     expect(ct.status).toBe(415);
-    expect(ct.json).toMatchObject({
-      reason: "UnsupportedMediaType",
-      message:
-        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml",
-    });
+    // go-restful refuses it before the patch handler: a bare message and empty details.
+    expect(ct.json).toMatchObject({ reason: "UnsupportedMediaType", message: "415: Unsupported Media Type", details: {} });
 
     const ns = await raw(sim, "POST", "/api/v1/namespaces/missing/configmaps", { body: { metadata: { name: "x" } } });
     expect(ns.json).toMatchObject({ code: 404, message: 'namespaces "missing" not found' });
@@ -231,7 +231,7 @@ describe("objects and metadata", () => {
       progressDeadlineSeconds: 600,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
       template: {
-        metadata: { creationTimestamp: null },
+        metadata: {},
         spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 30, dnsPolicy: "ClusterFirst", securityContext: {}, schedulerName: "default-scheduler" },
       },
     });
@@ -495,7 +495,7 @@ describe("patches", () => {
       contentType: "application/apply-patch+yaml",
       body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa-typo" }, dta: { a: "b" } },
     });
-    expect(applied.json).toMatchObject({ code: 400, message: "failed to create typed patch object (v1, Kind=ConfigMap): .dta: field not declared in schema" });
+    expect(applied.json).toMatchObject({ code: 500, message: "failed to create typed patch object (/ssa-typo; /v1, Kind=ConfigMap): .dta: field not declared in schema" });
   });
 
   it("refuses values of the wrong type with the decoder's message", async () => {
@@ -562,7 +562,7 @@ describe("server-side apply", () => {
     expect(conflict.json).toMatchObject({
       reason: "Conflict",
       message: 'Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas',
-      details: { causes: [{ type: "FieldManagerConflict", message: 'conflict with "kubectl" with subresource "scale" using apps/v1', field: ".spec.replicas" }] },
+      details: { causes: [{ reason: "FieldManagerConflict", message: 'conflict with "kubectl" with subresource "scale" using apps/v1', field: ".spec.replicas" }] },
     });
 
     const forced = await raw(sim, "PATCH", applyPath("fieldManager=team-a&force=true"), { contentType: "application/apply-patch+yaml", body: cfg(2) });

@@ -9,7 +9,8 @@ import { builtinKindSupport } from "./kinds";
 import { badRequest, invalid, StatusError } from "./errors";
 import { clone, isObj, nowRfc3339, type Obj } from "./json";
 import { apiVersionOf, type ResourceType } from "./registry";
-import { decodeTypeError, pruneUnknownTyped } from "./schema";
+import { goValueString } from "./go-format";
+import { decodeTypeError, pruneUnknownTyped, type Schema } from "./schema";
 import { md, type WriteOptions } from "./write-options";
 
 const TIME_KEYS = new Set(["creationTimestamp", "deletionTimestamp", "lastTransitionTime", "lastUpdateTime", "lastProbeTime", "lastHeartbeatTime", "lastScheduleTime", "lastSuccessfulTime", "startedAt", "finishedAt", "startTime", "completionTime"]);
@@ -48,6 +49,17 @@ export class StrictDecodingError extends StatusError {
   }
 }
 
+/** Kinds kube-apiserver's scheme registers in the group-versions kubesim serves (served here or not). */
+const BUILTIN_KINDS: Record<string, string[]> = {
+  v1: ["Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "ReplicationController", "ResourceQuota", "Secret", "Service", "ServiceAccount"],
+  "apps/v1": ["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"],
+  "batch/v1": ["CronJob", "Job"],
+  "networking.k8s.io/v1": ["Ingress", "IngressClass", "NetworkPolicy"],
+  "autoscaling/v2": ["HorizontalPodAutoscaler"],
+  "policy/v1": ["PodDisruptionBudget", "Eviction"],
+  "rbac.authorization.k8s.io/v1": ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+};
+
 export function decode(rt: ResourceType, body: unknown, namespace: string | undefined, urlName: string | undefined, o: WriteOptions, verb: "create" | "update"): Obj {
   if (!isObj(body)) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
   const obj = clone(body);
@@ -56,7 +68,13 @@ export function decode(rt: ResourceType, body: unknown, namespace: string | unde
     throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${av})`);
   }
   if (obj.kind !== undefined && obj.kind !== rt.kind) {
-    throw badRequest(`${String(obj.kind)} in version "${rt.version}" cannot be handled as a ${rt.kind}: no kind "${String(obj.kind)}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:100"`);
+    const prefix = `${String(obj.kind)} in version "${rt.version}" cannot be handled as a ${rt.kind}`;
+    // A kind the scheme knows in this group-version decodes, then fails to convert.
+    if (rt.builtin && typeof obj.kind === "string" && BUILTIN_KINDS[av]?.includes(obj.kind)) {
+      const internal = rt.group === "" ? "core" : (rt.group.split(".")[0] as string);
+      throw badRequest(`${prefix}: converting (${rt.version}.${obj.kind}) to (${internal}.${rt.kind}): unknown conversion`);
+    }
+    throw badRequest(`${prefix}: no kind "${String(obj.kind)}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:100"`);
   }
   obj.apiVersion = av;
   obj.kind = rt.kind;
@@ -132,14 +150,42 @@ export function emptyTyped(rt: ResourceType, namespace: string | undefined, name
   return o;
 }
 
-export function decodePatched(rt: ResourceType, patched: Obj, namespace: string | undefined, name: string, o: WriteOptions): Obj {
+export function decodePatched(rt: ResourceType, patched: Obj, namespace: string | undefined, name: string, o: WriteOptions, strategicPatch?: string): Obj {
   try {
     return decode(rt, patched, namespace, name, o, "update");
   } catch (e) {
-    // The patch handler reports strict decoding failures as a 422 on the field "patch".
-    if (e instanceof StrictDecodingError) throw invalid("", "", "", [{ type: "Invalid", field: "patch", value: JSON.stringify(patched), detail: e.detail }]);
+    // The patch handler reports strict decoding failures as a 422 on the field "patch": the
+    // patched object's JSON for JSON and merge patches, the patch map printed with %+v for
+    // strategic merge patches.
+    if (e instanceof StrictDecodingError) throw invalid("", "", "", [{ type: "Invalid", field: "patch", value: strategicPatchText(strategicPatch, rt.schema) ?? JSON.stringify(patched), detail: e.detail }]);
     throw e;
   }
+}
+
+function strategicPatchText(patch: string | undefined, schema: Schema): string | undefined {
+  if (patch === undefined) return undefined;
+  try {
+    return goValueString(consumedByMerge(JSON.parse(patch), schema));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What is left of a strategic merge patch map once StrategicMergeMapPatch has run over it:
+ * the merge deletes each merged list (and its `$setElementOrder` directive) from the patch
+ * map it was given, and the handler prints that map.
+ */
+function consumedByMerge(patch: unknown, schema: Schema | undefined): unknown {
+  if (!isObj(patch) || !schema || schema.k !== "struct") return patch;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith("$setElementOrder/")) continue;
+    const child = schema.fields[k] ?? (schema.rest === "open" ? undefined : schema.rest);
+    if (child?.k === "list" && child.smp === "merge") continue;
+    out[k] = consumedByMerge(v, child);
+  }
+  return out;
 }
 
 export function parseApplyBody(body: string): Obj {

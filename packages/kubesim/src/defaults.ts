@@ -1,7 +1,7 @@
 // Server-side defaulting of the built-in kinds (the SetDefaults_* functions of
 // k8s.io/kubernetes for core/v1, apps/v1, networking/v1 and apiextensions/v1),
 // plus the shape a Go round trip gives typed objects (zero-value structs such
-// as `template.metadata.creationTimestamp: null`, quantities in canonical form).
+// as `template.metadata: {}`, quantities in canonical form), as of 1.34.
 import { asObj, child, isObj, type Obj } from "./json";
 import { canonicalQuantity, isValidQuantity } from "./quantity";
 
@@ -128,9 +128,10 @@ export function defaultPodSpec(spec: Obj): void {
 }
 
 export function defaultPodTemplate(t: Obj): void {
+  // ObjectMeta is a value field: an empty one stays, as `metadata: {}`. Since 1.33 its zero
+  // CreationTimestamp is omitted, also when an older client sent it as null.
   const md = child(t, "metadata");
-  // ObjectMeta is a value field; Go writes its zero CreationTimestamp as null.
-  if (md.creationTimestamp === undefined) md.creationTimestamp = null;
+  if (md.creationTimestamp === null) delete md.creationTimestamp;
   defaultPodSpec(child(t, "spec"));
 }
 
@@ -186,8 +187,8 @@ export function defaultStatefulSet(obj: Obj): void {
       if (!isObj(pvc)) continue;
       setIfAbsent(pvc, "apiVersion", "v1");
       setIfAbsent(pvc, "kind", "PersistentVolumeClaim");
-      const md = child(pvc, "metadata");
-      if (md.creationTimestamp === undefined) md.creationTimestamp = null;
+      const pvcMeta = child(pvc, "metadata");
+      if (pvcMeta.creationTimestamp === null) delete pvcMeta.creationTimestamp;
       const ps = child(pvc, "spec");
       setIfAbsent(ps, "volumeMode", "Filesystem");
       const r = asObj(ps.resources);
@@ -336,14 +337,14 @@ export function defaultBuiltin(kind: string, obj: Obj): void {
 
 /** The object a typed `New()` gives for each kind, serialised (the Update baseline on create). */
 export function emptyShape(kind: string): Obj {
-  const md = { creationTimestamp: null };
+  const md = {};
   switch (kind) {
     case "Deployment":
-      return { metadata: md, spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, strategy: {} }, status: {} };
+      return { metadata: md, spec: { selector: null, template: { metadata: {}, spec: { containers: null } }, strategy: {} }, status: {} };
     case "StatefulSet":
       return {
         metadata: md,
-        spec: { selector: null, template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, serviceName: "", updateStrategy: {} },
+        spec: { selector: null, template: { metadata: {}, spec: { containers: null } }, serviceName: "", updateStrategy: {} },
         status: { replicas: 0, availableReplicas: 0 },
       };
     case "Service":

@@ -30,7 +30,21 @@ export function deleteObject(core: ApiCore, rt: ResourceType, namespace: string 
     const next = clone(existing.obj);
     const nm = md(next);
     nm.deletionTimestamp = nowRfc3339();
-    nm.deletionGracePeriodSeconds = 0;
+    // The apiextensions registry marks a CRD itself (no graceful-deletion fields) and says why it lingers.
+    // Namespaces too: their registry's Delete sets only the timestamp (and the phase).
+    if (rt.kind !== "CustomResourceDefinition" && rt.kind !== "Namespace") nm.deletionGracePeriodSeconds = 0;
+    if (rt.kind === "CustomResourceDefinition") {
+      const status = asObj(next.status) ?? {};
+      const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => asObj(c)?.type !== "Terminating") : [];
+      conditions.push({
+        type: "Terminating",
+        status: "True",
+        lastTransitionTime: nm.deletionTimestamp,
+        reason: "InstanceDeletionPending",
+        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+      });
+      next.status = { ...status, conditions };
+    }
     if (rt.kind === "Namespace") next.status = { ...(asObj(next.status) ?? {}), phase: "Terminating" };
     if (opts.propagationPolicy === "Foreground") {
       const fin = Array.isArray(nm.finalizers) ? [...nm.finalizers] : [];
@@ -50,6 +64,18 @@ export function deleteObject(core: ApiCore, rt: ResourceType, namespace: string 
       core.hooks.deletionRequested?.(rt, servedObj);
     }
     return { code: 200, body: servedObj };
+  }
+  if (opts.propagationPolicy === "Orphan" && !opts.dryRun) {
+    // The API server only marks the object with the `orphan` finalizer and answers with it; the
+    // garbage collector then orphans the dependents and removes it, which kubesim does at once.
+    const marked = clone(existing.obj);
+    const mm = md(marked);
+    mm.deletionTimestamp = nowRfc3339();
+    mm.deletionGracePeriodSeconds = 0;
+    mm.finalizers = [...(Array.isArray(mm.finalizers) ? mm.finalizers : []), "orphan"];
+    const stored = core.store.put(grKey(rt), core.keyFor(rt, namespace, name), canonicalize(rt, marked));
+    removeNow(core, rt, namespace, name, "Orphan");
+    return { code: 200, body: served(rt, stored.obj) };
   }
   if (opts.dryRun) return { code: 200, body: rt.returnDeletedObject ? obj : successStatus(rt, name, asStr(m.uid)) };
   const deleted = removeNow(core, rt, namespace, name, opts.propagationPolicy ?? "Background");

@@ -1,16 +1,22 @@
 // Discovery documents: the legacy /api, /apis, group and group-version
-// endpoints, and aggregated discovery (apidiscovery.k8s.io/v2) that kubectl 1.32 asks for first.
+// endpoints, and aggregated discovery (apidiscovery.k8s.io/v2) that kubectl asks for first.
 import type { Obj } from "./json";
 import { gvString, type Registry, type ResourceType } from "./registry";
 
+// What the kube-apiserver tools/realkube builds reports (built from the module, so without
+// the release's commit and date): the server test/conformance compares kubesim against.
 export const SERVER_VERSION = {
   major: "1",
-  minor: "32",
-  gitVersion: "v1.32.4",
-  gitCommit: "59526cd4867447956156ae3a602fcbac10a2c335",
+  minor: "34",
+  emulationMajor: "1",
+  emulationMinor: "34",
+  minCompatibilityMajor: "1",
+  minCompatibilityMinor: "33",
+  gitVersion: "v1.34.4",
+  gitCommit: "$Format:%H$",
   gitTreeState: "clean",
-  buildDate: "2025-04-22T16:03:48Z",
-  goVersion: "go1.23.6",
+  buildDate: "1970-01-01T00:00:00Z",
+  goVersion: "go1.26.8",
   compiler: "gc",
   platform: "linux/amd64",
 };
@@ -84,9 +90,12 @@ function aggregatedVersion(registry: Registry, group: string, version: string): 
   const resources = [...types]
     .sort((a, b) => (a.resource < b.resource ? -1 : 1))
     .map((t) => {
+      // The built-in endpoint installer leaves the group and version of a kind in the same
+      // group-version empty; the apiextensions server fills them in.
+      const own = t.builtin ? { group: "", version: "" } : { group, version };
       const r: Obj = {
         resource: t.resource,
-        responseKind: { group, version, kind: t.kind },
+        responseKind: { ...own, kind: t.kind },
         scope: t.namespaced ? "Namespaced" : "Cluster",
         singularResource: t.singular,
         verbs: t.verbs,
@@ -97,7 +106,7 @@ function aggregatedVersion(registry: Registry, group: string, version: string): 
       if (subs.length > 0) {
         r.subresources = subs.map((s) => ({
           subresource: s.name,
-          responseKind: { group: s.group ?? group, version: s.version ?? version, kind: s.kind },
+          responseKind: { group: s.group ?? own.group, version: s.version ?? own.version, kind: s.kind },
           verbs: s.verbs,
         }));
       }
@@ -111,10 +120,10 @@ export const AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v
 export function aggregatedDiscovery(registry: Registry, legacy: boolean): Obj {
   const items: Obj[] = [];
   if (legacy) {
-    items.push({ metadata: { creationTimestamp: null }, versions: [aggregatedVersion(registry, "", "v1")] });
+    items.push({ metadata: {}, versions: [aggregatedVersion(registry, "", "v1")] });
   } else {
     for (const g of orderedGroups(registry)) {
-      items.push({ metadata: { name: g.group, creationTimestamp: null }, versions: g.versions.map((v) => aggregatedVersion(registry, g.group, v)) });
+      items.push({ metadata: { name: g.group }, versions: g.versions.map((v) => aggregatedVersion(registry, g.group, v)) });
     }
   }
   return { kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", metadata: {}, items };

@@ -4,7 +4,7 @@
 import { q, type Obj } from "./json";
 
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
   field?: string;
 }
@@ -32,7 +32,8 @@ export class StatusError extends Error {
   toStatus(): Obj {
     const metadata: Obj = {};
     if (this.listContinue) metadata.continue = this.listContinue;
-    const s: Obj = { kind: "Status", apiVersion: "v1", metadata, status: "Failure", message: this.message, reason: this.reason };
+    const s: Obj = { kind: "Status", apiVersion: "v1", metadata, status: "Failure", message: this.message };
+    if (this.reason) s.reason = this.reason;
     if (this.details) {
       const d: Obj = {};
       if (this.details.name) d.name = this.details.name;
@@ -41,7 +42,8 @@ export class StatusError extends Error {
       if (this.details.uid) d.uid = this.details.uid;
       if (this.details.causes && this.details.causes.length > 0) d.causes = this.details.causes;
       if (this.details.retryAfterSeconds) d.retryAfterSeconds = this.details.retryAfterSeconds;
-      if (Object.keys(d).length > 0) s.details = d;
+      // An explicitly empty details object is sent as `details: {}`, as go-restful's errors carry it.
+      if (Object.keys(d).length > 0 || Object.keys(this.details).length === 0) s.details = d;
     }
     s.code = this.code;
     return s;
@@ -101,6 +103,29 @@ export function methodNotSupported(gr: GR, action: string): StatusError {
   });
 }
 
+/**
+ * A path outside every served group/version: the real server's mux answers it before any
+ * API handler, in plain text rather than a Status.
+ */
+export class PageNotFound extends StatusError {
+  constructor() {
+    super(404, "NotFound", "404 page not found");
+  }
+}
+
+/**
+ * go-restful's own answer when a built-in kind's route does not consume the request's
+ * Content-Type: it never reaches the patch handler, so the message names no media types.
+ */
+export function restfulUnsupportedMediaType(): StatusError {
+  return new StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
+}
+
+/** go-restful's answer to a method its routes for the path do not take (POST to a name, PUT to a collection). */
+export function restfulMethodNotAllowed(): StatusError {
+  return new StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+}
+
 export function unsupportedMediaType(accepted: readonly string[]): StatusError {
   return new StatusError(
     415,
@@ -132,7 +157,7 @@ export function timeoutError(message: string, retryAfterSeconds: number): Status
 /** errors.NewGenericServerResponse with an empty resource, as the patch handler uses for 422s. */
 export function genericUnprocessable(serverMessage: string): StatusError {
   void serverMessage;
-  return new StatusError(422, "Invalid", "the server rejected our request due to an error in our request");
+  return new StatusError(422, "Invalid", "the server rejected our request due to an error in our request", {});
 }
 
 // ---- field.ErrorList → 422 Invalid ----
@@ -201,6 +226,6 @@ export function invalid(group: string, kind: string, name: string, errs: FieldEr
     name,
     group,
     kind,
-    causes: causes.map((c) => ({ type: c.reason, message: c.message, field: c.field })),
+    causes,
   });
 }

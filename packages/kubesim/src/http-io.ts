@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import YAML from "yaml";
-import { badRequest, notAcceptable, StatusError, unsupportedMediaType } from "./errors";
+import { badRequest, notAcceptable, PageNotFound, StatusError, unsupportedMediaType } from "./errors";
 import { asObj, asStr, type Obj } from "./json";
 import { decodeProtobufObject, PROTOBUF_CT } from "./protobuf";
 import type { ResourceType } from "./registry";
@@ -98,6 +98,11 @@ export function send(res: ServerResponse, code: number, body: unknown, contentTy
 }
 
 export function sendError(res: ServerResponse, e: StatusError): void {
+  if (e instanceof PageNotFound) {
+    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
+    res.end("404 page not found\n");
+    return;
+  }
   const extra: Record<string, string> = {};
   if (e.details?.retryAfterSeconds) extra["Retry-After"] = String(e.details.retryAfterSeconds);
   res.writeHead(e.code, { "Content-Type": JSON_CT, "Cache-Control": "no-cache, private", "Audit-Id": randomUUID(), ...extra });

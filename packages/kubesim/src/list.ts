@@ -3,6 +3,7 @@
 // window has moved on), and the resourceVersion/resourceVersionMatch rules.
 import type { ApiCore } from "./apiserver";
 import { badRequest, expired, timeoutError } from "./errors";
+import { goQuoteChar } from "./go-format";
 import { asObj, type Obj } from "./json";
 import { listItemJson, served } from "./objects";
 import type { ResourceType } from "./registry";
@@ -31,15 +32,27 @@ function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv, start })).toString("base64url");
 }
 
+/** storage.DecodeContinue's errors, under the list handler's "invalid continue token" prefix. */
 function decodeContinue(token: string): { rv: number; start: string } {
+  const invalidToken = (why: string) => badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  // base64.RawURLEncoding: no padding, URL alphabet.
+  const bad = token.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0) throw invalidToken(`illegal base64 data at input byte ${bad}`);
+  if (token.length % 4 === 1) throw invalidToken(`illegal base64 data at input byte ${token.length - 1}`);
+  const data = Buffer.from(token, "base64url");
+  let raw: unknown;
   try {
-    const raw = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
-    const o = asObj(raw);
-    if (!o || o.v !== "meta.k8s.io/v1" || typeof o.rv !== "number" || typeof o.start !== "string") throw new Error("bad");
-    return { rv: o.rv, start: o.start };
+    raw = JSON.parse(data.toString("utf8"));
   } catch {
-    throw badRequest("continue key is not valid: illegal base64 data at input byte 0");
+    const first = data.find((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d);
+    if (first === undefined || /[{["tfn0-9-]/.test(String.fromCharCode(first))) throw invalidToken("unexpected end of JSON input");
+    throw invalidToken(`invalid character ${goQuoteChar(first)} looking for beginning of value`);
   }
+  const o = asObj(raw);
+  if (!o || o.v !== "meta.k8s.io/v1") throw badRequest(`invalid continue token: continue key is not valid: server does not recognize this encoded version ${typeof o?.v === "string" ? o.v : ""}`);
+  if (typeof o.rv !== "number" || o.rv === 0) throw badRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  if (typeof o.start !== "string" || o.start === "") throw badRequest("invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)");
+  return { rv: o.rv, start: o.start };
 }
 
 export function listObjects(core: ApiCore, rt: ResourceType, namespace: string | undefined, q: ListQuery): ListResult {

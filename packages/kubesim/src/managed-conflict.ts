@@ -19,7 +19,7 @@ function printManager(m: ConflictManager): string {
 
 export function conflictStatus(conflicts: Array<{ manager: ConflictManager; path: Path }>): StatusError {
   const causes = conflicts.map((c) => ({
-    type: "FieldManagerConflict",
+    reason: "FieldManagerConflict",
     message: `conflict with ${printManager(c.manager)}`,
     field: pathString(c.path),
   }));

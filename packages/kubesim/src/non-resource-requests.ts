@@ -7,6 +7,7 @@ import { parseAccept, send } from "./http-io";
 import { docHash, openAPIv3Document, openAPIv3Root } from "./openapi";
 import { encodeOpenAPIv2, etagOf, openAPIv2Document, OPENAPI_V2_PROTOBUF } from "./openapi-v2";
 import type { Registry } from "./registry";
+import { PageNotFound } from "./errors";
 import { notFoundPath } from "./resource-requests";
 
 /** Answers a non-resource request; false when the path is a resource path. */
@@ -65,21 +66,21 @@ export function serveNonResource(registry: Registry, hostPort: string, req: Inco
   if (segs[0] === "api" && segs.length === 2) {
     nonResource("get");
     const rl = resourceList(registry, "", segs[1] as string);
-    if (!rl) throw notFoundPath();
+    if (!rl) throw new PageNotFound();
     send(res, 200, rl);
     return true;
   }
   if (segs[0] === "apis" && segs.length === 2) {
     nonResource("get");
     const g = apiGroup(registry, segs[1] as string);
-    if (!g) throw notFoundPath();
+    if (!g) throw new PageNotFound();
     send(res, 200, g);
     return true;
   }
   if (segs[0] === "apis" && segs.length === 3) {
     nonResource("get");
     const rl = resourceList(registry, segs[1] as string, segs[2] as string);
-    if (!rl) throw notFoundPath();
+    if (!rl) throw new PageNotFound();
     send(res, 200, rl);
     return true;
   }

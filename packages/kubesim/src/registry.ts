@@ -78,6 +78,8 @@ export function storageVersionHash(group: string, version: string, kind: string)
 }
 
 const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+/** The apiextensions server lists a custom resource's verbs in this order, not sorted. */
+const CUSTOM_RESOURCE_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
 function builtin(p: {
   group: string;
@@ -300,7 +302,7 @@ export function typesFromCRD(crd: Obj): ResourceType[] {
       namespaced: spec.scope !== "Cluster",
       shortNames: Array.isArray(names.shortNames) ? names.shortNames.filter((x): x is string => typeof x === "string") : [],
       categories: Array.isArray(names.categories) ? names.categories.filter((x): x is string => typeof x === "string") : [],
-      verbs: ALL_VERBS,
+      verbs: CUSTOM_RESOURCE_VERBS,
       status: isObj(sub.status),
       scale: scaleSpec
         ? {

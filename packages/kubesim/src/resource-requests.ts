@@ -7,7 +7,8 @@ import YAML from "yaml";
 import type { ApiCore } from "./apiserver";
 import { authorize, forbiddenError, type RequestAttributes, type User } from "./auth";
 import type { FaultState } from "./faults";
-import { badRequest, invalid, methodNotSupported, notFound, StatusError, timeoutError } from "./errors";
+import { badRequest, invalid, methodNotSupported, notFound, PageNotFound, restfulMethodNotAllowed, StatusError, timeoutError, type FieldError } from "./errors";
+import { resourceList } from "./discovery";
 import { JSON_CT, managerFromUserAgent, negotiate, parseObjectBody, send, sendObject, type Output } from "./http-io";
 import { asObj, asStr, clone, isObj, type Obj } from "./json";
 import type { ListQuery } from "./list";
@@ -79,6 +80,7 @@ export function serveResource(ctx: ResourceContext, req: IncomingMessage, res: S
   const r = parseResourcePath(segs);
   if (!r) throw notFoundPath();
   const rt = registry.find(r.group, r.version, r.resource);
+  if (!rt && !resourceList(registry, r.group, r.version)) throw new PageNotFound();
   if (!rt) throw notFoundPath();
   if (r.namespace !== undefined && !rt.namespaced) throw notFoundPath();
   const q = u.searchParams;
@@ -175,12 +177,12 @@ export function serveResource(ctx: ResourceContext, req: IncomingMessage, res: S
     return serveList(ctx, rt, ns, lq, o, res, q);
   }
   if (method === "POST") {
-    if (r.name) throw methodNotSupported(grOf(rt), "create");
+    if (r.name) throw restfulMethodNotAllowed();
     const obj = core.create(rt, ns, parseObjectBody(bodyBuf, ct, rt.kind), wo);
     return sendObject(res, 201, obj, { kind: "json" }, rt, warnings);
   }
   if (method === "PUT") {
-    if (!r.name) throw methodNotSupported(grOf(rt), "update");
+    if (!r.name) throw restfulMethodNotAllowed();
     const parsed = parseObjectBody(bodyBuf, ct, sub === "scale" ? "Scale" : rt.kind);
     if (sub === "scale") return sendObject(res, 200, core.updateScale(rt, ns, r.name, parsed, wo), { kind: "json" }, undefined, warnings);
     if (sub === "finalize") return sendObject(res, 200, finalizeNamespace(ctx, rt, r.name, parsed, wo), { kind: "json" }, rt, warnings);
@@ -188,7 +190,7 @@ export function serveResource(ctx: ResourceContext, req: IncomingMessage, res: S
     return sendObject(res, 200, obj, { kind: "json" }, rt, warnings);
   }
   if (method === "PATCH") {
-    if (!r.name) throw methodNotSupported(grOf(rt), "patch");
+    if (!r.name) throw restfulMethodNotAllowed();
     if (sub === "scale") return sendObject(res, 200, core.patchScale(rt, ns, r.name, ct, body, wo), { kind: "json" }, undefined, warnings);
     const existed = core.getStored(rt, ns, r.name) !== undefined;
     const obj = core.patch(rt, ns, r.name, ct, body, wo, sub === "status" ? "status" : undefined);
@@ -247,7 +249,9 @@ function serveList(ctx: ResourceContext, rt: ResourceType, ns: string | undefine
       items: result.items.map((i) => ({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: i.obj.metadata })),
     });
   }
-  const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata });
+  // Custom resources are listed as unstructured lists, which always carry `continue`, empty on the last page.
+  const listMeta = rt.builtin ? metadata : { continue: result.continueToken ?? "", ...metadata };
+  const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta });
   const items = result.items.map((i) => i.json()).join(",");
   const text = `${head.slice(0, -1)},"items":[${items}]}`;
   if (o.kind === "yaml") return send(res, 200, YAML.stringify(JSON.parse(text)), "application/yaml");
@@ -264,11 +268,13 @@ function serveWatch(ctx: ResourceContext, rt: ResourceType, ns: string | undefin
     if (n > ctx.store.rv) throw timeoutError(`Too large resource version: ${n}, current: ${ctx.store.rv}`, 1);
   }
   const sendInitialEvents = q.get("sendInitialEvents") === "true";
-  if (sendInitialEvents && (q.get("resourceVersionMatch") !== "NotOlderThan" || q.get("allowWatchBookmarks") !== "true")) {
-    throw invalid("meta.k8s.io", "ListOptions", "", [
-      { type: "Forbidden", field: "sendInitialEvents", detail: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled" },
-    ]);
-  }
+  // validateWatchOptions with WatchList on (the default since 1.34).
+  const match = q.get("resourceVersionMatch") ?? "";
+  const watchErrors: FieldError[] = [];
+  if (q.has("sendInitialEvents") && match !== "NotOlderThan") watchErrors.push({ type: "Forbidden", field: "resourceVersionMatch", detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+  if (match && !q.has("sendInitialEvents")) watchErrors.push({ type: "Forbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+  if (match && match !== "NotOlderThan") watchErrors.push({ type: "NotSupported", field: "resourceVersionMatch", value: match, detail: 'supported values: "NotOlderThan"' });
+  if (watchErrors.length) throw invalid("meta.k8s.io", "ListOptions", "", watchErrors);
   const ts = q.get("timeoutSeconds");
   const timeoutMs = ts ? Math.max(0, Number(ts)) * 1000 : (1800 + Math.random() * 1800) * 1000;
   const inc = q.get("includeObject");

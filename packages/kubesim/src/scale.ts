@@ -3,7 +3,7 @@
 // the parent the way the real ScaleHandler does.
 import type { ApiCore } from "./apiserver";
 import { SCALE } from "./builtin-schemas";
-import { conflict, invalid, notFound, unsupportedMediaType } from "./errors";
+import { conflict, invalid, notFound, restfulUnsupportedMediaType } from "./errors";
 import { FieldSet } from "./fieldpath";
 import { asNum, asObj, asStr, clone, isObj, type Obj } from "./json";
 import { decodeManagers, trackApply, trackUpdate, type Managers } from "./managed-fields";
@@ -75,7 +75,7 @@ export function updateScale(core: ApiCore, rt: ResourceType, namespace: string |
 }
 
 export function patchScale(core: ApiCore, rt: ResourceType, namespace: string | undefined, name: string, contentType: string, body: string, o: WriteOptions): Obj {
-  if (!PATCH_TYPES_BUILTIN.includes(contentType)) throw unsupportedMediaType(PATCH_TYPES_BUILTIN);
+  if (!PATCH_TYPES_BUILTIN.includes(contentType)) throw restfulUnsupportedMediaType();
   const parent = core.get(rt, namespace, name);
   const oldScale = scaleOf(rt, parent);
   if (contentType === "application/apply-patch+yaml") {

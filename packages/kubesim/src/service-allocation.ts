@@ -1,7 +1,7 @@
 // Service ClusterIP and NodePort allocation, as the real allocators do it:
 // the conventional 10.96.0.0/12 range, 30000-32767 for node ports, an
 // explicit address refused when already taken, addresses kept on update.
-import { invalid } from "./errors";
+import { invalid, type FieldError } from "./errors";
 import { asNum, asObj, asStr, clone, isObj, type Obj } from "./json";
 import { md } from "./write-options";
 
@@ -19,6 +19,7 @@ export class ServiceAllocator {
     }
     if (oldSpec) {
       for (const k of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) if (spec[k] === undefined || spec[k] === "") spec[k] = clone(oldSpec[k]);
+      this.dropTypeDependentFields(spec, oldSpec);
     }
     let ip = asStr(spec.clusterIP);
     if (!ip && Array.isArray(spec.clusterIPs) && typeof spec.clusterIPs[0] === "string") ip = spec.clusterIPs[0];
@@ -27,7 +28,7 @@ export class ServiceAllocator {
     } else if (ip !== "None" && !old) {
       if (this.usedIPs.has(ip)) {
         throw invalid("", "Service", asStr(md(obj).name) ?? "", [
-          { type: "Invalid", field: "spec.clusterIPs", value: `[]string{${JSON.stringify(ip)}}`, detail: `failed to allocate IP ${ip}: provided IP is already allocated` },
+          { type: "Invalid", field: "spec.clusterIPs", value: [ip], detail: `failed to allocate IP ${ip}: provided IP is already allocated` },
         ]);
       }
       this.usedIPs.add(ip);
@@ -38,6 +39,7 @@ export class ServiceAllocator {
     if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = "SingleStack";
     if (type === "NodePort" || type === "LoadBalancer") {
       const oldPorts = Array.isArray(oldSpec?.ports) ? oldSpec.ports : [];
+      this.claimChosenNodePorts(obj, spec, oldPorts);
       for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
         if (!isObj(p) || p.nodePort) continue;
         const prev = oldPorts.find((x) => isObj(x) && x.port === p.port && (x.protocol ?? "TCP") === (p.protocol ?? "TCP"));
@@ -45,6 +47,49 @@ export class ServiceAllocator {
       }
     }
     obj.spec = spec;
+  }
+
+  /** Node ports a client chose: inside the range and free, or the service's own already. */
+  private claimChosenNodePorts(obj: Obj, spec: Obj, oldPorts: unknown[]): void {
+    const own = new Set(oldPorts.map((x) => asNum(asObj(x)?.nodePort)).filter((n): n is number => n !== undefined));
+    const errs: FieldError[] = [];
+    const chosen: number[] = [];
+    (Array.isArray(spec.ports) ? spec.ports : []).forEach((p, i) => {
+      const np = asNum(asObj(p)?.nodePort);
+      if (!np || own.has(np)) return;
+      const field = `spec.ports[${i}].nodePort`;
+      if (np < 30000 || np > 32767) errs.push({ type: "Invalid", field, value: np, detail: "provided port is not in the valid range. The range of valid ports is 30000-32767" });
+      else if (this.usedNodePorts.has(np) || chosen.includes(np)) errs.push({ type: "Invalid", field, value: np, detail: "provided port is already allocated" });
+      else chosen.push(np);
+    });
+    if (errs.length > 0) throw invalid("", "Service", asStr(md(obj).name) ?? "", errs);
+    for (const np of chosen) this.usedNodePorts.add(np);
+  }
+
+  /**
+   * The service strategy's dropTypeDependentFields: a field the new type does not use is
+   * cleared when the update left it as it was (a client switching to ClusterIP sends the old
+   * node ports back), and the node ports are released.
+   */
+  private dropTypeDependentFields(spec: Obj, oldSpec: Obj): void {
+    const type = asStr(spec.type) ?? "ClusterIP";
+    const external = type === "NodePort" || type === "LoadBalancer";
+    const needsNodePorts = type === "NodePort" || (type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts !== false);
+    const oldPorts = Array.isArray(oldSpec.ports) ? oldSpec.ports : [];
+    if (!needsNodePorts) {
+      for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
+        if (!isObj(p) || p.nodePort === undefined) continue;
+        const prev = oldPorts.find((x) => isObj(x) && x.nodePort === p.nodePort);
+        if (!prev) continue;
+        this.usedNodePorts.delete(p.nodePort as number);
+        delete p.nodePort;
+      }
+    }
+    const same = (k: string) => JSON.stringify(spec[k]) === JSON.stringify(oldSpec[k]);
+    if (!external && same("externalTrafficPolicy")) delete spec.externalTrafficPolicy;
+    if (type !== "LoadBalancer") {
+      for (const k of ["healthCheckNodePort", "allocateLoadBalancerNodePorts", "loadBalancerClass"]) if (same(k)) delete spec[k];
+    }
   }
 
   private allocateIP(): string {

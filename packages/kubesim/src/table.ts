@@ -5,6 +5,9 @@ import { asNum, asObj, asStr, getIn, isObj, now as clockNow, type Obj } from "./
 import type { ResourceType } from "./registry";
 import { AGE_DESC, ageCol, col, humanDuration, nameCol, type Column } from "./table-columns";
 
+const CONFIGMAP_DATA_DESC =
+  "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.";
+
 export { humanDuration };
 
 function containers(o: Obj): Obj[] {
@@ -32,7 +35,8 @@ function servicePorts(o: Obj): string {
 function builtinColumns(kind: string): Column[] {
   switch (kind) {
     case "ConfigMap":
-      return [nameCol, col("Data", "integer", "Number of data entries", (o) => Object.keys(asObj(o.data) ?? {}).length + Object.keys(asObj(o.binaryData) ?? {}).length), ageCol];
+      // Declared as a string column with the field's description, though its cells are counts.
+      return [nameCol, col("Data", "string", CONFIGMAP_DATA_DESC, (o) => Object.keys(asObj(o.data) ?? {}).length + Object.keys(asObj(o.binaryData) ?? {}).length), ageCol];
     case "Secret":
       return [
         nameCol,

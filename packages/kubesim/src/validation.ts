@@ -4,6 +4,7 @@ import type { FieldError } from "./errors";
 import { asObj, asStr, deepEqual, isObj, type Obj } from "./json";
 import { isValidQuantity } from "./quantity";
 import type { ResourceType } from "./registry";
+import { validateSecretType } from "./secret-validation";
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -101,14 +102,6 @@ export function validateObjectMeta(obj: Obj, rt: ResourceType, errs: FieldError[
   }
 }
 
-export function goMap(m: unknown): string {
-  if (!isObj(m)) return "map[string]string(nil)";
-  const entries = Object.keys(m)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`);
-  return `map[string]string{${entries.join(", ")}}`;
-}
-
 export function selectorMatchesLabels(sel: unknown, labels: unknown): boolean {
   const s = asObj(sel);
   if (!s) return false;
@@ -199,7 +192,8 @@ function validateWorkload(obj: Obj, old: Obj | undefined, errs: FieldError[]): v
       errs.push({
         type: "Invalid",
         field: "spec.template.metadata.labels",
-        value: goMap(asObj(tpl.metadata)?.labels),
+        // Since 1.34 a non-scalar bad value prints as JSON.
+        value: asObj(tpl.metadata)?.labels ?? null,
         detail: "`selector` does not match template `labels`",
       });
     }
@@ -210,14 +204,8 @@ function validateWorkload(obj: Obj, old: Obj | undefined, errs: FieldError[]): v
   }
   validatePodTemplate(tpl, "spec.template", errs);
   if (old && !deepEqual(asObj(old.spec)?.selector, spec.selector)) {
-    errs.push({ type: "Invalid", field: "spec.selector", value: goSelector(spec.selector), detail: "field is immutable" });
+    errs.push({ type: "Invalid", field: "spec.selector", value: spec.selector ?? null, detail: "field is immutable" });
   }
-}
-
-function goSelector(sel: unknown): string {
-  const s = asObj(sel) ?? {};
-  const ml = asObj(s.matchLabels);
-  return `v1.LabelSelector{MatchLabels:${goMap(ml)}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}`;
 }
 
 function validateService(obj: Obj, old: Obj | undefined, errs: FieldError[]): void {
@@ -352,6 +340,7 @@ export function validateBuiltin(rt: ResourceType, obj: Obj, old: Obj | undefined
       break;
     case "Secret":
       validateConfigData(obj, "data", errs);
+      validateSecretType(obj, errs);
       validateImmutableData(obj, old, errs);
       if (old && old.type !== obj.type) errs.push({ type: "Invalid", field: "type", value: obj.type, detail: "field is immutable" });
       break;

@@ -49,7 +49,6 @@ export function startWatch(core: ApiCore, p: WatchParams, res: ServerResponse, r
   };
   const bookmark = (annotations?: Obj) => {
     const metadata: Obj = { resourceVersion: String(store.rv) };
-    if (p.rt.builtin) metadata.creationTimestamp = null;
     if (annotations) metadata.annotations = annotations;
     const obj: Obj = p.rt.builtin
       ? { kind: p.rt.kind, apiVersion: p.rt.group ? `${p.rt.group}/${p.rt.version}` : p.rt.version, metadata }
@@ -123,5 +122,7 @@ export function startWatch(core: ApiCore, p: WatchParams, res: ServerResponse, r
   replay = [];
   unsubscribe = store.subscribe({ gr: g, onEvent: deliver });
   if (p.allowBookmarks) timers.push(setInterval(() => bookmark(), p.bookmarkIntervalMs));
+  // The watch cache also sends one 2 s before the watch times out, so a client resumes from close to now.
+  if (p.allowBookmarks && p.timeoutMs > 2000) timers.push(setTimeout(() => bookmark(), p.timeoutMs - 2000));
   timers.push(setTimeout(() => finish("end"), p.timeoutMs));
 }

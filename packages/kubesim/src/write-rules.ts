@@ -1,7 +1,7 @@
 // What a kind's registry strategy decides on every write: validation,
 // generation bumps, the status a new object starts with, what a status
 // write may change, when finalizers are done, the version stored.
-import { validateAgainstSchema } from "./custom-resources";
+import { validateCustomResource } from "./custom-resources";
 import { invalid, type FieldError } from "./errors";
 import { asNum, asObj, asStr, clone, deepEqual, type Obj } from "./json";
 import { builtinKindSupport } from "./kinds";
@@ -15,7 +15,7 @@ export function validate(rt: ResourceType, obj: Obj, old: Obj | undefined): void
   if (rt.builtin) {
     errs.push(...validateBuiltin(rt, obj, old));
     builtinKindSupport(rt.kind)?.validate?.(obj, old, errs);
-  } else validateAgainstSchema(obj, rt.openAPISchema, "", errs, true);
+  } else validateCustomResource(obj, rt.openAPISchema, errs);
   if (errs.length > 0) throw invalid(rt.group, rt.kind, asStr(md(obj).name) ?? "", errs);
 }
 
@@ -70,7 +70,7 @@ export function resetStatusOnCreate(rt: ResourceType, obj: Obj): void {
       // PrepareForCreate records the storage version right away; the names are accepted later.
       const versions = asObj(obj.spec)?.versions;
       const storage = Array.isArray(versions) ? asStr(versions.map(asObj).find((v) => v?.storage === true)?.name) : undefined;
-      obj.status = { acceptedNames: { plural: "", kind: "" }, storedVersions: storage ? [storage] : [] };
+      obj.status = { conditions: null, acceptedNames: { plural: "", kind: "" }, storedVersions: storage ? [storage] : [] };
       break;
     }
     default:

@@ -8,7 +8,7 @@ import type { FieldError } from "../errors";
 import { asNum, asObj, asStr, child, deepEqual, getIn, isObj, type Obj } from "../json";
 import { ATOMIC_LIST, I32, SCALAR, STR, struct } from "../schema";
 import { ageCol, col, nameCol, type Column } from "../table-columns";
-import { goMap, selectorMatchesLabels, validateContainers, validateLabels } from "../validation";
+import { selectorMatchesLabels, validateContainers, validateLabels } from "../validation";
 import type { KindSupport } from "./index";
 import { formatLabelSelector } from "./policy";
 
@@ -62,7 +62,7 @@ export function validateSelector(obj: Obj, old: Obj | undefined, errs: FieldErro
   if (Object.keys(asObj(s.matchLabels) ?? {}).length === 0 && !(Array.isArray(s.matchExpressions) && s.matchExpressions.length > 0)) {
     errs.push({ type: "Invalid", field: "spec.selector", value: "", detail: `empty selector is invalid for ${kindWord}` });
   } else if (!selectorMatchesLabels(s, asObj(tpl.metadata)?.labels)) {
-    errs.push({ type: "Invalid", field: "spec.template.metadata.labels", value: goMap(asObj(tpl.metadata)?.labels), detail: "`selector` does not match template `labels`" });
+    errs.push({ type: "Invalid", field: "spec.template.metadata.labels", value: asObj(tpl.metadata)?.labels ?? null, detail: "`selector` does not match template `labels`" });
   }
   if (old && !deepEqual(asObj(old.spec)?.selector, spec.selector)) errs.push({ type: "Invalid", field: "spec.selector", value: spec.selector, detail: "field is immutable" });
 }
