@@ -10,7 +10,7 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import type { AuditAction } from "@/lib/domain/types";
-import { instanceKey } from "@/lib/server/secret-key";
+import { instanceKey } from "@/lib/env/instance-key";
 import { canonicalJson, storable } from "./canonical";
 
 type Tx = Prisma.TransactionClient;
