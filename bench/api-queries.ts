@@ -15,6 +15,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { applyMigrations } from "../lib/db/migrate";
 import { disconnectPrisma, getPrisma } from "../lib/db";
+import { resetEnvCache } from "../lib/env";
 import { driftPageSql, driftQuerySchema, listDrift } from "../lib/dashboard/drift";
 import { getEnvironmentDetail, listEnvironments } from "../lib/dashboard/environments";
 import { DRIFT_SORTS } from "../lib/dashboard/dto";
@@ -70,6 +71,7 @@ export async function runApiQueriesBench(items = 10_000, rounds = 30): Promise<A
   try {
     await applyMigrations(server.url);
     process.env.DATABASE_URL = server.url;
+    resetEnvCache();
     const db = getPrisma();
     await seedShop(db);
     const bulk = await db.environment.create({ data: { name: "bulk", position: 9, branch: "main", path: ".", spec: {} } });
@@ -109,6 +111,7 @@ export async function runApiQueriesBench(items = 10_000, rounds = 30): Promise<A
     await disconnectPrisma();
     if (previous === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = previous;
+    resetEnvCache();
     await server.stop();
     await fsp.rm(dir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@ import * as oidc from "openid-client";
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
+import { namedVariable } from "@/lib/env";
 import { createSession, type SessionUser } from "./session";
 import { failedAttemptAudit } from "./failed-attempts";
 import { highestRole, type Role } from "./roles";
@@ -27,8 +28,8 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 const discovered = new Map<string, { config: oidc.Configuration; at: number }>();
 
 /** The provider's metadata, cached for ten minutes per issuer and client. */
-export async function providerConfig(cfg: OidcConfig, env: Record<string, string | undefined> = process.env): Promise<oidc.Configuration> {
-  const secret = env[cfg.clientSecretEnv];
+export async function providerConfig(cfg: OidcConfig): Promise<oidc.Configuration> {
+  const secret = namedVariable(cfg.clientSecretEnv);
   if (!secret) throw new OidcError(`the OIDC client secret is not set (environment variable ${cfg.clientSecretEnv})`);
   const cacheKey = `${cfg.issuer}\n${cfg.clientId}`;
   const hit = discovered.get(cacheKey);
