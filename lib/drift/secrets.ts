@@ -41,26 +41,7 @@ function stringBytes(value: unknown): Buffer | null {
 export function hashSecretValues(secret: KubeObject, key: string | Uint8Array): KubeObject {
   if (!isSecret(secret)) return secret;
   const data: Record<string, string> = {};
-  const rawData = secret.data;
-  if (rawData && typeof rawData === "object") {
-    for (const [k, v] of Object.entries(rawData as Record<string, unknown>)) {
-      if (isHashedValue(v)) data[k] = v;
-      else {
-        const bytes = decodeData(v);
-        if (bytes) data[k] = hashBytes(bytes, key);
-      }
-    }
-  }
-  const stringData = secret.stringData;
-  if (stringData && typeof stringData === "object") {
-    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
-      if (isHashedValue(v)) data[k] = v;
-      else {
-        const bytes = stringBytes(v);
-        if (bytes) data[k] = hashBytes(bytes, key);
-      }
-    }
-  }
+  for (const [k, token] of secretTokens(secret)) data[k] = typeof token === "string" ? token : hashBytes(token, key);
   const { stringData: _dropped, ...rest } = secret;
   const out: KubeObject = { ...rest, data } as KubeObject;
   const annotations = secret.metadata.annotations;
