@@ -6,7 +6,8 @@ import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
 import { namedVariable } from "@/lib/env";
-import { createSession, type SessionUser } from "./session";
+import type { SessionUser } from "./session";
+import { openSignedInSession } from "./users";
 import { failedAttemptAudit } from "./failed-attempts";
 import { highestRole, type Role } from "./roles";
 
@@ -240,14 +241,5 @@ export async function signInWithOidc(
       throw e;
     }
   });
-  const session = await createSession(db, user.id, now);
-  await appendAudit(db, {
-    actor: { type: "user", id: user.id, name: user.username },
-    action: "auth.signin",
-    targetType: "user",
-    targetId: user.username,
-    after: { ip: meta.ip, method: "oidc", role },
-    at: now,
-  });
-  return { ok: true, user: { id: user.id, username: user.username, displayName: user.displayName, role: user.role }, session };
+  return openSignedInSession(db, user, { ip: meta.ip, method: "oidc", role }, now);
 }
