@@ -58,22 +58,13 @@ export type SecretToken = string | Buffer;
 /** Per key, the token the differ compares; stringData wins over data like on the server. */
 export function secretTokens(obj: Record<string, unknown>): Map<string, SecretToken> {
   const out = new Map<string, SecretToken>();
-  const data = obj.data;
-  if (data && typeof data === "object" && !Array.isArray(data)) {
-    for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+  for (const [field, bytesOf] of [["data", decodeData], ["stringData", stringBytes]] as const) {
+    const values = obj[field];
+    if (!values || typeof values !== "object" || Array.isArray(values)) continue;
+    for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
       if (isHashedValue(v)) out.set(k, v);
       else {
-        const bytes = decodeData(v);
-        if (bytes) out.set(k, bytes);
-      }
-    }
-  }
-  const stringData = obj.stringData;
-  if (stringData && typeof stringData === "object" && !Array.isArray(stringData)) {
-    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
-      if (isHashedValue(v)) out.set(k, v);
-      else {
-        const bytes = stringBytes(v);
+        const bytes = bytesOf(v);
         if (bytes) out.set(k, bytes);
       }
     }
