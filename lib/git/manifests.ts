@@ -1,7 +1,7 @@
 // From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
 // expansion, default namespaces, duplicates. Pure functions over strings, so
 // plain rendering and kustomize output share them.
-import { parseKubernetesYaml } from "./k8s-yaml";
+import { parseKubernetesYaml, type YamlDocument, type YamlResult } from "./k8s-yaml";
 import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
 
 export interface RenderedObject {
@@ -17,25 +17,13 @@ export interface RenderProblem {
   severity: "error" | "warning";
 }
 
-export interface ParsedDocument {
-  value: unknown;
-  /** 0-based position among the file's non-empty documents. */
-  index: number;
-  /** 1-based line where the document starts. */
-  line: number;
-  /** Character offsets of the document in the file text. */
-  range: [number, number];
-}
-
-export type ParseResult = { ok: true; docs: ParsedDocument[] } | { ok: false; line?: number; message: string };
-
-export function parseManifestText(file: string, text: string): ParseResult {
+export function parseManifestText(file: string, text: string): YamlResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/\.json$/i.test(file)) return parseJson(src);
   return parseKubernetesYaml(src);
 }
 
-function parseJson(src: string): ParseResult {
+function parseJson(src: string): YamlResult {
   if (src.trim() === "") return { ok: true, docs: [] };
   try {
     return { ok: true, docs: [{ value: JSON.parse(src), index: 0, line: 1, range: [0, src.length] }] };
@@ -182,7 +170,7 @@ function listItems(v: unknown): unknown[] | null {
  * expanded, anything that is not a Kubernetes object is skipped with a
  * warning (kubectl would refuse it; Git may hold other YAML beside manifests).
  */
-export function objectsFromDocuments(sourcePath: string, docs: readonly ParsedDocument[], problems: RenderProblem[]): RenderedObject[] {
+export function objectsFromDocuments(sourcePath: string, docs: readonly YamlDocument[], problems: RenderProblem[]): RenderedObject[] {
   const out: RenderedObject[] = [];
   const base = sourcePath.split("/").pop() ?? sourcePath;
   for (const doc of docs) {
