@@ -3,21 +3,18 @@ import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
 import { compareEnvironments, compareQuerySchema, environmentNames } from "@/lib/dashboard";
 import { ApiError } from "@/lib/api/errors";
+import { pickSearchParams, type PageSearchParams } from "@/lib/dashboard/pages";
 import { CompareClient } from "./compare-client";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare environments" };
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = { searchParams: Promise<PageSearchParams> };
 
 export default async function ComparePage({ searchParams }: Props) {
   await requireUser();
   const sp = await searchParams;
-  const params = new URLSearchParams();
-  for (const k of ["from", "to", "mode", "kind"]) {
-    const v = sp[k];
-    if (typeof v === "string" && v) params.set(k, v);
-  }
+  const params = pickSearchParams(sp, ["from", "to", "mode", "kind"]);
   const db = getPrisma();
   const names = await environmentNames(db);
   let initial = null;
