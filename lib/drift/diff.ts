@@ -5,6 +5,10 @@
 // Hot-path rules: the path is kept in parallel arrays (no allocation per
 // node); segments, display strings and FieldsV1 keys are built only when a
 // difference is found.
+//
+// The walk stays one class (about 400 lines) on purpose: every method reads
+// and writes the same path frames, and splitting it would pass them around on
+// the hot path. Value tests live in diff-values.ts, ownership in diff-ownership.ts.
 
 import type { CompareContext } from "./context";
 import { FIELD, ITEM, LiveFieldOwnership, VALUE, type PathFrames } from "./diff-ownership";
