@@ -11,9 +11,9 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { startBenchDatabase } from "./support/db";
-import { driftPageSql, driftQuerySchema, listDrift } from "../lib/dashboard/drift";
+import { driftPageSql, listDrift } from "../lib/dashboard/drift";
 import { getEnvironmentDetail, listEnvironments } from "../lib/dashboard/environments";
-import { DRIFT_SORTS } from "../lib/dashboard/dto";
+import { DRIFT_SORTS, driftQuerySchema } from "../lib/api/contract/drift";
 import { seedManyDrift, seedShop } from "../test/fixtures/dashboard";
 
 export interface QueryTiming {

@@ -1,7 +1,7 @@
 // From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
 // expansion, default namespaces, duplicates. Pure functions over strings, so
 // plain rendering and kustomize output share them.
-import { parseKubernetesYaml, type YamlDocument, type YamlResult } from "./k8s-yaml";
+import { KUBERNETES_YAML_SCHEMA, KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml, type YamlDocument, type YamlResult } from "./k8s-yaml";
 import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
 
 export interface RenderedObject {
@@ -17,10 +17,11 @@ export interface RenderProblem {
   severity: "error" | "warning";
 }
 
-export function parseManifestText(file: string, text: string): YamlResult {
+/** `reader`: whose YAML rules apply — kubectl's (and Argo CD's), or kustomize's (what Flux applies). */
+export function parseManifestText(file: string, text: string, reader: "kubectl" | "kustomize" = "kubectl"): YamlResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/\.json$/i.test(file)) return parseJson(src);
-  return parseKubernetesYaml(src);
+  return parseKubernetesYaml(src, reader === "kustomize" ? KUSTOMIZE_YAML_SCHEMA : KUBERNETES_YAML_SCHEMA);
 }
 
 function parseJson(src: string): YamlResult {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "../support/collector-env";
 import { lookupCommit } from "@/lib/dashboard/commits";
-import type { CommitDto } from "@/lib/dashboard/dto";
+import type { CommitDto } from "@/lib/api/contract";
 
 let f: CollectorFixture | undefined;
 afterEach(async () => {

@@ -11,7 +11,7 @@ import { Pill, StatusBadge } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { useSession } from "@/components/use-session";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { DriftListDto, EnvironmentDetailDto } from "@/lib/dashboard/dto";
+import type { DriftListDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 import { Panel, RefreshNow, PauseBanner, RollbackTarget, ROLLBACK_SHOWN } from "./environment-panels-client";
 import { DriftSection } from "./environment-drift-client";

@@ -10,7 +10,7 @@ import { EmptyState } from "@/components/empty-state";
 import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-state";
 import { canOperate } from "@/components/use-session";
 import { POLL_MS, fetchJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
-import type { DriftListDto, DriftSort, EnvironmentDetailDto } from "@/lib/dashboard/dto";
+import type { DriftListDto, DriftSort, EnvironmentDetailDto } from "@/lib/api/contract";
 
 const FILTER_KEYS = ["type", "kind", "namespace", "owner", "actor", "q", "status", "sort", "dir"] as const;
 

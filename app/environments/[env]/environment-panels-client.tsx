@@ -10,7 +10,7 @@ import { RunProgressLine } from "@/components/run-progress";
 import { Ago, Time } from "@/components/time";
 import { canOperate } from "@/components/use-session";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
-import type { EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/dashboard/dto";
+import type { EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 
 export function Panel({ title, children, id }: { title: string; children: React.ReactNode; id?: string }) {
