@@ -37,6 +37,19 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: productImportBoundaries }] },
   },
   {
+    // One env module: settings are parsed once with zod in lib/env; entry points (scripts/), tests, benches,
+    // tools and config files may read process.env themselves.
+    files: ["lib/**/*.{ts,tsx,mts,mjs}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
+    ignores: ["lib/env/**", "**/*.test.ts", "**/test-support/**"],
+    rules: {
+      "no-restricted-properties": ["error", {
+        object: "process",
+        property: "env",
+        message: "Read settings through lib/env (env(), namedVariable(), inheritedEnvironment()), not process.env.",
+      }],
+    },
+  },
+  {
     files: ["components/**/*.{ts,tsx}", "app/**/*-client.tsx"],
     ignores: ["**/*.test.ts"],
     rules: {

@@ -7,14 +7,10 @@
 //   npx tsx bench/api-queries.ts [--items N] [--rounds N]
 //
 // Starts its own embedded Postgres in a temporary folder (removed afterwards).
-import fsp from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
-import { applyMigrations } from "../lib/db/migrate";
-import { disconnectPrisma, getPrisma } from "../lib/db";
+import { startBenchDatabase } from "./support/db";
 import { driftPageSql, listDrift } from "../lib/dashboard/drift";
 import { getEnvironmentDetail, listEnvironments } from "../lib/dashboard/environments";
 import { DRIFT_SORTS, driftQuerySchema } from "../lib/api/contract/drift";
@@ -64,13 +60,9 @@ async function planOf(client: pg.Client, sql: { text: string; values: unknown[] 
 }
 
 export async function runApiQueriesBench(items = 10_000, rounds = 30): Promise<ApiQueriesResult> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-bench-api-"));
-  const server = await startEmbeddedPostgres({ dataDir: dir });
-  const previous = process.env.DATABASE_URL;
+  const database = await startBenchDatabase("api");
   try {
-    await applyMigrations(server.url);
-    process.env.DATABASE_URL = server.url;
-    const db = getPrisma();
+    const { db } = database;
     await seedShop(db);
     const bulk = await db.environment.create({ data: { name: "bulk", position: 9, branch: "main", path: ".", spec: {} } });
     await seedManyDrift(db, bulk.id, items);
@@ -80,7 +72,7 @@ export async function runApiQueriesBench(items = 10_000, rounds = 30): Promise<A
     }
     await db.$executeRawUnsafe("ANALYZE");
 
-    const client = new pg.Client({ connectionString: server.url });
+    const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const timings: QueryTiming[] = [];
     const config = { path: "driftwatch.yaml", exists: true, declared: 9 };
@@ -106,11 +98,7 @@ export async function runApiQueriesBench(items = 10_000, rounds = 30): Promise<A
     }
     return { items, rounds, timings, loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100 };
   } finally {
-    await disconnectPrisma();
-    if (previous === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = previous;
-    await server.stop();
-    await fsp.rm(dir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { embeddedPostgres } from "@driftwatch/embedded-postgres";
 import { ensureDatabase } from "@/lib/db/ensure-database";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
-import { dataDir, resetEnvCache } from "@/lib/env";
+import { dataDir } from "@/lib/env";
 import { ApiError } from "@/lib/api/errors";
 import { ROLES, roleSchema, type Role } from "@/lib/auth/roles";
 import { createLocalUser, toUserDto, updateUser } from "@/lib/auth/users";
@@ -72,7 +72,6 @@ async function main(): Promise<number> {
     return 2;
   }
   const database = await ensureDatabase({ dataDir: dataDir(), embedded: embeddedPostgres });
-  resetEnvCache();
   const db = getPrisma();
   try {
     switch (command) {

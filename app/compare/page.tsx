@@ -4,21 +4,18 @@ import { getPrisma } from "@/lib/db";
 import { compareEnvironments, environmentNames } from "@/lib/dashboard";
 import { compareQuerySchema } from "@/lib/api/contract/compare";
 import { ApiError } from "@/lib/api/errors";
+import { pickSearchParams, type PageSearchParams } from "@/lib/dashboard/pages";
 import { CompareClient } from "./compare-client";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare environments" };
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = { searchParams: Promise<PageSearchParams> };
 
 export default async function ComparePage({ searchParams }: Props) {
   await requireUser();
   const sp = await searchParams;
-  const params = new URLSearchParams();
-  for (const k of ["from", "to", "mode", "kind"]) {
-    const v = sp[k];
-    if (typeof v === "string" && v) params.set(k, v);
-  }
+  const params = pickSearchParams(sp, ["from", "to", "mode", "kind"]);
   const db = getPrisma();
   const names = await environmentNames(db);
   let initial = null;

@@ -3,6 +3,7 @@
 // tell Driftwatch's messages from anyone else's.
 import { createHash, createHmac } from "node:crypto";
 import { canonicalJson } from "@/lib/audit/canonical";
+import { namedVariable } from "@/lib/env";
 import type { AlertType, Severity } from "./rules";
 import { runbookFor } from "./runbooks";
 
@@ -91,7 +92,7 @@ export async function postWebhook(
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "driftwatch-alerts/0.1", "x-driftwatch-event": event };
   if (target.secretEnv) {
-    const secret = (opts.env ?? process.env)[target.secretEnv];
+    const secret = opts.env ? opts.env[target.secretEnv] : namedVariable(target.secretEnv);
     if (!secret) return { webhook: target.name, ok: false, error: `environment variable ${target.secretEnv} (the webhook secret) is not set` };
     headers["x-driftwatch-signature"] = signature(secret, body);
   }

@@ -84,6 +84,29 @@ export interface DesiredAlert {
   details: Record<string, unknown>;
 }
 
+/**
+ * An alert about `subject` (the id of the environment, claim or pause it is
+ * about): its fingerprint is its type and that id, so the same problem stays
+ * one alert. Severity follows the environment unless given: critical where the
+ * environment is marked critical.
+ */
+function alertAbout(
+  type: AlertType,
+  subject: string,
+  env: { id: string; name: string | null; critical?: boolean } | null,
+  alert: { severity?: Severity; title: string; details: Record<string, unknown> },
+): DesiredAlert {
+  return {
+    type,
+    fingerprint: `${type}:${subject}`,
+    environmentId: env?.id ?? null,
+    environment: env?.name ?? null,
+    severity: alert.severity ?? (env?.critical ? "critical" : "warning"),
+    title: alert.title,
+    details: alert.details,
+  };
+}
+
 const short = (sha: string | null) => (sha ? sha.slice(0, 12) : "unknown");
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -111,11 +134,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
       t - env.approvedAt.getTime() > env.staleAfterMs
     ) {
       const behind = t - env.approvedAt.getTime();
-      out.push({
-        type: "environment_stale",
-        fingerprint: `environment_stale:${env.id}`,
-        environmentId: env.id,
-        environment: env.name,
+      out.push(alertAbout("environment_stale", env.id, env, {
         severity: env.critical || failure ? "critical" : "warning",
         title: `${env.name} is stale: ${short(env.approvedSha)} approved ${minutes(behind)} ago, ${short(env.appliedSha)} still applied`,
         details: {
@@ -125,7 +144,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
           staleAfterMs: env.staleAfterMs,
           controllerError: failure ? { object: failure.object, type: failure.type, reason: failure.reason, message: failure.message } : null,
         },
-      });
+      }));
     }
 
     if (failure && env.controller?.found) {
@@ -133,12 +152,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
       const sustainFor = Math.max(2 * env.intervalMs, 5 * 60_000);
       // Without a transition time the failure has lasted at least since the last collection saw it.
       if (Number.isNaN(since) || t - since >= sustainFor) {
-        out.push({
-          type: "convergence_failing",
-          fingerprint: `convergence_failing:${env.id}`,
-          environmentId: env.id,
-          environment: env.name,
-          severity: env.critical ? "critical" : "warning",
+        out.push(alertAbout("convergence_failing", env.id, env, {
           title: `${env.name}: ${failure.object} is failing (${failure.reason ?? failure.type})`,
           details: {
             object: failure.object,
@@ -147,16 +161,12 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
             message: failure.message,
             since: failure.lastTransitionTime,
           },
-        });
+        }));
       }
     }
 
     if (env.lastError && (!env.lastGoodCollectedAt || t - env.lastGoodCollectedAt.getTime() > 2 * env.intervalMs)) {
-      out.push({
-        type: "collection_failing",
-        fingerprint: `collection_failing:${env.id}`,
-        environmentId: env.id,
-        environment: env.name,
+      out.push(alertAbout("collection_failing", env.id, env, {
         severity: "warning",
         title: `${env.name}: collection failing (${env.lastError.category})`,
         details: {
@@ -164,7 +174,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
           message: env.lastError.message,
           lastGoodCollectedAt: iso(env.lastGoodCollectedAt),
         },
-      });
+      }));
     }
   }
 
@@ -177,12 +187,7 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
   for (const [envId, items] of unowned) {
     const env = envById.get(envId)!;
     const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
-    out.push({
-      type: "drift_unowned",
-      fingerprint: `drift_unowned:${envId}`,
-      environmentId: envId,
-      environment: env.name,
-      severity: env.critical ? "critical" : "warning",
+    out.push(alertAbout("drift_unowned", envId, env, {
       title: `${env.name}: ${items.length} drifted object${items.length === 1 ? "" : "s"} with no owner`,
       details: {
         count: items.length,
@@ -190,48 +195,34 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
         driftItemIds: sorted.map((d) => d.id),
         oldestOpenedAt: new Date(Math.min(...items.map((d) => d.openedAt.getTime()))).toISOString(),
       },
-    });
+    }));
   }
 
   for (const c of snapshot.activeClaims) {
     if (c.expiresAt.getTime() > t) continue;
     const envId = c.environmentIds.length === 1 ? (c.environmentIds[0] ?? null) : null;
     const env = envId ? envById.get(envId) : undefined;
-    out.push({
-      type: "claim_expired",
-      fingerprint: `claim_expired:${c.id}`,
-      environmentId: envId,
-      environment: env?.name ?? null,
+    out.push(alertAbout("claim_expired", c.id, envId ? { id: envId, name: env?.name ?? null } : null, {
       severity: "warning",
       title: `Claim by ${c.owner} expired${env ? ` in ${env.name}` : ""}: ${c.keys.length} object${c.keys.length === 1 ? "" : "s"} still drifted`,
       details: { claimId: c.id, owner: c.owner, reason: c.reason, expiresAt: c.expiresAt.toISOString(), keys: c.keys.slice(0, 20) },
-    });
+    }));
   }
 
   for (const p of snapshot.activePauses) {
     const env = envById.get(p.environmentId);
     if (!env) continue;
     if (p.origin === "detected" && p.owner === null) {
-      out.push({
-        type: "pause_unattributed",
-        fingerprint: `pause_unattributed:${p.id}`,
-        environmentId: env.id,
-        environment: env.name,
-        severity: env.critical ? "critical" : "warning",
+      out.push(alertAbout("pause_unattributed", p.id, env, {
         title: `${env.name}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
         details: { pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
-      });
+      }));
     }
     if (p.expiresAt && p.expiresAt.getTime() <= t) {
-      out.push({
-        type: "pause_expired",
-        fingerprint: `pause_expired:${p.id}`,
-        environmentId: env.id,
-        environment: env.name,
-        severity: env.critical ? "critical" : "warning",
+      out.push(alertAbout("pause_expired", p.id, env, {
         title: `${env.name}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
         details: { pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
-      });
+      }));
     }
   }
 

@@ -10,7 +10,7 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import type { AuditAction } from "@/lib/domain/types";
-import { instanceKey } from "@/lib/server/secret-key";
+import { instanceKey } from "@/lib/env/instance-key";
 import { canonicalJson, storable } from "./canonical";
 
 type Tx = Prisma.TransactionClient;
@@ -103,7 +103,8 @@ function keyedEpochMarker(): AuditInput {
 
 type StoredEvent = AuditContent & { id: bigint; prevHash: string; hash: string };
 
-function contentOf(row: StoredEvent): AuditContent {
+/** The hashed part of a stored event, as it was appended. */
+export function auditContentOf(row: StoredEvent): AuditContent {
   return {
     at: row.at,
     actorType: row.actorType,
@@ -158,7 +159,7 @@ async function appendManyInTx(tx: Tx, inputs: readonly AuditInput[]): Promise<Ar
   const head = await tx.auditEvent.findFirst({ orderBy: { id: "desc" } });
   let prevHash = head?.hash ?? GENESIS_HASH;
   // A chain whose newest event is unkeyed was begun before the key: say so in the chain before continuing it keyed.
-  const epoch = head && head.hash !== hashEvent(key, head.prevHash, contentOf(head)) && head.hash === legacyHashEvent(head.prevHash, contentOf(head));
+  const epoch = head && head.hash !== hashEvent(key, head.prevHash, auditContentOf(head)) && head.hash === legacyHashEvent(head.prevHash, auditContentOf(head));
   if (epoch) inputs = [keyedEpochMarker(), ...inputs];
   const out: Array<{ id: bigint; hash: string }> = [];
   for (let i = 0; i < inputs.length; i += INSERT_CHUNK) {
@@ -282,7 +283,7 @@ export async function verifyAuditChain(db: Db, options: VerifyOptions = {}): Pro
             : "its previous-hash does not match the event before it: an event was removed or altered",
         );
       }
-      const content = contentOf(row);
+      const content = auditContentOf(row);
       if (row.hash === hashEvent(key, row.prevHash, content)) {
         if (!keyed && unkeyed > 0 && row.action !== "audit.keyed") {
           return broken("the chain turns keyed here without the audit.keyed event: events were inserted");

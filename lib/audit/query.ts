@@ -1,6 +1,6 @@
 // Reading the audit log: filters shared by the page, the JSON API and the
 // exports, so what you export is exactly what you were looking at.
-import type { AuditContent } from "./chain";
+import { auditContentOf, type AuditContent } from "./chain";
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 
@@ -57,22 +57,7 @@ export function auditWhere(f: AuditFilter): Prisma.AuditEventWhereInput {
 type Row = Awaited<ReturnType<PrismaClient["auditEvent"]["findFirstOrThrow"]>>;
 
 export function toAuditDto(row: Row): AuditEventDto {
-  return {
-    id: row.id.toString(),
-    at: row.at.toISOString(),
-    actorType: row.actorType,
-    actorId: row.actorId,
-    actorName: row.actorName,
-    action: row.action,
-    targetType: row.targetType,
-    targetId: row.targetId,
-    environment: row.environment,
-    reason: row.reason,
-    before: row.before,
-    after: row.after,
-    prevHash: row.prevHash,
-    hash: row.hash,
-  };
+  return { id: row.id.toString(), ...auditContentOf(row), at: row.at.toISOString(), prevHash: row.prevHash, hash: row.hash };
 }
 
 /** Newest first; `before` is the id of the last event of the previous page. */

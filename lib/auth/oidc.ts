@@ -5,7 +5,9 @@ import * as oidc from "openid-client";
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
-import { createSession, type SessionUser } from "./session";
+import { namedVariable } from "@/lib/env";
+import type { SessionUser } from "./session";
+import { openSignedInSession } from "./users";
 import { failedAttemptAudit } from "./failed-attempts";
 import { highestRole, type Role } from "./roles";
 
@@ -27,8 +29,8 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 const discovered = new Map<string, { config: oidc.Configuration; at: number }>();
 
 /** The provider's metadata, cached for ten minutes per issuer and client. */
-export async function providerConfig(cfg: OidcConfig, env: Record<string, string | undefined> = process.env): Promise<oidc.Configuration> {
-  const secret = env[cfg.clientSecretEnv];
+export async function providerConfig(cfg: OidcConfig): Promise<oidc.Configuration> {
+  const secret = namedVariable(cfg.clientSecretEnv);
   if (!secret) throw new OidcError(`the OIDC client secret is not set (environment variable ${cfg.clientSecretEnv})`);
   const cacheKey = `${cfg.issuer}\n${cfg.clientId}`;
   const hit = discovered.get(cacheKey);
@@ -239,14 +241,5 @@ export async function signInWithOidc(
       throw e;
     }
   });
-  const session = await createSession(db, user.id, now);
-  await appendAudit(db, {
-    actor: { type: "user", id: user.id, name: user.username },
-    action: "auth.signin",
-    targetType: "user",
-    targetId: user.username,
-    after: { ip: meta.ip, method: "oidc", role },
-    at: now,
-  });
-  return { ok: true, user: { id: user.id, username: user.username, displayName: user.displayName, role: user.role }, session };
+  return openSignedInSession(db, user, { ip: meta.ip, method: "oidc", role }, now);
 }

@@ -181,13 +181,23 @@ export async function signInWithPassword(
     return { ok: false, reason: "invalid" };
   }
   limiter.succeed(input.ip, attempted);
+  return openSignedInSession(db, user, { ip: input.ip, method: "password" }, now);
+}
+
+/** A sign-in that succeeded, by password or OpenID Connect: a new session, audited with how it was made. */
+export async function openSignedInSession(
+  db: Db,
+  user: SessionUser,
+  how: { ip: string; method: "password" | "oidc"; role?: Role },
+  now: Date,
+): Promise<Extract<SignInResult, { ok: true }>> {
   const session = await createSession(db, user.id, now);
   await appendAudit(db, {
     actor: { type: "user", id: user.id, name: user.username },
     action: "auth.signin",
     targetType: "user",
     targetId: user.username,
-    after: { ip: input.ip, method: "password" },
+    after: how,
     at: now,
   });
   return { ok: true, user: { id: user.id, username: user.username, displayName: user.displayName, role: user.role }, session };

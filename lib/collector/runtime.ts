@@ -2,7 +2,7 @@ import path from "node:path";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig } from "@/lib/config";
 import { env, dataDir } from "@/lib/env";
-import { instanceKey } from "@/lib/server/secret-key";
+import { instanceKey } from "@/lib/env/instance-key";
 import { logger } from "@/lib/log";
 import type { CollectorContext } from "./collect-environment";
 

@@ -4,6 +4,7 @@
 import os from "node:os";
 import crypto from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
+import { databaseUrl } from "@/lib/db/url";
 import type { RunProgress } from "@/lib/domain/types";
 import { collectEnvironment, type CollectorContext, type RunOutcome } from "./collect-environment";
 import { enqueueRun, heartbeat, leaseNextRun, leaseRunById, reapExpiredLeases, scheduleDueRuns, type LeasedRun } from "./jobs";
@@ -136,7 +137,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
   const preferred: number[] = [];
 
   // Same source as the Prisma client (lib/db/client.ts): the locks must live in the same database.
-  const lockUrl = opts.watch === false ? undefined : (opts.watch?.databaseUrl ?? process.env.DATABASE_URL);
+  const lockUrl = opts.watch === false ? undefined : (opts.watch?.databaseUrl ?? databaseUrl());
   const watches =
     lockUrl && ctx.config.environments.some((e) => e.mode === "watch")
       ? new WatchManager(ctx, {
@@ -151,7 +152,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
         })
       : null;
   const runCtx: CollectorContext = watches ? { ...ctx, liveSource: watches.liveSource } : ctx;
-  const listenUrl = opts.watch ? (opts.watch.databaseUrl ?? process.env.DATABASE_URL) : process.env.DATABASE_URL;
+  const listenUrl = (opts.watch ? opts.watch.databaseUrl : undefined) ?? databaseUrl();
   const queue = opts.listen !== false && listenUrl ? listenForRuns(listenUrl, () => wake(), ctx.log.child({ component: "run-queue", worker: id })) : null;
 
   const nextRun = async (): Promise<LeasedRun | null> => {

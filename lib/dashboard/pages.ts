@@ -11,3 +11,16 @@ export async function orNotFound<T>(p: Promise<T>): Promise<T> {
     throw e;
   }
 }
+
+/** The query string Next.js hands a server page. */
+export type PageSearchParams = Record<string, string | string[] | undefined>;
+
+/** The named parameters a page passes on to its query: single, non-empty values only. */
+export function pickSearchParams(sp: PageSearchParams, keys: readonly string[]): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const k of keys) {
+    const v = sp[k];
+    if (typeof v === "string" && v) params.set(k, v);
+  }
+  return params;
+}

@@ -10,6 +10,7 @@
 // back, every generation moves (changes may have been missed meanwhile).
 import { logger, type Logger } from "@/lib/log";
 import { listen, type Listener } from "./listen";
+import { databaseUrl } from "./url";
 
 export const CHANGES_CHANNEL = "driftwatch_changes";
 
@@ -64,12 +65,12 @@ interface Held {
 const holder = globalThis as typeof globalThis & { __driftwatchChangeFeed?: Held };
 
 /**
- * This process's feed for DATABASE_URL, started on first use (so scripts that
+ * This process's feed for databaseUrl(), started on first use (so scripts that
  * never cache never open the connection). Kept on globalThis: Next.js bundles
  * the proxy and the routes separately, and both must share one feed.
  */
 export function changeFeed(): ChangeFeed | null {
-  const url = process.env.DATABASE_URL;
+  const url = databaseUrl();
   if (!url) return null;
   const held = holder.__driftwatchChangeFeed;
   if (held?.url === url) return held.feed;

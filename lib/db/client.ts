@@ -1,10 +1,11 @@
-// The one PrismaClient of a process, created on first use from DATABASE_URL
-// (which ensureDatabase sets for the embedded Postgres) and kept on globalThis
+// The one PrismaClient of a process, created on first use for databaseUrl()
+// (DATABASE_URL, or the embedded Postgres ensureDatabase started) and kept on globalThis
 // so hot reloads in development do not open a new pool each time. No
 // "server-only" import: the collector and scripts run outside Next.js.
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import { PrismaClient } from "./generated/client";
+import { databaseUrl } from "./url";
 
 interface Cached {
   client: PrismaClient;
@@ -14,7 +15,7 @@ interface Cached {
 const holder = globalThis as typeof globalThis & { __driftwatchPrisma?: Cached };
 
 export function getPrisma(): PrismaClient {
-  const url = process.env.DATABASE_URL;
+  const url = databaseUrl();
   if (!url) {
     throw new Error("DATABASE_URL is not set: start Driftwatch through ensureDatabase() (npm start does) or set it to a Postgres URL.");
   }

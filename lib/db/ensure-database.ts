@@ -3,6 +3,8 @@
 // Either way the committed migrations are applied before it is handed out.
 import path from "node:path";
 import { applyMigrations } from "./migrate";
+import { env } from "@/lib/env";
+import { publishDatabaseUrl } from "./url";
 import { APP_ROLE, checkApplicationRole, ensureEmbeddedRoles, grantApplicationRole, roleOf } from "./roles";
 
 /**
@@ -38,9 +40,8 @@ export interface Database {
 export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Database> {
   const log = options.log ?? (() => {});
   const migrate = { migrationsDir: options.migrationsDir, log };
-  const external = process.env.DATABASE_URL;
+  const { DATABASE_URL: external, DATABASE_MIGRATION_URL: owner } = env();
   if (external) {
-    const owner = process.env.DATABASE_MIGRATION_URL;
     try {
       if (owner) {
         await applyMigrations(owner, migrate);
@@ -79,14 +80,15 @@ export async function ensureDatabase(options: EnsureDatabaseOptions): Promise<Da
     await server.stop();
     throw e;
   }
-  process.env.DATABASE_URL = appUrl;
+  // getPrisma() and the change feed (here and in Next.js's copy of lib/) find it through databaseUrl().
+  publishDatabaseUrl(appUrl);
   return {
     url: appUrl,
     ownerUrl,
     embedded: true,
     stop: async () => {
       await server.stop();
-      if (process.env.DATABASE_URL === appUrl) delete process.env.DATABASE_URL;
+      publishDatabaseUrl(undefined);
     },
   };
 }

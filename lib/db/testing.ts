@@ -1,5 +1,6 @@
 // Test helpers for suites that run against the shared test database.
 import pg from "pg";
+import { env } from "@/lib/env";
 import type { PrismaClient } from "./generated/client";
 
 /**
@@ -12,7 +13,7 @@ import type { PrismaClient } from "./generated/client";
  * ownership, and its exclusive lock means no other session ever sees the
  * trigger disabled.
  */
-export async function resetDatabase(prisma: PrismaClient, ownerUrl: string | undefined = process.env.DATABASE_MIGRATION_URL): Promise<void> {
+export async function resetDatabase(prisma: PrismaClient, ownerUrl: string | undefined = env().DATABASE_MIGRATION_URL): Promise<void> {
   if (!ownerUrl) {
     const tables = await prisma.$queryRawUnsafe<Array<{ name: string }>>(LIST_TABLES);
     const statements = resetStatements(tables);

@@ -5,101 +5,23 @@
 // Hot-path rules: the path is kept in parallel arrays (no allocation per
 // node); segments, display strings and FieldsV1 keys are built only when a
 // difference is found.
+//
+// The walk stays one class (about 400 lines) on purpose: every method reads
+// and writes the same path frames, and splitting it would pass them around on
+// the hot path. Value tests live in diff-values.ts, ownership in diff-ownership.ts.
 
 import type { CompareContext } from "./context";
+import { FIELD, ITEM, LiveFieldOwnership, VALUE, type PathFrames } from "./diff-ownership";
+import { absent, allKeyed, isObj, isScalarValue, isUsed, keyValue, sameKey, scalarListsEqual, zeroOnly, type Obj } from "./diff-values";
 import { matchIgnoreRule, type CompiledIgnoreRule } from "./ignore";
-import {
-  childSchema,
-  GENERIC,
-  isDefaultTree,
-  kindSchema,
-  type SchemaNode,
-} from "./kube-schema";
-import { LAST_APPLIED_ANNOTATION } from "./metadata-noise";
-import { OwnershipIndex, type OwnerEntry } from "./managed-fields";
+import { GENERIC, childSchema, isDefaultTree, kindSchema, type SchemaNode } from "./kube-schema";
+import type { OwnerEntry } from "./managed-fields";
 import { fieldsV1Key, plainPath, renderPath, type Scalar, type Segment } from "./path";
 import { quantityEquals } from "./quantity";
 import { isSecret, secretTokens, secretTokensEqual } from "./secrets";
-import { groupOf, type Attribution, type Change, type ChangeKind, type IgnoredCounts, type KubeObject, type ManagerClass } from "./types";
-
-type Obj = Record<string, unknown>;
-
-const FIELD = 0;
-const ITEM = 1;
-const VALUE = 2;
+import { groupOf, type Attribution, type Change, type ChangeKind, type IgnoredCounts, type KubeObject } from "./types";
 
 const NAME_KEY: readonly string[] = ["name"];
-const CLASS_RANK: Record<ManagerClass, number> = { human: 0, unknown: 1, controller: 2, system: 3 };
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** null, absent, {} and [] mean the same to the API server. */
-function absent(v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (typeof v !== "object") return false;
-  if (Array.isArray(v)) return v.length === 0;
-  for (const _ in v) return false;
-  return true;
-}
-
-function isScalarValue(v: unknown): boolean {
-  return v === null || (typeof v !== "object" && typeof v !== "function");
-}
-
-function keyValue(item: unknown, key: string, defaults: Readonly<Record<string, Scalar>> | undefined): unknown {
-  const v = (item as Obj)[key];
-  return v === undefined || v === null ? defaults?.[key] : v;
-}
-
-function allKeyed(list: readonly unknown[], keys: readonly string[], defaults: Readonly<Record<string, Scalar>> | undefined): boolean {
-  const single = keys.length === 1 && defaults === undefined ? (keys[0] as string) : null;
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i];
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
-    if (single !== null) {
-      const t = typeof (item as Obj)[single];
-      if (t !== "string" && t !== "number") return false;
-      continue;
-    }
-    for (const k of keys) {
-      const v = keyValue(item, k, defaults);
-      if (v === undefined || (typeof v === "object" && v !== null)) return false;
-    }
-  }
-  return true;
-}
-
-function isUsed(mask: number, arr: boolean[] | null, x: number): boolean {
-  return arr === null ? (mask & (1 << x)) !== 0 : arr[x] === true;
-}
-
-function sameKey(a: unknown, b: unknown, keys: readonly string[], defaults: Readonly<Record<string, Scalar>> | undefined): boolean {
-  for (const k of keys) if (keyValue(a, k, defaults) !== keyValue(b, k, defaults)) return false;
-  return true;
-}
-
-function scalarListsEqual(d: readonly unknown[], l: readonly unknown[], quantity: boolean): boolean {
-  if (d.length !== l.length) return false;
-  for (let i = 0; i < d.length; i++) {
-    if (d[i] !== l[i] && !(quantity && quantityEquals(d[i], l[i]))) return false;
-  }
-  return true;
-}
-
-/**
- * Kubernetes omits zero values ("", 0, false) of plain struct fields, so Git
- * spelling them out equals live leaving them out; in data maps they are values.
- */
-function zeroOnly(d: unknown, node: SchemaNode, free: boolean): boolean {
-  if (d === undefined || d === null) return true;
-  if (typeof d !== "object") return !free && (d === "" || d === false || d === 0);
-  if (Array.isArray(d)) return d.length === 0;
-  const childFree = node.free === true;
-  for (const k in d as Obj) if (!zeroOnly((d as Obj)[k], childSchema(node, k), childFree)) return false;
-  return true;
-}
 
 const MASK = { changed: "(changed)", added: "(added)", removed: "(removed)" } as const;
 
@@ -108,28 +30,28 @@ export interface DiffResult {
   ignored: IgnoredCounts;
 }
 
-export class ObjectDiffer {
+export class ObjectDiffer implements PathFrames {
   private readonly changes: Change[] = [];
   private readonly ignored: IgnoredCounts = {};
-  private ownershipIndex: OwnershipIndex | undefined;
-  private lastApplied: unknown = undefined;
-  private lastAppliedParsed = false;
+  private readonly owners: LiveFieldOwnership;
   private masking = false;
 
-  // The current path, one slot per depth.
-  private readonly fk: number[] = [];
-  private readonly fname: string[] = [];
-  private readonly findex: number[] = [];
-  private readonly fitem: unknown[] = [];
-  private readonly fkeys: (readonly string[] | null)[] = [];
-  private readonly fkdef: (Readonly<Record<string, Scalar>> | undefined)[] = [];
+  // The current path, one slot per depth (read by LiveFieldOwnership.inLastApplied).
+  readonly fk: number[] = [];
+  readonly fname: string[] = [];
+  readonly findex: number[] = [];
+  readonly fitem: unknown[] = [];
+  readonly fkeys: (readonly string[] | null)[] = [];
+  readonly fkdef: (Readonly<Record<string, Scalar>> | undefined)[] = [];
 
   constructor(
     private readonly ctx: CompareContext,
     private readonly desired: KubeObject,
     private readonly live: KubeObject,
     private readonly rules: readonly CompiledIgnoreRule[],
-  ) {}
+  ) {
+    this.owners = new LiveFieldOwnership(live, ctx.classifier);
+  }
 
   run(): DiffResult {
     const schema = kindSchema(groupOf(this.live.apiVersion), this.live.kind);
@@ -343,7 +265,7 @@ export class ObjectDiffer {
    */
   private liveOnly(l: unknown, node: SchemaNode, depth: number, parent: Obj | null): void {
     if (node.skip || isDefaultTree(node, l, parent)) return;
-    const own = this.ownership();
+    const own = this.owners.index();
     const segs = this.segs(depth);
     const keys = segs.map(fieldsV1Key);
     // A map field is reported key by key (whoever created the map need not have written every key,
@@ -359,7 +281,7 @@ export class ObjectDiffer {
       owners = own.ownersOf(["f:stringData", ...keys.slice(1)]);
     }
     if (owners.length > 0) {
-      const best = this.pick(owners);
+      const best = this.owners.pick(owners);
       const cls = this.ctx.classifier.classify(best.manager);
       if (cls === "human" || cls === "unknown") {
         this.emitAt("added", segs, undefined, l, best);
@@ -372,7 +294,7 @@ export class ObjectDiffer {
           return;
         }
       }
-      if (this.inLastApplied(depth)) {
+      if (this.owners.inLastApplied(this, depth)) {
         this.emitAt("unpruned", segs, undefined, l, best);
         return;
       }
@@ -384,7 +306,7 @@ export class ObjectDiffer {
       return;
     }
     // Unowned and not in the last apply: the server set it (defaulting, allocation, admission).
-    if (this.inLastApplied(depth)) this.emitAt("unpruned", segs, undefined, l, null);
+    if (this.owners.inLastApplied(this, depth)) this.emitAt("unpruned", segs, undefined, l, null);
   }
 
   private liveOnlyChildren(l: object, node: SchemaNode, depth: number): void {
@@ -419,61 +341,6 @@ export class ObjectDiffer {
     }
   }
 
-  private ownership(): OwnershipIndex {
-    if (this.ownershipIndex === undefined) this.ownershipIndex = OwnershipIndex.fromManagedFields(this.live.metadata.managedFields);
-    return this.ownershipIndex;
-  }
-
-  /** Among co-owners: a person before a tool, then the most recent entry. */
-  private pick(owners: readonly number[]): OwnerEntry {
-    const entries = this.ownership().entries;
-    let best = entries[owners[0] as number] as OwnerEntry;
-    let bestRank = CLASS_RANK[this.ctx.classifier.classify(best.manager)];
-    for (let x = 1; x < owners.length; x++) {
-      const e = entries[owners[x] as number] as OwnerEntry;
-      const rank = CLASS_RANK[this.ctx.classifier.classify(e.manager)];
-      if (rank < bestRank || (rank === bestRank && (e.time ?? "") > (best.time ?? ""))) {
-        best = e;
-        bestRank = rank;
-      }
-    }
-    return best;
-  }
-
-  private inLastApplied(depth: number): boolean {
-    if (!this.lastAppliedParsed) {
-      this.lastAppliedParsed = true;
-      const raw = this.live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-      if (typeof raw === "string") {
-        try {
-          this.lastApplied = JSON.parse(raw) as unknown;
-        } catch {
-          this.lastApplied = undefined;
-        }
-      }
-    }
-    let cur = this.lastApplied;
-    for (let d = 0; d < depth; d++) {
-      if (cur === undefined || cur === null) return false;
-      const k = this.fk[d];
-      if (k === FIELD) {
-        if (!isObj(cur)) return false;
-        cur = cur[this.fname[d] as string];
-      } else if (k === ITEM) {
-        if (!Array.isArray(cur)) return false;
-        const keys = this.fkeys[d];
-        if (keys) {
-          const want = this.fitem[d];
-          const kdef = this.fkdef[d];
-          cur = cur.find((x) => isObj(x) && sameKey(x, want, keys, kdef));
-        } else cur = cur[this.findex[d] as number];
-      } else {
-        return Array.isArray(cur) && cur.includes(this.fitem[d]);
-      }
-    }
-    return cur !== undefined && cur !== null;
-  }
-
   // ---- Secret data -------------------------------------------------------
 
   private cmpSecretData(): void {
@@ -500,15 +367,9 @@ export class ObjectDiffer {
 
   // ---- results -----------------------------------------------------------
 
-  private attribute(segs: readonly Segment[]): OwnerEntry | null {
-    const own = this.ownership();
-    const owners = own.ownersOf(segs.map(fieldsV1Key));
-    return owners.length > 0 ? this.pick(owners) : null;
-  }
-
   private emit(kind: ChangeKind, depth: number, desired: unknown, live: unknown, owner: OwnerEntry | null): void {
     const segs = this.segs(depth);
-    this.emitAt(kind, segs, desired, live, owner ?? this.attribute(segs));
+    this.emitAt(kind, segs, desired, live, owner ?? this.owners.attribute(segs));
   }
 
   private emitAt(kind: ChangeKind, segs: readonly Segment[], desired: unknown, live: unknown, owner: OwnerEntry | null): void {

@@ -41,26 +41,7 @@ function stringBytes(value: unknown): Buffer | null {
 export function hashSecretValues(secret: KubeObject, key: string | Uint8Array): KubeObject {
   if (!isSecret(secret)) return secret;
   const data: Record<string, string> = {};
-  const rawData = secret.data;
-  if (rawData && typeof rawData === "object") {
-    for (const [k, v] of Object.entries(rawData as Record<string, unknown>)) {
-      if (isHashedValue(v)) data[k] = v;
-      else {
-        const bytes = decodeData(v);
-        if (bytes) data[k] = hashBytes(bytes, key);
-      }
-    }
-  }
-  const stringData = secret.stringData;
-  if (stringData && typeof stringData === "object") {
-    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
-      if (isHashedValue(v)) data[k] = v;
-      else {
-        const bytes = stringBytes(v);
-        if (bytes) data[k] = hashBytes(bytes, key);
-      }
-    }
-  }
+  for (const [k, token] of secretTokens(secret)) data[k] = typeof token === "string" ? token : hashBytes(token, key);
   const { stringData: _dropped, ...rest } = secret;
   const out: KubeObject = { ...rest, data } as KubeObject;
   const annotations = secret.metadata.annotations;
@@ -77,22 +58,13 @@ export type SecretToken = string | Buffer;
 /** Per key, the token the differ compares; stringData wins over data like on the server. */
 export function secretTokens(obj: Record<string, unknown>): Map<string, SecretToken> {
   const out = new Map<string, SecretToken>();
-  const data = obj.data;
-  if (data && typeof data === "object" && !Array.isArray(data)) {
-    for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+  for (const [field, bytesOf] of [["data", decodeData], ["stringData", stringBytes]] as const) {
+    const values = obj[field];
+    if (!values || typeof values !== "object" || Array.isArray(values)) continue;
+    for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
       if (isHashedValue(v)) out.set(k, v);
       else {
-        const bytes = decodeData(v);
-        if (bytes) out.set(k, bytes);
-      }
-    }
-  }
-  const stringData = obj.stringData;
-  if (stringData && typeof stringData === "object" && !Array.isArray(stringData)) {
-    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
-      if (isHashedValue(v)) out.set(k, v);
-      else {
-        const bytes = stringBytes(v);
+        const bytes = bytesOf(v);
         if (bytes) out.set(k, bytes);
       }
     }

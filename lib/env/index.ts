@@ -1,4 +1,9 @@
-// The one place that reads process.env. Everything else imports `env()`.
+// The one place that reads process.env (an eslint rule keeps lib/, app/ and
+// components/ from reading it elsewhere). Driftwatch's own settings are parsed
+// once with zod: `env()`. Two kinds of variable are not settings and are read
+// when used: credentials whose variable name driftwatch.yaml chooses
+// (`namedVariable`), and the whole environment handed on to child processes
+// (`inheritedEnvironment`).
 import path from "node:path";
 import { z } from "zod";
 
@@ -43,6 +48,10 @@ const schema = z.object({
   DRIFTWATCH_METRICS_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
   /** Public URL of the dashboard, used in alert links and OIDC redirects. */
   DRIFTWATCH_PUBLIC_URL: z.string().url().optional(),
+  /** Where programs are looked up (kustomize, kubectl) and what renderer children get. */
+  PATH: z.string().optional(),
+  /** Expands `~/` in a configured kubeconfig path. */
+  HOME: z.string().optional(),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -67,4 +76,22 @@ export function resetEnvCache(): void {
 
 export function dataDir(): string {
   return path.resolve(env().DRIFTWATCH_DATA_DIR);
+}
+
+/**
+ * A credential named by driftwatch.yaml (`tokenEnv`, `secretEnv`,
+ * `clientSecretEnv`…): the operator picks the variable, so it cannot be in the
+ * schema. Read when used, so nothing but the code that needs it holds it.
+ */
+export function namedVariable(name: string): string | undefined {
+  return process.env[name];
+}
+
+/**
+ * A copy of this process's whole environment, for a child process that reads
+ * its own settings from it (web processes, `next build`, git). Callers take out
+ * or add what the child must not or must see.
+ */
+export function inheritedEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env };
 }

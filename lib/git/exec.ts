@@ -3,6 +3,7 @@
 // (merge-base --is-ancestor), and byte-exact output with NULs.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { inheritedEnvironment } from "@/lib/env";
 import { GitError, gitStderrSummary, looksLikeMissingRef, type GitErrorCategory } from "./errors";
 
 /**
@@ -15,7 +16,7 @@ import { GitError, gitStderrSummary, looksLikeMissingRef, type GitErrorCategory 
 const DROPPED = new Set(["SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "PREFIX", "LANGUAGE"]);
 
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...process.env };
+  const out = inheritedEnvironment();
   for (const k of Object.keys(out)) {
     if (/^GIT_/i.test(k) || DROPPED.has(k.toUpperCase())) delete out[k];
   }

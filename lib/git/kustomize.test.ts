@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/lib/env";
 import { GitError } from "./errors";
 import { findKustomize } from "./kustomize";
 import { requiredKustomize } from "@/test/support/required-tools";
@@ -45,6 +46,7 @@ describe("kustomize binary lookup", () => {
 
   afterAll(() => {
     process.env.PATH = savedPath;
+    resetEnvCache();
     rmSync(emptyPath, { recursive: true, force: true });
   });
 
@@ -56,11 +58,13 @@ describe("kustomize binary lookup", () => {
       const sha = repo.commit("app");
       const { mirrorPath } = await syncMirror({ name: "km", url: repo.dir, auth: { type: "none" } }, mirrors);
       process.env.PATH = emptyPath;
+      resetEnvCache();
       const err = await renderManifests(mirrorPath, sha, { path: "app", mode: "kustomize", defaultNamespace: "d" }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GitError);
       expect(err).toMatchObject({ category: "render", message: expect.stringMatching(/install kustomize.*kubectl.*KUSTOMIZE_BIN/) });
     } finally {
       process.env.PATH = savedPath;
+      resetEnvCache();
       repo.cleanup();
       rmSync(mirrors, { recursive: true, force: true });
     }

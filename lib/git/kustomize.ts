@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { env } from "@/lib/env";
 import { GitError } from "./errors";
 import { networkIsolation, renderEnv } from "./sandbox";
 
@@ -26,7 +27,7 @@ function executable(file: string): boolean {
 }
 
 function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+  for (const dir of (env().PATH ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     if (executable(candidate)) return candidate;

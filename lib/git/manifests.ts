@@ -1,7 +1,7 @@
 // From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
 // expansion, default namespaces, duplicates. Pure functions over strings, so
 // plain rendering and kustomize output share them.
-import { KUBERNETES_YAML_SCHEMA, KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml } from "./k8s-yaml";
+import { KUBERNETES_YAML_SCHEMA, KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml, type YamlDocument, type YamlResult } from "./k8s-yaml";
 import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
 
 export interface RenderedObject {
@@ -17,26 +17,14 @@ export interface RenderProblem {
   severity: "error" | "warning";
 }
 
-export interface ParsedDocument {
-  value: unknown;
-  /** 0-based position among the file's non-empty documents. */
-  index: number;
-  /** 1-based line where the document starts. */
-  line: number;
-  /** Character offsets of the document in the file text. */
-  range: [number, number];
-}
-
-export type ParseResult = { ok: true; docs: ParsedDocument[] } | { ok: false; line?: number; message: string };
-
 /** `reader`: whose YAML rules apply — kubectl's (and Argo CD's), or kustomize's (what Flux applies). */
-export function parseManifestText(file: string, text: string, reader: "kubectl" | "kustomize" = "kubectl"): ParseResult {
+export function parseManifestText(file: string, text: string, reader: "kubectl" | "kustomize" = "kubectl"): YamlResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/\.json$/i.test(file)) return parseJson(src);
   return parseKubernetesYaml(src, reader === "kustomize" ? KUSTOMIZE_YAML_SCHEMA : KUBERNETES_YAML_SCHEMA);
 }
 
-function parseJson(src: string): ParseResult {
+function parseJson(src: string): YamlResult {
   if (src.trim() === "") return { ok: true, docs: [] };
   try {
     return { ok: true, docs: [{ value: JSON.parse(src), index: 0, line: 1, range: [0, src.length] }] };
@@ -183,7 +171,7 @@ function listItems(v: unknown): unknown[] | null {
  * expanded, anything that is not a Kubernetes object is skipped with a
  * warning (kubectl would refuse it; Git may hold other YAML beside manifests).
  */
-export function objectsFromDocuments(sourcePath: string, docs: readonly ParsedDocument[], problems: RenderProblem[]): RenderedObject[] {
+export function objectsFromDocuments(sourcePath: string, docs: readonly YamlDocument[], problems: RenderProblem[]): RenderedObject[] {
   const out: RenderedObject[] = [];
   const base = sourcePath.split("/").pop() ?? sourcePath;
   for (const doc of docs) {

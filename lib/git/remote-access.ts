@@ -4,6 +4,7 @@
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import type { RepositoryConfig } from "@/lib/config/schema";
+import { namedVariable } from "@/lib/env";
 import { GitError } from "./errors";
 
 export type RemoteKind = "local" | "file" | "http" | "ssh" | "git";
@@ -37,11 +38,10 @@ export function remoteKind(url: string): RemoteKind {
 }
 
 /**
- * Reads the credential named by the config (the variable name is chosen by the
- * operator, so this is the one place outside lib/env that reads process.env).
+ * Reads the credential named by the config (the operator chooses the variable).
  */
 function readToken(repo: RepositoryConfig, tokenEnv: string): string {
-  const token = process.env[tokenEnv];
+  const token = namedVariable(tokenEnv);
   if (!token) {
     throw new GitError(
       "git-auth",

@@ -3,6 +3,7 @@
 // cannot influence and, where the machine allows it, no network at all.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { env } from "@/lib/env";
 
 /**
  * The whole environment of a renderer child. Nothing is inherited but PATH:
@@ -13,8 +14,7 @@ import path from "node:path";
  */
 export function renderEnv(home: string): NodeJS.ProcessEnv {
   return {
-    NODE_ENV: process.env.NODE_ENV,
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...searchPathOnly(),
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, ".config"),
     XDG_CACHE_HOME: path.join(home, ".cache"),
@@ -28,6 +28,12 @@ export function renderEnv(home: string): NodeJS.ProcessEnv {
     GIT_ALLOW_PROTOCOL: "none",
     GIT_PROTOCOL_FROM_USER: "0",
   };
+}
+
+/** NODE_ENV and PATH, and nothing else of this process's environment. */
+function searchPathOnly(): NodeJS.ProcessEnv {
+  const { NODE_ENV, PATH } = env();
+  return { NODE_ENV, PATH: PATH ?? "/usr/bin:/bin" };
 }
 
 export interface NetworkIsolation {
@@ -54,7 +60,7 @@ export function networkIsolation(): NetworkIsolation {
   let reason = "";
   for (const prefix of attempts) {
     const [cmd, ...args] = prefix as [string, ...string[]];
-    const res = spawnSync(cmd, [...args, "--", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 5_000, env: { NODE_ENV: process.env.NODE_ENV, PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    const res = spawnSync(cmd, [...args, "--", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 5_000, env: searchPathOnly() });
     if (res.status === 0) return (probed = { prefix });
     reason = res.error ? res.error.message : res.stderr.toString("utf8").trim() || `exit code ${res.status}`;
   }

@@ -7,6 +7,7 @@ import http from "node:http";
 import fs from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterConfig } from "@/lib/config";
+import { env, namedVariable } from "@/lib/env";
 import { KubeError, categoryForNetworkError, categoryForStatus } from "./errors";
 
 export interface RequestOptions {
@@ -29,7 +30,7 @@ export interface ClusterClient {
 export function kubeConfigFor(cluster: ClusterConfig): KubeConfig {
   const kc = new KubeConfig();
   if ("kubeconfig" in cluster) {
-    const file = cluster.kubeconfig.replace(/^~(?=\/)/, process.env.HOME ?? "~");
+    const file = cluster.kubeconfig.replace(/^~(?=\/)/, env().HOME ?? "~");
     if (!fs.existsSync(file)) throw new KubeError("unreachable", `kubeconfig ${file} does not exist`);
     kc.loadFromFile(file);
     if (cluster.context) {
@@ -41,7 +42,7 @@ export function kubeConfigFor(cluster: ClusterConfig): KubeConfig {
   } else if ("inCluster" in cluster) {
     kc.loadFromCluster();
   } else {
-    const token = process.env[cluster.tokenEnv];
+    const token = namedVariable(cluster.tokenEnv);
     if (!token) throw new KubeError("unauthorised", `environment variable ${cluster.tokenEnv} (the cluster token) is not set`);
     kc.loadFromOptions({
       clusters: [{ name: "c", server: cluster.server, caFile: cluster.caFile, skipTLSVerify: cluster.insecureSkipTlsVerify }],

@@ -59,7 +59,7 @@ export async function bootServer(opts: BootOptions = {}): Promise<RunningServer>
       else ensureProductionBuild(root, log);
     }
     const { PORT, HOST } = env();
-    const web = opts.dev ? await serveNext({ dev: true, root }) : await serveNextCluster({ root, count: webProcessCount(false), log });
+    const web = opts.dev ? await serveNext({ dev: true, root }) : await serveNextCluster({ root, count: webProcessCount(false), databaseUrl: prepared.databaseUrl, log });
     stoppers.unshift(() => web.stop());
     const url = `http://${HOST === "0.0.0.0" ? "localhost" : HOST}:${PORT}`;
     return { url, stop: () => runStoppers(stoppers) };

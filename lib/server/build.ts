@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { inheritedEnvironment } from "@/lib/env";
 
 const SOURCE_DIRS = ["app", "components", "lib", "next.config.js", "package-lock.json", "postcss.config.mjs"];
 
@@ -28,7 +29,7 @@ export function buildIsCurrent(root: string): boolean {
 export function ensureProductionBuild(root: string, log: (msg: string) => void): void {
   if (buildIsCurrent(root)) return;
   log("Building the dashboard (first start or sources changed; about 30 s)…");
-  const result = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const result = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { ...inheritedEnvironment(), NEXT_TELEMETRY_DISABLED: "1" } });
   if (result.status !== 0) throw new Error("next build failed; see the output above");
 }
 
@@ -37,7 +38,7 @@ export function ensureProductionBuildAsync(root: string, log: (msg: string) => v
   if (buildIsCurrent(root)) return Promise.resolve();
   log("Building the dashboard in the background (first start or sources changed)…");
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["next", "build"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const child = spawn("npx", ["next", "build"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...inheritedEnvironment(), NEXT_TELEMETRY_DISABLED: "1" } });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));

@@ -4,7 +4,7 @@
 // READINESS_TTL_MS however many probes ask: concurrent callers share one
 // check. Answers carry reason codes only; what went wrong goes to the log,
 // because probes are public and database errors name hosts, roles and tables.
-import { getPrisma } from "@/lib/db";
+import { databaseUrl, getPrisma } from "@/lib/db";
 import { readMigrations } from "@/lib/db/migrate";
 import { logger } from "@/lib/log";
 
@@ -47,7 +47,7 @@ const NOTHING_COLLECTED: Health["collection"] = { lastCollectedAt: null, environ
 
 async function computeHealth(now: Date): Promise<Health> {
   const checkedAt = now.toISOString();
-  if (!process.env.DATABASE_URL) {
+  if (!databaseUrl()) {
     return notReady("database-not-configured", checkedAt);
   }
   try {

@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { getConfig, ConfigError, type DriftwatchConfig } from "@/lib/config";
-import { dataDir, resetEnvCache } from "@/lib/env";
+import { dataDir, env } from "@/lib/env";
 import { ensureDatabase, type EmbeddedDatabase } from "@/lib/db/ensure-database";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
@@ -15,6 +15,8 @@ export interface Prepared {
   db: PrismaClient;
   config: DriftwatchConfig;
   embedded: boolean;
+  /** The application role's URL: DATABASE_URL, or the embedded database's (web processes are handed it). */
+  databaseUrl: string;
   /** The database's owner role (lib/db/roles.ts): only for resets the application role may not make. */
   ownerUrl: string;
   stop(): Promise<void>;
@@ -39,7 +41,7 @@ export function loadConfigOrExit(): DriftwatchConfig {
  */
 async function postgresParentDir(embedded: EmbeddedDatabase, log: (m: string) => void): Promise<string> {
   const preferred = dataDir();
-  if (process.env.DATABASE_URL || process.getuid?.() !== 0) return preferred;
+  if (env().DATABASE_URL || process.getuid?.() !== 0) return preferred;
   const problem = await embedded.checkDataDirAccess(path.join(preferred, "postgres"));
   if (!problem) return preferred;
   const fallback = path.join("/var/lib/driftwatch", `${path.basename(preferred)}-${crypto.createHash("sha256").update(preferred).digest("hex").slice(0, 10)}`);
@@ -59,9 +61,8 @@ export async function prepare(options: PrepareOptions = {}): Promise<Prepared> {
   const config = loadConfigOrExit();
   const folder = options.embedded ? await postgresParentDir(options.embedded, log) : dataDir();
   const database = await ensureDatabase({ dataDir: folder, log, embedded: options.embedded });
-  resetEnvCache();
   const db = getPrisma();
   await syncConfigToDatabase(db, config);
   await ensureAuditChainKeyed(db);
-  return { db, config, embedded: database.embedded, ownerUrl: database.ownerUrl, stop: database.stop };
+  return { db, config, embedded: database.embedded, databaseUrl: database.url, ownerUrl: database.ownerUrl, stop: database.stop };
 }

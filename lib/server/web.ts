@@ -10,7 +10,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import next from "next";
-import { env } from "@/lib/env";
+import { env, inheritedEnvironment } from "@/lib/env";
 import { requestFrontFromEnv } from "./request-front";
 import { refuseUnservedMethod } from "./refuse-unserved-method.mjs";
 
@@ -82,11 +82,12 @@ export function nodeFlagsWithoutLoader(execArgv: readonly string[]): string[] {
 const WORKER_SCRIPT = path.join(import.meta.dirname, "..", "..", "scripts", "web-worker.mjs");
 
 /**
- * `count` web processes (scripts/web-worker.ts) sharing PORT; resolves once
+ * `count` web processes (scripts/web-worker.ts) sharing PORT, each told the
+ * database this process uses (the embedded one's URL exists only here); resolves once
  * all of them listen. A process that dies is replaced, unless they keep dying
  * (then the last error is logged and the rest carry on).
  */
-export async function serveNextCluster(opts: { root: string; count: number; log: (m: string) => void }): Promise<WebServer> {
+export async function serveNextCluster(opts: { root: string; count: number; databaseUrl: string; log: (m: string) => void }): Promise<WebServer> {
   cluster.setupPrimary({ exec: WORKER_SCRIPT, execArgv: nodeFlagsWithoutLoader(process.execArgv), silent: false });
   const { PORT, HOST } = env();
   let stopping = false;
@@ -95,7 +96,7 @@ export async function serveNextCluster(opts: { root: string; count: number; log:
 
   const fork = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = cluster.fork({ ...process.env, PORT: String(PORT), HOST, NODE_ENV: "production" });
+      const w = cluster.fork({ ...inheritedEnvironment(), DATABASE_URL: opts.databaseUrl, PORT: String(PORT), HOST, NODE_ENV: "production" });
       workers.add(w);
       const onEarlyExit = (code: number | null) => reject(new Error(`a web process exited with code ${code} while starting`));
       w.once("listening", () => {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, RepositoryConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
+import { namedVariable } from "@/lib/env";
 import { enqueueRun } from "@/lib/collector/jobs";
 import { identifyDelivery, isPushEvent, verifyProof, type HeaderSource, type WebhookProvider } from "./providers";
 import { parsePush, type PushInfo } from "./push";
@@ -33,7 +34,7 @@ export interface WebhookResult {
 export interface WebhookDeps {
   db: PrismaClient;
   config: DriftwatchConfig;
-  /** Reads a secret by env var name (process.env by default). */
+  /** Reads a secret by env var name (lib/env's namedVariable by default). */
   secret?: (envVar: string) => string | undefined;
   limiter?: WebhookLimiter;
   failures?: FailedAttemptAudit;
@@ -88,7 +89,7 @@ function payloadOf(body: Buffer): unknown {
 
 export async function receiveWebhook(deps: WebhookDeps, req: WebhookRequest): Promise<WebhookResult> {
   const limiter = deps.limiter ?? webhookLimiter;
-  const readSecret = deps.secret ?? ((name: string) => process.env[name]);
+  const readSecret = deps.secret ?? namedVariable;
   const now = (deps.now ?? (() => new Date()))();
 
   const admitted = limiter.admit(req.ip, now.getTime());

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "v
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { embeddedPostgres, startEmbeddedPostgres, EmbeddedPostgresError, type EmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { ensureDatabase } from "@/lib/db/ensure-database";
+import { databaseUrl } from "@/lib/db/url";
+import { resetEnvCache } from "@/lib/env";
 import { applyMigrations, pendingMigrations, readMigrations, MigrationError } from "@/lib/db/migrate";
 import { openSchemaEngine } from "@/lib/db/schema-engine";
 import { resetDatabase } from "@/lib/db/testing";
@@ -540,24 +542,28 @@ describe("embedded Postgres", () => {
     const external = await ensureDatabase({ dataDir: await tempDir("unused") });
     expect(external).toMatchObject({ url: shared, embedded: false });
     await external.stop();
-    expect(process.env.DATABASE_URL).toBe(shared);
+    expect(databaseUrl()).toBe(shared);
 
     const dataDir = await tempDir("ensure");
     await fsp.chmod(dataDir, 0o711); // mkdtemp makes it 0700: as root, Postgres must pass through it
     delete process.env.DATABASE_URL;
+    resetEnvCache();
     try {
       // An entry point that brings no embedded Postgres (lib/ never imports one) needs DATABASE_URL, and says so.
       await expect(ensureDatabase({ dataDir })).rejects.toThrow(/DATABASE_URL is not set/);
       const own = await ensureDatabase({ dataDir, embedded: embeddedPostgres });
       expect(own.embedded).toBe(true);
       expect(own.url).not.toBe(shared);
-      expect(process.env.DATABASE_URL).toBe(own.url);
+      expect(databaseUrl()).toBe(own.url);
+      // Published to this process's lib/ (and Next.js's copy of it), not written into its environment.
+      expect(process.env.DATABASE_URL).toBeUndefined();
       expect(fs.existsSync(path.join(dataDir, "postgres", "pgdata", "PG_VERSION"))).toBe(true);
       expect(await pendingMigrations(own.url)).toEqual([]);
       await own.stop();
-      expect(process.env.DATABASE_URL).toBeUndefined();
+      expect(databaseUrl()).toBeUndefined();
     } finally {
       process.env.DATABASE_URL = shared;
+      resetEnvCache();
     }
   });
 
@@ -566,6 +572,7 @@ describe("embedded Postgres", () => {
     const owner = inject("ownerDatabaseUrl");
     process.env.DATABASE_URL = owner;
     process.env.DATABASE_MIGRATION_URL = owner;
+    resetEnvCache();
     const logged: string[] = [];
     try {
       await ensureDatabase({ dataDir: await tempDir("unused"), log: (m) => logged.push(m) });
@@ -575,6 +582,7 @@ describe("embedded Postgres", () => {
     } finally {
       process.env.DATABASE_URL = saved.url;
       process.env.DATABASE_MIGRATION_URL = saved.owner;
+      resetEnvCache();
     }
   });
 
@@ -589,6 +597,7 @@ describe("embedded Postgres", () => {
 
     const shared = process.env.DATABASE_URL;
     delete process.env.DATABASE_URL;
+    resetEnvCache();
     try {
       for (const [round, start] of ["first start of this release", "second start"].entries()) {
         const began = performance.now();
@@ -596,7 +605,7 @@ describe("embedded Postgres", () => {
         console.log(`[db.test] ensureDatabase on a previous release's data folder (${start}): ${Math.round(performance.now() - began)} ms`);
         try {
           expect(new URL(own.url).username).toBe("driftwatch_app");
-          expect(process.env.DATABASE_URL).toBe(own.url);
+          expect(databaseUrl()).toBe(own.url);
           const owners = await query<{ owner: string }>(
             own.url,
             `SELECT DISTINCT pg_get_userbyid(c.relowner) AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'S', 'v')
@@ -625,6 +634,7 @@ describe("embedded Postgres", () => {
       }
     } finally {
       process.env.DATABASE_URL = shared;
+      resetEnvCache();
     }
   });
 });

@@ -4,6 +4,7 @@
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
+import { resetEnvCache } from "@/lib/env";
 import { GET as health } from "@/app/api/health/route";
 import { GET as live } from "@/app/api/health/live/route";
 import { GET as ready } from "@/app/api/health/ready/route";
@@ -13,6 +14,7 @@ const url = process.env.DATABASE_URL as string;
 afterAll(disconnectPrisma);
 afterEach(() => {
   process.env.DATABASE_URL = url;
+  resetEnvCache();
   resetHealthCache();
 });
 
@@ -79,6 +81,7 @@ describe("health", () => {
 
   it("stays alive without a database, and says not ready with a reason code instead of the error text", async () => {
     process.env.DATABASE_URL = await deadDatabaseUrl();
+    resetEnvCache();
     resetHealthCache();
     const alive = await live();
     expect(alive.status).toBe(200);
@@ -93,6 +96,7 @@ describe("health", () => {
       expect(text).not.toContain(new URL(process.env.DATABASE_URL).port);
     }
     process.env.DATABASE_URL = url;
+    resetEnvCache();
     getPrisma();
   });
 });

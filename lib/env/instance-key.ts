@@ -5,7 +5,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { env, dataDir } from "@/lib/env";
+import { env, dataDir } from "./index";
 
 let cached: Buffer | undefined;
 
