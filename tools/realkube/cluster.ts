@@ -21,6 +21,8 @@ export interface RealKube {
   /** https://127.0.0.1:PORT */
   server: string;
   caPem: string;
+  /** http://127.0.0.1:PORT: etcd's client address (tests compact it to expire resourceVersions). */
+  etcdUrl: string;
   readWriteToken: string;
   readOnlyToken: string;
   /** Written by start; contexts `realkube` (read-write, current) and `realkube-ro`. */
@@ -40,6 +42,8 @@ export interface StartOptions {
   /** Forward etcd's and kube-apiserver's own output (otherwise kept for the error message). */
   verbose?: boolean;
   readyTimeoutMs?: number;
+  /** More kube-apiserver flags (for example `--watch-cache-sizes=configmaps#0`). */
+  apiserverArgs?: string[];
 }
 
 export const readOnlyUser = "realkube-ro";
@@ -225,6 +229,7 @@ export async function startRealKube(options: StartOptions = {}): Promise<RealKub
       // No controller-manager runs, so nothing creates each namespace's `default`
       // ServiceAccount; this plugin would refuse every Pod for lack of it.
       "--disable-admission-plugins=ServiceAccount",
+      ...(options.apiserverArgs ?? []),
     ], { stdio: apiserverOut.stdio });
     apiserverOut.spawned();
     children.push(apiserver);
@@ -252,7 +257,7 @@ export async function startRealKube(options: StartOptions = {}): Promise<RealKub
 
     const kubeconfigPath = options.kubeconfigPath ?? path.join(dir, "kubeconfig");
     fs.writeFileSync(kubeconfigPath, kubeconfigYaml(server, tls.caPem, readWriteToken, readOnlyToken), { mode: 0o600 });
-    return { server, caPem: tls.caPem, readWriteToken, readOnlyToken, kubeconfigPath, startMillis: Date.now() - started, dir, pids: children.map((c) => c.pid ?? -1), stop };
+    return { server, caPem: tls.caPem, etcdUrl, readWriteToken, readOnlyToken, kubeconfigPath, startMillis: Date.now() - started, dir, pids: children.map((c) => c.pid ?? -1), stop };
   } catch (error) {
     await stop();
     throw error;
