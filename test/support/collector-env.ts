@@ -28,6 +28,8 @@ export interface CollectorFixture {
   dir: string;
   /** Applies objects as a GitOps controller would (server-side apply, manager kustomize-controller). */
   applyAsController(objs: Array<Record<string, unknown>>): Promise<void>;
+  /** Applies CRDs and waits until the server serves their kinds (a real one takes a moment); `admin.discovery` knows them after. */
+  installCrds(crds: Array<Record<string, unknown>>): Promise<void>;
   /** Writes objects through the API (server-side apply, a few at a time) under `manager`. */
   seed(objs: Array<Record<string, unknown>>, manager: string): Promise<void>;
   run(envName?: string): Promise<RunOutcome & { runId: number }>;
@@ -85,6 +87,20 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
     dir,
     async applyAsController(objs) {
       for (const o of objs) await serverSideApply(admin, o, "kustomize-controller");
+    },
+    async installCrds(crds) {
+      for (const crd of crds) await serverSideApply(admin, crd, "kubectl");
+      const wanted = crds.map((crd) => {
+        const spec = crd.spec as { group: string; names: { kind: string } };
+        return `${spec.group}/${spec.names.kind}`;
+      });
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        admin.discovery = await discover(client);
+        if (wanted.every((k) => admin.discovery.byGroupKind.has(k))) return;
+        if (Date.now() > deadline) throw new Error(`the cluster does not serve ${wanted.join(", ")} 15 s after their CRDs were applied`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async seed(objs, manager) {
       const queue = [...objs];
