@@ -39,19 +39,6 @@ const APPLICATION = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/s
 type Obj = Record<string, unknown>;
 const rec = (v: unknown) => (v && typeof v === "object" ? (v as Obj) : {});
 
-// kubesim validates custom resources without their metadata against a schema whose
-// `required` lists metadata (as Argo CD's real CRD does), so every Application is refused.
-// Until the imitation skips metadata there, the test serves the CRD without that entry.
-function withoutRequiredMetadata(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutRequiredMetadata);
-  if (!value || typeof value !== "object") return value;
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = k === "required" && Array.isArray(v) ? v.filter((r) => r !== "metadata") : withoutRequiredMetadata(v);
-  }
-  return out;
-}
-
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const OBJECTS: Array<{ path: string; body: Obj }> = [
   {
@@ -94,7 +81,7 @@ afterAll(async () => {
 forEachCluster((server) => {
   beforeAll(async () => {
     cluster = await server().forCase(fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-pauses-")));
-    for (const crd of [FLUX_KUSTOMIZATION_CRD, withoutRequiredMetadata(ARGOCD_APPLICATION_CRD) as Obj]) await client().requestJson("POST", CRDS, { body: crd });
+    for (const crd of [FLUX_KUSTOMIZATION_CRD, ARGOCD_APPLICATION_CRD]) await client().requestJson("POST", CRDS, { body: crd });
     for (const ns of ["flux-system", "argocd"]) await client().requestJson("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
     // A real server serves a new CRD's resource a moment after accepting it.
     const deadline = Date.now() + 15_000;
