@@ -193,6 +193,7 @@ async function realServer(): Promise<ClusterServer> {
   // their resourceVersions and continue tokens at once, as it does on any server once its watch cache has
   // moved on. Every other resource keeps the default cache.
   const kube: RealKube = await startRealKube({ apiserverArgs: ["--watch-cache-sizes=configmaps#0"] });
+  console.log(`[realkube] etcd + kube-apiserver ready in ${(kube.startMillis / 1000).toFixed(1)} s`);
   const apiserverPid = kube.pids[kube.pids.length - 1] ?? -1;
   const adminKubeconfig = path.join(kube.dir, "admin-kubeconfig");
   fs.writeFileSync(adminKubeconfig, caseKubeconfig(kube.server, kube.server, kube.caPem, kube.readWriteToken, kube.readWriteToken));
