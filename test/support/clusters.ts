@@ -26,7 +26,7 @@ import { parseAllDocuments } from "yaml";
 import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
-import { discover, resourcePath } from "@/lib/kube/discovery";
+import { discover, resourcePath, type Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
 import { startSwitchableProxy, type SwitchableProxy } from "./switchable-proxy";
 
@@ -163,7 +163,6 @@ function collectorRbac(): Obj[] {
 }
 
 const COLLECTOR_NAMESPACE = "driftwatch";
-const SYSTEM_NAMESPACES = new Set(["default", "kube-system", "kube-public", "kube-node-lease", COLLECTOR_NAMESPACE]);
 
 function caseKubeconfig(direct: string, viaProxy: string, caPem: string, adminToken: string, collectorToken: string): string {
   const ca = Buffer.from(caPem).toString("base64");
@@ -203,8 +202,8 @@ async function realServer(): Promise<ClusterServer> {
   for (const o of rbac) await apply(admin, o);
   const role = rbac.find((o) => o.kind === "ClusterRole") as Obj;
   const baselineCrds = new Set((await admin.requestJson<{ items: Obj[] }>("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")).items.map(nameOf));
+  // The server's own namespaces and the collector's are left alone; every other one is a case's.
   const baselineNamespaces = new Set((await admin.requestJson<{ items: Obj[] }>("GET", "/api/v1/namespaces")).items.map(nameOf));
-  for (const ns of baselineNamespaces) SYSTEM_NAMESPACES.add(ns);
   let tokenCount = 0;
 
   /** A token for the collector's service account, valid while the Secret it is bound to exists. */
@@ -218,9 +217,9 @@ async function realServer(): Promise<ClusterServer> {
     return { token: review.status.token, secret };
   }
 
-  async function tokenStatus(token: string): Promise<number> {
+  async function tokenStatus(probe: ClusterClient): Promise<number> {
     try {
-      await createClusterClient({ kubeconfig: writeTemp(kube.dir, caseKubeconfig(kube.server, kube.server, kube.caPem, token, token)), context: "t" }).requestJson("GET", "/api/v1/namespaces/default/configmaps?limit=1");
+      await probe.requestJson("GET", "/api/v1/namespaces/default/configmaps?limit=1");
       return 200;
     } catch (e) {
       return e instanceof KubeError ? (e.status ?? 0) : 0;
@@ -232,9 +231,9 @@ async function realServer(): Promise<ClusterServer> {
     const namespaces = (await admin.requestJson<{ items: Obj[] }>("GET", "/api/v1/namespaces")).items.map(nameOf);
     const deletable = [...discovery.byGroupKind.values()].filter((r) => r.namespaced && r.verbs.includes("deletecollection"));
     for (const ns of namespaces) {
-      if (ns === COLLECTOR_NAMESPACE || (SYSTEM_NAMESPACES.has(ns) && ns !== "default")) continue;
+      if (baselineNamespaces.has(ns)) continue;
+      // Emptied first: a namespace deleted with objects left in etcd would hand them to the next case of that name.
       await Promise.all(deletable.map((r) => admin.requestJson("DELETE", resourcePath(r, ns)).catch(() => undefined)));
-      if (SYSTEM_NAMESPACES.has(ns)) continue;
       await admin.requestJson("DELETE", `/api/v1/namespaces/${ns}`).catch(() => undefined);
       // The namespace controller (kube-controller-manager) would empty and finalise it; here nothing else will.
       await admin.requestJson("PUT", `/api/v1/namespaces/${ns}/finalize`, { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns }, spec: { finalizers: [] } } }).catch(() => undefined);
@@ -286,12 +285,12 @@ async function realServer(): Promise<ClusterServer> {
           proxy.latencyMs = ms;
         },
         async revokeCollectorToken() {
-          const { token, secret } = current;
-          await admin.requestJson("DELETE", `/api/v1/namespaces/${COLLECTOR_NAMESPACE}/secrets/${secret}`);
+          const probe = createClusterClient({ kubeconfig: kubeconfigPath, context: "t-readonly" }, { timeoutMs: 5_000 });
+          await admin.requestJson("DELETE", `/api/v1/namespaces/${COLLECTOR_NAMESPACE}/secrets/${current.secret}`);
           revoked = true;
-          // The API server may remember a token it accepted for a few seconds.
+          // The API server remembers a token it accepted for up to 10 s (its authentication cache).
           const until = Date.now() + 30_000;
-          while ((await tokenStatus(token)) !== 401) {
+          while ((await tokenStatus(probe)) !== 401) {
             if (Date.now() > until) throw new Error("the revoked token is still accepted after 30 s");
             await new Promise((r) => setTimeout(r, 200));
           }
@@ -299,7 +298,7 @@ async function realServer(): Promise<ClusterServer> {
         async forbid(resource, group = "") {
           await setRole({ resource, group });
           // RBAC is read from the API server's own watch cache: wait until the denial is in force.
-          const probe = await probeClient(kubeconfigPath);
+          const probe = createClusterClient({ kubeconfig: kubeconfigPath, context: "t-readonly" }, { timeoutMs: 5_000 });
           const r = (await discover(admin)).byGroupKind;
           const res = [...r.values()].find((x) => x.resource === resource && x.group === group);
           if (!res) throw new Error(`no resource ${group}/${resource}`);
@@ -361,10 +360,17 @@ async function realServer(): Promise<ClusterServer> {
   };
 }
 
+const discoveries = new WeakMap<ClusterClient, Discovery>();
+
 async function apply(client: ClusterClient, obj: Obj): Promise<void> {
-  const discovery = await discover(client);
   const [group, version] = String(obj.apiVersion).includes("/") ? String(obj.apiVersion).split("/") : ["", String(obj.apiVersion)];
-  const r = [...discovery.byGroupKind.values()].find((x) => x.group === group && x.kind === obj.kind);
+  const find = (d: Discovery | undefined) => d?.byGroupKind.get(`${group}/${String(obj.kind)}`);
+  let r = find(discoveries.get(client));
+  if (!r) {
+    const fresh = await discover(client);
+    discoveries.set(client, fresh);
+    r = find(fresh);
+  }
   if (!r) throw new Error(`the cluster does not serve ${String(obj.apiVersion)} ${String(obj.kind)}`);
   const meta = obj.metadata as { name: string; namespace?: string };
   await client.requestJson("PATCH", resourcePath({ ...r, version: version ?? r.version }, meta.namespace, meta.name), {
@@ -376,16 +382,6 @@ async function apply(client: ClusterClient, obj: Obj): Promise<void> {
 
 function nameOf(o: Obj): string {
   return String((o.metadata as Obj | undefined)?.name ?? "");
-}
-
-function writeTemp(dir: string, text: string): string {
-  const file = path.join(dir, `probe-${process.hrtime.bigint()}.kubeconfig`);
-  fs.writeFileSync(file, text, { mode: 0o600 });
-  return file;
-}
-
-async function probeClient(kubeconfigPath: string): Promise<ClusterClient> {
-  return createClusterClient({ kubeconfig: kubeconfigPath, context: "t-readonly" }, { timeoutMs: 5_000 });
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
