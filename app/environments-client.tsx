@@ -5,7 +5,7 @@ import { EnvironmentCard } from "@/components/environment-card";
 import { StaleDataNotice } from "@/components/query-state";
 import { useNow } from "@/components/time";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { EnvironmentListDto } from "@/lib/dashboard/dto";
+import type { EnvironmentListDto } from "@/lib/api/contract";
 
 export function EnvironmentsClient({ initial }: { initial: EnvironmentListDto }) {
   const q = useQuery({

@@ -15,9 +15,9 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "@driftwatch/embedded-postgres";
 import { applyMigrations } from "../lib/db/migrate";
 import { disconnectPrisma, getPrisma } from "../lib/db";
-import { driftPageSql, driftQuerySchema, listDrift } from "../lib/dashboard/drift";
+import { driftPageSql, listDrift } from "../lib/dashboard/drift";
 import { getEnvironmentDetail, listEnvironments } from "../lib/dashboard/environments";
-import { DRIFT_SORTS } from "../lib/dashboard/dto";
+import { DRIFT_SORTS, driftQuerySchema } from "../lib/api/contract/drift";
 import { seedManyDrift, seedShop } from "../test/fixtures/dashboard";
 
 export interface QueryTiming {

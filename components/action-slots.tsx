@@ -1,7 +1,7 @@
 "use client";
 // Where the mutating flows (pause, resume, take ownership, claim) sit on the
 // dashboard pages. Each slot shows its form only to operators and admins.
-import type { PauseDto } from "@/lib/dashboard/dto";
+import type { PauseDto } from "@/lib/api/contract";
 import type { SessionInfo } from "@/lib/dashboard/client";
 import { PauseForm } from "@/components/pauses/pause-form";
 import { PauseActions } from "@/components/pauses/pause-actions";

@@ -3,7 +3,7 @@
 // column headers (buttons, so the keyboard reaches them), a checkbox per row
 // for claiming. Presentational: filters, paging and data live in the page.
 import Link from "next/link";
-import type { DriftItemDto, DriftSort } from "@/lib/dashboard/dto";
+import type { DriftItemDto, DriftSort } from "@/lib/api/contract";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 import { DriftTypeBadge, Pill } from "./status-badge";
 import { Ago } from "./time";

@@ -1,5 +1,5 @@
 "use client";
-import type { EnvironmentBadgeDto } from "@/lib/dashboard/dto";
+import type { EnvironmentBadgeDto } from "@/lib/api/contract";
 import { formatLocal, useMounted } from "./time";
 import { formatAge } from "@/lib/dashboard/format";
 

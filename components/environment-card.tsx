@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import type { EnvironmentSummaryDto } from "@/lib/dashboard/dto";
+import type { EnvironmentSummaryDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 import { DriftTypeBadge, Pill, StatusBadge } from "./status-badge";
 import { RevisionLine } from "./revision";

@@ -1,6 +1,6 @@
 // The promotion chain of one commit as a picture: the commit, then each
 // environment in promotion order, each arrow labelled with how long that hop took.
-import type { EnvironmentBadgeDto, Hop } from "@/lib/dashboard/dto";
+import type { EnvironmentBadgeDto, Hop } from "@/lib/api/contract";
 import { formatDuration } from "@/lib/dashboard/format";
 
 const FILL: Record<EnvironmentBadgeDto["state"], string> = { live: "#15803d", pending: "#7c3aed", "not-approved": "#94a3b8", unknown: "#cbd5e1" };

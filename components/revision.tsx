@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { RevisionDto } from "@/lib/dashboard/dto";
+import type { RevisionDto } from "@/lib/api/contract";
 
 export function ShaLink({ sha, className }: { sha: string; className?: string }) {
   return (

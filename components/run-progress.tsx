@@ -1,4 +1,4 @@
-import type { RunDto } from "@/lib/dashboard/dto";
+import type { RunDto } from "@/lib/api/contract";
 import { formatAge } from "@/lib/dashboard/format";
 
 const PHASES: Record<string, string> = {

@@ -2,7 +2,7 @@
 // Desired (Git) and live side by side. Changed rows are highlighted; the first
 // row of each reported change carries its attribution in the margin, so "who
 // changed this line" is read where the line is.
-import type { ChangeDto, DiffRowDto } from "@/lib/dashboard/dto";
+import type { ChangeDto, DiffRowDto } from "@/lib/api/contract";
 import { Ago } from "./time";
 
 const ROW: Record<DiffRowDto["kind"], { left: string; right: string }> = {

@@ -8,7 +8,7 @@ import { ErrorBlock, LoadingBlock } from "@/components/query-state";
 import { RevisionLine } from "@/components/revision";
 import { Pill } from "@/components/status-badge";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { CompareDto } from "@/lib/dashboard/dto";
+import type { CompareDto } from "@/lib/api/contract";
 import { valueText } from "@/lib/dashboard/format";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
-import { compareEnvironments, compareQuerySchema, environmentNames } from "@/lib/dashboard";
+import { compareEnvironments, environmentNames } from "@/lib/dashboard";
+import { compareQuerySchema } from "@/lib/api/contract/compare";
 import { ApiError } from "@/lib/api/errors";
 import { CompareClient } from "./compare-client";
 

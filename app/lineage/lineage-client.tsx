@@ -8,7 +8,7 @@ import { RevisionLine, ShaLink } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
 import { Ago, useNow } from "@/components/time";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { LineageDto } from "@/lib/dashboard/dto";
+import type { LineageDto } from "@/lib/api/contract";
 
 export function LineageClient({ initial }: { initial: LineageDto }) {
   const q = useQuery({ queryKey: queryKeys.lineage, queryFn: () => fetchJson<LineageDto>("/api/lineage"), initialData: initial, refetchInterval: POLL_MS });

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ChartFrame, ColumnChart, HBarChart, Lanes, StackedColumns } from "@/components/charts";
 import { StaleDataNotice } from "@/components/query-state";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { MetricsDto } from "@/lib/dashboard/dto";
+import type { MetricsDto } from "@/lib/api/contract";
 import { formatDuration } from "@/lib/dashboard/format";
 
 const hours = (ms: number) => (ms >= 86_400_000 ? `${(ms / 86_400_000).toFixed(1)} d` : ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`);

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
-import { getMetrics, metricsQuerySchema } from "@/lib/dashboard";
+import { getMetrics } from "@/lib/dashboard";
+import { metricsQuerySchema } from "@/lib/api/contract/metrics";
 import { MetricsClient } from "./metrics-client";
 
 export const dynamic = "force-dynamic";

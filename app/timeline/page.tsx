@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
-import { getTimeline, timelineQuerySchema } from "@/lib/dashboard";
+import { getTimeline } from "@/lib/dashboard";
+import { timelineQuerySchema } from "@/lib/api/contract/timeline";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { TimelineClient } from "./timeline-client";
 

@@ -8,7 +8,7 @@ import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-st
 import { Pill } from "@/components/status-badge";
 import { Time, formatLocal, useMounted } from "@/components/time";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { TimelineDto, TimelineEvent, TimelineType } from "@/lib/dashboard/dto";
+import type { TimelineDto, TimelineEvent, TimelineType } from "@/lib/api/contract";
 import { TIMELINE_TYPES, TIMELINE_TYPE_LABELS } from "@/lib/timeline/merge";
 
 const TONE: Record<TimelineType, "slate" | "amber" | "red" | "green" | "sky" | "violet"> = {

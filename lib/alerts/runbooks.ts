@@ -1,14 +1,9 @@
 // Short built-in runbooks for the on-call engineer: what to check, what to
 // do. A team's own runbook replaces the link via `alerts.runbooks[type]`.
 import type { AlertType } from "./rules";
+import type { Runbook } from "@/lib/api/contract/alerts";
 
-export interface Runbook {
-  summary: string;
-  check: string[];
-  act: string[];
-  /** The team's runbook from driftwatch.yaml, when configured. */
-  url: string | null;
-}
+export type { Runbook } from "@/lib/api/contract/alerts";
 
 const BASE: Record<AlertType, Omit<Runbook, "url">> = {
   environment_stale: {

@@ -8,7 +8,8 @@ import { canonicalJson } from "@/lib/audit/canonical";
 import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
 import { evaluateAlerts, type AlertSnapshot, type AlertType, type DesiredAlert, type Severity } from "./rules";
 import { alertPayload, contentHash, postWebhook, type AlertEvent, type DeliveryResult, type WebhookTarget } from "./deliver";
-import { runbookFor, type Runbook } from "./runbooks";
+import { runbookFor } from "./runbooks";
+import type { AlertRecordDto } from "@/lib/api/contract/alerts";
 
 type Db = PrismaClient;
 
@@ -244,19 +245,8 @@ export async function refreshAlerts(db: Db, environmentId: string | null, now: D
   return syncAlerts(db, environmentId, evaluateAlerts(snapshot, now), now, opts);
 }
 
-export interface AlertDto {
-  id: string;
-  type: AlertType;
-  severity: Severity;
-  title: string;
-  environment: string | null;
-  details: Record<string, unknown>;
-  runbook: Runbook;
-  openedAt: string;
-  updatedAt: string;
-  resolvedAt: string | null;
-  notifiedAt: string | null;
-}
+/** An alert as the API answers it (lib/api/contract/alerts.ts). */
+export type AlertDto = AlertRecordDto;
 
 export async function listAlerts(
   db: Db,

@@ -1,5 +1,6 @@
 // The one wrapper every route handler goes through: it authenticates, parses
-// input with zod, maps errors to statuses, and never lets bad input become a 500.
+// input with its operation's zod schemas (lib/api/contract/operations.ts),
+// maps errors to statuses, and never lets bad input become a 500.
 // Reads (jsonRoute) need a signed-in user unless the path is public;
 // mutations (mutationRoute) also need a role, the CSRF token and our origin.
 import { NextResponse, type NextRequest } from "next/server";
@@ -15,22 +16,30 @@ import { readSessionCached } from "@/lib/auth/session-cache";
 import { changeFeed } from "@/lib/db/change-feed";
 import type { Role } from "@/lib/auth/roles";
 import { SHAREABLE_CACHE_CONTROL } from "./shareable";
+import type { OkBody, Operation } from "./contract/operations";
 
 type Params = Record<string, string | string[] | undefined>;
 
-export interface RouteContext<P extends z.ZodType, Q extends z.ZodType> {
+type Parsed<S> = S extends z.ZodType ? z.output<S> : Record<string, string>;
+type ParamsOf<O extends Operation> = Parsed<O["params"]>;
+type QueryOf<O extends Operation> = Parsed<O["query"]>;
+type BodyOf<O extends Operation> = O["body"] extends z.ZodType ? z.output<O["body"]> : unknown;
+/** What a handler may answer: its operation's documented success body, or a response it built itself (a download). */
+type Answer<O extends Operation> = OkBody<O> | Response;
+
+export interface RouteContext<O extends Operation> {
   req: NextRequest;
-  params: z.infer<P>;
-  query: z.infer<Q>;
+  params: ParamsOf<O>;
+  query: QueryOf<O>;
   /** The signed-in user; null only on public paths. */
   user: SessionUser | null;
 }
 
-export interface MutationContext<P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType> {
+export interface MutationContext<O extends Operation> {
   req: NextRequest;
-  params: z.infer<P>;
-  body: z.infer<B>;
-  query: z.infer<Q>;
+  params: ParamsOf<O>;
+  body: BodyOf<O>;
+  query: QueryOf<O>;
   user: SessionUser;
   session: Session;
   db: PrismaClient;
@@ -104,11 +113,16 @@ function toResponse(body: unknown, status = 200): NextResponse {
   return new NextResponse(jsonText(body), { status, headers: { ...NO_STORE, "content-type": "application/json" } });
 }
 
-/** A read-only JSON route: signed-in user (unless public), params and query validated, errors mapped. */
-export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.ZodType = z.ZodType<Record<string, string>>>(
-  schemas: { params?: P; query?: Q },
-  handler: (ctx: RouteContext<P, Q>) => Promise<unknown>,
-) {
+function parseParams(op: Operation, raw: unknown): unknown {
+  return op.params ? op.params.parse(raw) : raw;
+}
+function parseQuery(op: Operation, req: NextRequest): unknown {
+  const raw = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
+  return op.query ? op.query.parse(raw) : raw;
+}
+
+/** A read-only JSON route for `op` (lib/api/contract/operations.ts): signed-in user (unless public), params and query validated with its schemas, errors mapped. */
+export function jsonRoute<O extends Operation>(op: O, handler: (ctx: RouteContext<O>) => Promise<Answer<O>>) {
   return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
     try {
       let user: SessionUser | null = null;
@@ -117,12 +131,10 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
         if (!session) throw new ApiError("unauthorized", "sign in first");
         user = session.user;
       }
-      const rawParams = refuseNul((await context.params) ?? {});
-      const params = schemas.params ? schemas.params.parse(rawParams) : rawParams;
-      const rawQuery = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
-      const query = schemas.query ? schemas.query.parse(rawQuery) : rawQuery;
-      const body = await handler({ req, params, query, user } as RouteContext<P, Q>);
-      return toResponse(body);
+      const params = parseParams(op, refuseNul((await context.params) ?? {}));
+      const query = parseQuery(op, req);
+      const body = await handler({ req, params, query, user } as RouteContext<O>);
+      return toResponse(body, op.ok.status);
     } catch (error) {
       return errorResponse(error);
     }
@@ -137,11 +149,8 @@ export function jsonRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.Z
  * answer differently for different people. Its 200 answers say so with
  * Cache-Control (lib/api/shareable.ts); errors stay no-store.
  */
-export function sharedReadRoute<P extends z.ZodType = z.ZodType<Params>, Q extends z.ZodType = z.ZodType<Record<string, string>>>(
-  schemas: { params?: P; query?: Q },
-  handler: (ctx: { params: z.infer<P>; query: z.infer<Q> }) => Promise<unknown>,
-) {
-  const route = jsonRoute(schemas, ({ params, query }) => handler({ params, query }));
+export function sharedReadRoute<O extends Operation>(op: O, handler: (ctx: { params: ParamsOf<O>; query: QueryOf<O> }) => Promise<Answer<O>>) {
+  const route = jsonRoute(op, ({ params, query }) => handler({ params, query }));
   return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
     const res = await route(req, context);
     if (res.status === 200) res.headers.set("cache-control", SHAREABLE_CACHE_CONTROL);
@@ -149,41 +158,33 @@ export function sharedReadRoute<P extends z.ZodType = z.ZodType<Params>, Q exten
   };
 }
 
-/** What a mutation may send unless its route says otherwise. */
+/** What a mutation may send. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * KiB;
 
 /**
- * A mutating route (POST/PUT/PATCH/DELETE). In this order: no session → 401;
- * role below `role` → 403; missing/wrong `x-csrf-token` or a foreign Origin →
- * 403; a body over `maxBodyBytes` (default 256 KiB) → 413; params, query
- * and JSON body validated with zod → 400. The handler
- * returns a JSON-able value (status `status`, default 200) or a response.
+ * A mutating route (POST/PUT/PATCH/DELETE) for `op`, whose access is the role
+ * it needs. In this order: no session → 401; role below it → 403; missing/wrong
+ * `x-csrf-token` or a foreign Origin → 403; a body over 256 KiB → 413; params,
+ * query and JSON body validated with the operation's schemas → 400. The
+ * handler returns the operation's success body (sent with its status) or a
+ * response.
  */
-export function mutationRoute<
-  B extends z.ZodType = z.ZodType<undefined>,
-  P extends z.ZodType = z.ZodType<Params>,
-  Q extends z.ZodType = z.ZodType<Record<string, string>>,
->(
-  opts: { role: Role; body?: B; params?: P; query?: Q; status?: number; maxBodyBytes?: number },
-  handler: (ctx: MutationContext<P, B, Q>) => Promise<unknown>,
-) {
+export function mutationRoute<O extends Operation & { access: Role }>(op: O, handler: (ctx: MutationContext<O>) => Promise<Answer<O>>) {
   return async (req: NextRequest, context: { params: Promise<Params> }): Promise<NextResponse> => {
     try {
       const db = getPrisma();
       const session = await sessionFromRequest(db, req);
       if (!session) throw new ApiError("unauthorized", "sign in first");
-      const problem = mutationProblem(req, session, opts.role);
+      const problem = mutationProblem(req, session, op.access);
       if (problem) throw new ApiError(problem.code, problem.message);
-      const rawParams = refuseNul((await context.params) ?? {});
-      const params = opts.params ? opts.params.parse(rawParams) : rawParams;
-      const rawQuery = refuseNul(Object.fromEntries(req.nextUrl.searchParams.entries()));
-      const query = opts.query ? opts.query.parse(rawQuery) : rawQuery;
-      const raw = refuseNul(await readJsonBounded(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
-      const body = opts.body ? opts.body.parse(raw) : raw;
-      const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<P, B, Q>);
+      const params = parseParams(op, refuseNul((await context.params) ?? {}));
+      const query = parseQuery(op, req);
+      const raw = refuseNul(await readJsonBounded(req, DEFAULT_MAX_BODY_BYTES));
+      const body = op.body ? op.body.parse(raw) : raw;
+      const result = await handler({ req, params, query, body, user: session.user, session, db } as MutationContext<O>);
       // Our own reads after this (the page refetches at once) must not be answered from cache.
       changeFeed()?.touch();
-      return toResponse(result, opts.status ?? 200);
+      return toResponse(result, op.ok.status);
     } catch (error) {
       return errorResponse(error);
     }

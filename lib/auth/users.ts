@@ -9,6 +9,7 @@ import { createSession, deleteUserSessions, type SessionUser } from "./session";
 import { signInLimiter, type SignInLimiter } from "./rate-limit";
 import { failedAttemptAudit, type FailedAttemptAudit } from "./failed-attempts";
 import type { Role } from "./roles";
+import type { UserDto } from "@/lib/api/contract/auth";
 
 type Db = PrismaClient;
 
@@ -19,17 +20,7 @@ export const usernameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, "letters, digits and . _ @ + - (starting with a letter or digit)");
 
 
-export interface UserDto {
-  id: string;
-  username: string;
-  displayName: string | null;
-  email: string | null;
-  role: Role;
-  local: boolean;
-  oidc: boolean;
-  createdAt: string;
-  disabledAt: string | null;
-}
+export type { UserDto } from "@/lib/api/contract/auth";
 
 type UserRow = Awaited<ReturnType<PrismaClient["user"]["findFirstOrThrow"]>>;
 

@@ -11,6 +11,7 @@ import { dataDir } from "@/lib/env";
 import { environmentConfigOf } from "@/lib/pauses/pauses";
 import { findObjectSource, mirrorPathFor, type ObjectSource } from "@/lib/git";
 import { adoptChanges, documentPatch, manifestFromLive, mayHoldSecret, removeDocument, spliceDocument, type DocumentEdit } from "./adopt-yaml";
+import type { AdoptFile, AdoptPatch } from "@/lib/api/contract/claims";
 
 export type FindSource = (
   mirrorPath: string,
@@ -24,22 +25,7 @@ export interface AdoptDeps {
   mirrorsDir?: string;
 }
 
-export interface AdoptFile {
-  path: string;
-  /** modified: the Git file patched; added: a new file for an object only live has; removed-document: a document deleted; approximate: Git file not found, desired-vs-live of the object instead. */
-  change: "modified" | "added" | "removed-document" | "approximate";
-  objects: string[];
-}
-
-export interface AdoptPatch {
-  claimId: string;
-  repository: string | null;
-  revision: string | null;
-  files: AdoptFile[];
-  /** Unified diff, `git apply -p1` ready for the files whose change is not "approximate". */
-  patch: string;
-  notes: string[];
-}
+export type { AdoptFile, AdoptPatch } from "@/lib/api/contract/claims";
 
 function changesOf(json: unknown): Change[] {
   return Array.isArray(json) ? (json as Change[]) : [];

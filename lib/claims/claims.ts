@@ -7,6 +7,7 @@ import { appendAudit, type Actor } from "@/lib/audit";
 import { ApiError } from "@/lib/api/errors";
 import { usernameSchema } from "@/lib/auth/users";
 import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "@/lib/pauses/input";
+import type { ClaimDto } from "@/lib/api/contract/claims";
 
 type Db = PrismaClient;
 type Tx = Prisma.TransactionClient;
@@ -32,35 +33,7 @@ export type CreateClaimInput = Omit<z.infer<typeof createClaimSchema>, "incident
 export const transferClaimSchema = z.object({ owner: usernameSchema, reason: z.string().trim().max(2000).optional() }).strict();
 export const releaseClaimSchema = z.object({ reason: z.string().trim().max(2000).optional() }).strict().optional();
 
-export interface ClaimItemDto {
-  driftItemId: string;
-  environment: string;
-  key: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  type: "Modified" | "Missing" | "Extra";
-  resolvedAt: string | null;
-  resolution: "reverted" | "adopted" | "deleted" | "ignored" | null;
-  resolutionSha: string | null;
-}
-
-export interface ClaimDto {
-  id: string;
-  owner: string;
-  createdBy: string;
-  reason: string;
-  incidentUrl: string | null;
-  expiresAt: string;
-  expired: boolean;
-  returnPath: "revert" | "adopt";
-  status: "active" | "released" | "resolved" | "transferred";
-  createdAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  resolutionSha: string | null;
-  items: ClaimItemDto[];
-}
+export type { ClaimDto, ClaimItemDto } from "@/lib/api/contract/claims";
 
 const claimInclude = {
   owner: { select: { username: true } },

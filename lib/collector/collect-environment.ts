@@ -7,7 +7,8 @@ import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/li
 import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RemoteBaseSource, type RenderOptions, type RenderResult } from "@/lib/git";
 import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
-import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions } from "@/lib/drift";
+import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions, type IgnoreRule } from "@/lib/drift";
+import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
@@ -90,7 +91,7 @@ export function storedForm(obj: KubeObject): KubeObject {
   return { ...rest, metadata } as KubeObject;
 }
 
-export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer): CompareOptions {
+export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer, controllerIgnore: IgnoreRule[] = []): CompareOptions {
   const controllerManagers =
     env.controller?.type === "flux" ? ["kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
   const [labelKey, labelValue] = env.trackingLabel ? env.trackingLabel.split("=") : [];
@@ -98,11 +99,13 @@ export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConf
     controllerManagers: [...controllerManagers, ...(config.managers.controller ?? [])],
     controllerManaged: Boolean(env.controller),
     extraManagers: { human: config.managers.human, system: config.managers.system },
-    ignoreRules: env.ignore,
+    // What the controller itself leaves out of its comparison (Argo CD's ignoreDifferences) is not drift either.
+    ignoreRules: [...env.ignore, ...controllerIgnore],
     secretKey,
     extraTracking: {
       fluxInventory: controller?.type === "flux" ? controller.inventory : undefined,
       argoApp: env.controller?.type === "argocd" ? env.controller.name : undefined,
+      argoAppNamespace: env.controller?.type === "argocd" ? env.controller.namespace : undefined,
       argoTrackingId: env.controller?.type === "argocd",
       label: labelKey && labelValue !== undefined ? { key: labelKey, value: labelValue } : undefined,
     },
@@ -361,7 +364,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       }
     }
 
-    const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey);
+    const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey, env.controller?.type === "argocd" && controllerObject ? argoIgnoreRulesOf(controllerObject) : []);
     const compareContext = createCompareContext(compareOptions);
 
     // Which kinds to read: everything Git declares plus everything the controller says it manages.

@@ -35,7 +35,7 @@ describe("controllerRenderFor", () => {
 
   it("no controller and no settings: render as configured", async () => {
     expect((await controllerRenderFor(env({}), null, read)).render).toBeUndefined();
-    expect((await controllerRenderFor(env({ argocd: { directory: { recurse: true } } }), null, read)).render).toEqual({ type: "argocd", directory: { recurse: true } });
+    expect((await controllerRenderFor(env({ argocd: { directory: { recurse: true } } }), null, read)).render).toEqual({ type: "argocd", directory: { recurse: true }, env: { sourcePath: "apps" } });
   });
 
   it("variables: sources in order, Secret data decoded, inline substitute last; Secret values listed for masking", async () => {

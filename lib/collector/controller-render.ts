@@ -53,7 +53,8 @@ export async function controllerRenderFor(env: EnvironmentConfig, controllerObje
 async function resolve(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
   const type = env.controller?.type ?? (env.source.flux ? "flux" : env.source.argocd ? "argocd" : undefined);
   if (type === "argocd") {
-    const settings = controllerObject ? argoRenderOptionsOf(controllerObject, env.source.path) : (env.source.argocd ?? {});
+    // Without the Application, its name is what driftwatch.yaml calls it; the rest of Argo CD's build variables stay empty.
+    const settings = controllerObject ? argoRenderOptionsOf(controllerObject, env.source.path) : { ...(env.source.argocd ?? {}), env: { appName: env.controller?.name, sourcePath: env.source.path } };
     return { render: { type: "argocd", ...settings }, secretValues: [] };
   }
   if (type !== "flux") return { render: undefined, secretValues: [] };

@@ -117,6 +117,18 @@ const argocdRenderSchema = z
         labelWithoutSelector: z.boolean().optional(),
         labelIncludeTemplates: z.boolean().optional(),
         namespace: z.string().optional(),
+        replicas: z.array(z.object({ name: z.string().min(1), count: z.union([z.number().int(), z.string().regex(/^[+-]?\d+$/, "an integer")]) }).strict()).optional(),
+        patches: z
+          .array(
+            z
+              .object({ path: z.string().optional(), patch: z.string().optional(), target: fluxSelectorSchema.optional(), options: z.record(z.string(), z.boolean()).optional() })
+              .strict()
+              .refine((p) => Boolean(p.path || p.patch), { message: "a patch needs path or patch" }),
+          )
+          .optional(),
+        components: z.array(z.string().min(1)).optional(),
+        ignoreMissingComponents: z.boolean().optional(),
+        commonAnnotationsEnvsubst: z.boolean().optional(),
       })
       .strict()
       .optional(),

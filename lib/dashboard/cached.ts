@@ -10,10 +10,10 @@
 import { getPrisma } from "@/lib/db";
 import { changeFeed } from "@/lib/db/change-feed";
 import { VersionedCache } from "@/lib/cache/versioned-cache";
-import type { DriftListDto, EnvironmentDetailDto, EnvironmentListDto } from "./dto";
+import type { DriftListDto, DriftQuery, EnvironmentDetailDto, EnvironmentListDto } from "@/lib/api/contract";
 import { getEnvironmentDetail, listEnvironments } from "./environments";
-import { listDrift, type DriftQuery } from "./drift";
-import { configSummary } from "./params";
+import { listDrift } from "./drift";
+import { configSummary } from "./config-summary";
 
 /** How long an answer may be served although nothing changed in the database. */
 export const DASHBOARD_CACHE_TTL_MS = 3_000;

@@ -4,7 +4,7 @@ import type { PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { formatAge } from "@/lib/environments/status";
 import { liveness, normaliseHistory, promotionHops, type AppliedInterval } from "@/lib/lineage";
-import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, RevisionDto } from "./dto";
+import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, RevisionDto } from "@/lib/api/contract";
 import { controllerStatus, environmentError, iso } from "./mappers";
 import { approvedCommits, repoHistory, revisionDto, type RepoHistory } from "./revisions";
 import { inPromotionOrder } from "./environments";

@@ -1,26 +1,17 @@
 // "Why does it work in staging?": two environments side by side, object by
 // object and field by field, live vs live or Git vs Git. Identical blobs are
 // recognised by hash and never loaded; only differing objects are diffed.
-import { z } from "zod";
 import microdiff from "microdiff";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { badRequest } from "@/lib/api/errors";
 import { DEFAULT_INJECTED_PREFIXES, normalizeObject, type KubeObject } from "@/lib/drift";
-import type { CompareDto, CompareFieldDto, CompareObjectDto } from "./dto";
+import type { CompareDto, CompareFieldDto, CompareObjectDto, CompareQuery } from "@/lib/api/contract/compare";
 import { findEnvironment } from "./environments";
 import { partsOfKey } from "./object-key";
 import { repoHistory, revisionDto } from "./revisions";
 import { HIDDEN, maskSecret, stripNoise } from "./yaml-diff";
 import { inPromotionOrder } from "./environments";
 
-export const compareQuerySchema = z.object({
-  from: z.string().min(1, "from: name the first environment").max(100),
-  to: z.string().min(1, "to: name the second environment").max(100),
-  mode: z.enum(["live", "desired"]).default("live"),
-  kind: z.string().max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(2000).default(500),
-});
-export type CompareQuery = z.infer<typeof compareQuerySchema>;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -2,7 +2,7 @@
 // row shown. Opaque to clients (base64url JSON) but checked on the way back in,
 // so a tampered or stale cursor is a 400, never a 500 or a wrong page.
 import { z } from "zod";
-import { DRIFT_SORTS, type DriftSort } from "./dto";
+import { DRIFT_SORTS, type DriftSort } from "@/lib/api/contract";
 
 export interface DriftCursor {
   sort: DriftSort;

@@ -2,41 +2,13 @@
 // DriftItem. Keyset (sort value, id) instead of OFFSET so page 200 of 10,000
 // items costs what page 1 costs; the default sort (key) walks the partial
 // unique index on open items ("environmentId", key) WHERE "resolvedAt" IS NULL.
-import { z } from "zod";
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { badRequest } from "@/lib/api/errors";
 import { CursorError, decodeCursor, encodeCursor } from "./cursor";
-import { DRIFT_SORTS, type DriftListDto, type DriftSort } from "./dto";
+import type { DriftListDto, DriftQuery, DriftSort } from "@/lib/api/contract/drift";
 import { claimRef, driftItemDto, type DriftRow } from "./mappers";
 import { findEnvironment, openDriftCounts } from "./environments";
 
-const list = <T extends string>(values: readonly [T, ...T[]]) =>
-  z
-    .string()
-    .max(500)
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(values)).max(values.length));
-
-const names = z
-  .string()
-  .max(2000)
-  .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-  .pipe(z.array(z.string().max(253)).max(50));
-
-export const driftQuerySchema = z.object({
-  kind: names.optional(),
-  namespace: names.optional(),
-  type: list(["Modified", "Missing", "Extra"]).optional(),
-  owner: z.enum(["owned", "unowned"]).optional(),
-  actor: list(["human", "controller", "system", "unknown"]).optional(),
-  q: z.string().trim().max(200).optional(),
-  status: z.enum(["open", "resolved", "all"]).default("open"),
-  sort: z.enum(DRIFT_SORTS).default("key"),
-  dir: z.enum(["asc", "desc"]).default("asc"),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(4000).optional(),
-});
-export type DriftQuery = z.infer<typeof driftQuerySchema>;
 
 const COLUMNS: Record<DriftSort, { sql: Prisma.Sql; nullable: boolean; time: boolean }> = {
   key: { sql: Prisma.sql`d.key`, nullable: false, time: false },

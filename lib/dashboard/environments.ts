@@ -4,7 +4,7 @@ import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
-import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "./dto";
+import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
 import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
 import { repoHistory, revisionDto, type RepoHistory } from "./revisions";
 

@@ -1,12 +1,12 @@
 // What app/ may use from the dashboard's read side. Server only: these touch
-// the database. Client components import types from ./dto and helpers from
-// ./object-key and ./format, which do not.
+// the database. The shapes they answer with, and the query schemas, are the
+// API contract's (lib/api/contract); client components import those types,
+// and helpers from ./object-key and ./format, which touch nothing.
 export { listEnvironments, getEnvironmentDetail, findEnvironment, environmentNames } from "./environments";
-export { listDrift, driftQuerySchema, driftPageSql, type DriftQuery } from "./drift";
+export { listDrift, driftPageSql } from "./drift";
 export { getObjectDetail } from "./objects";
 export { lookupCommit, getLineage } from "./commits";
-export { getTimeline, timelineQuerySchema, type TimelineQuery } from "./timeline";
-export { compareEnvironments, compareQuerySchema, type CompareQuery } from "./compare";
-export { getMetrics, metricsQuerySchema } from "./metrics";
+export { getTimeline } from "./timeline";
+export { compareEnvironments } from "./compare";
+export { getMetrics } from "./metrics";
 export { getRun } from "./runs";
-export * from "./dto";

@@ -4,7 +4,7 @@
 import type { ControllerStatus, EnvironmentError, RolloutStatus, RunError, RunProgress } from "@/lib/domain/types";
 import { HIDDEN } from "./yaml-diff";
 import { partsOfKey } from "./object-key";
-import type { AlertDto, ChangeDto, ClaimRefDto, DriftItemDto, ManagerClassName, PauseDto, RunDto, UserRefDto } from "./dto";
+import type { AlertDto, ChangeDto, ClaimRefDto, DriftItemDto, ManagerClassName, PauseDto, RunDto, UserRefDto } from "@/lib/api/contract";
 
 type Obj = Record<string, unknown>;
 export const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});

@@ -1,17 +1,13 @@
 // Numbers for the metrics page, computed from the same tables the other
 // pages read: promotion lead time, drift lifetime, manual edits, pauses and
 // time spent stale.
-import { z } from "zod";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { liveness, normaliseHistory, promotionHops, staleTime, type AppliedInterval } from "@/lib/lineage";
-import type { MetricsDto } from "./dto";
+import type { MetricsDto } from "@/lib/api/contract/metrics";
 import { iso } from "./mappers";
 import { approvedCommits, repoHistory } from "./revisions";
 import { inPromotionOrder } from "./environments";
 
-export const metricsQuerySchema = z.object({
-  days: z.coerce.number().int().min(1).max(365).default(30),
-});
 
 const DAY = 86_400_000;
 

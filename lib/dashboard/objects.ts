@@ -3,7 +3,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { normalizeObject, type KubeObject } from "@/lib/drift";
-import type { ObjectDetailDto } from "./dto";
+import type { ObjectDetailDto } from "@/lib/api/contract";
 import { findEnvironment } from "./environments";
 import { claimRef, changeDtos, driftItemDto, type DriftRow } from "./mappers";
 import { partsOfKey } from "./object-key";

@@ -5,7 +5,7 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { CommitGraph } from "@/lib/lineage/graph";
 import { touchesPath } from "@/lib/lineage";
-import type { RevisionDto } from "./dto";
+import type { RevisionDto } from "@/lib/api/contract";
 
 export interface CommitInfo {
   sha: string;

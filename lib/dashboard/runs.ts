@@ -1,7 +1,7 @@
 // One collection run, for the "Refresh now" progress indicator.
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
-import type { RunDto } from "./dto";
+import type { RunDto } from "@/lib/api/contract";
 import { runDto } from "./mappers";
 
 export async function getRun(db: PrismaClient, id: number): Promise<RunDto> {

@@ -1,34 +1,12 @@
 // The incident timeline: audit events and commits in one stream, filtered
 // the same way for the page, the JSON API and every export.
-import { z } from "zod";
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { touchesPath } from "@/lib/lineage";
-import { TIMELINE_TYPES, mergeTimeline, type AuditEventInput, type CommitInput, type TimelineType } from "@/lib/timeline";
-import type { TimelineDto } from "./dto";
+import { mergeTimeline, type AuditEventInput, type CommitInput, type TimelineType } from "@/lib/timeline";
+import type { TimelineDto, TimelineQuery } from "@/lib/api/contract/timeline";
 import { inPromotionOrder } from "./environments";
 
-const isoDate = z
-  .string()
-  .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: "expected a date/time such as 2025-03-10T14:00:00Z" });
-
-export const timelineQuerySchema = z
-  .object({
-    environment: z.string().max(100).optional(),
-    type: z
-      .string()
-      .max(300)
-      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-      .pipe(z.array(z.enum(TIMELINE_TYPES)))
-      .optional(),
-    from: isoDate.optional(),
-    to: isoDate.optional(),
-    limit: z.coerce.number().int().min(1).max(5000).default(1000),
-    format: z.enum(["json", "csv", "md"]).optional(),
-  })
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "from must not be after to", path: ["from"] });
-export type TimelineQuery = z.infer<typeof timelineQuerySchema>;
 
 const DAY = 86_400_000;
 

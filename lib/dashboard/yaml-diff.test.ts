@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import type { ChangeDto } from "./dto";
+import type { ChangeDto } from "@/lib/api/contract";
 import { objectDiff, preferGitSpelling, yamlLines } from "./yaml-diff";
 
 const human = { manager: "kubectl", operation: "Update", subresource: "scale", time: "2025-03-10T11:58:00Z", class: "human" as const };

@@ -8,7 +8,7 @@
 import { diffArrays } from "diff";
 import YAML from "yaml";
 import { NOISY_ANNOTATIONS, SERVER_METADATA_FIELDS } from "@/lib/drift/metadata-noise";
-import type { ChangeDto, DiffRowDto } from "./dto";
+import type { ChangeDto, DiffRowDto } from "@/lib/api/contract";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Path = Array<string | number>;

@@ -10,7 +10,7 @@ import { changeFeed, startChangeFeed, stopChangeFeed, type ChangeFeed } from "@/
 import { readSessionCached } from "@/lib/auth/session-cache";
 import { createSession, deleteSession } from "@/lib/auth/session";
 import { GET as getDrift } from "@/app/api/environments/[env]/drift/route";
-import type { DriftListDto } from "@/lib/dashboard/dto";
+import type { DriftListDto } from "@/lib/api/contract";
 import { seedDrift, seedEnvironment, seedRepository, seedUser, viewerCookie } from "@/test/fixtures/dashboard";
 import { logger } from "@/lib/log";
 

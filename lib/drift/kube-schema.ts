@@ -220,9 +220,16 @@ const POD_TEMPLATE: SchemaNode = { fields: { metadata: TEMPLATE_META, spec: POD_
 /** A port in an atomic list (Endpoints, EndpointSlice, NetworkPolicy): the server sets protocol TCP when absent. */
 const PORT_WITH_PROTOCOL: SchemaNode = { fields: { protocol: { isDefault: eq("TCP") } } };
 
+const RBAC_SUBJECTS: SchemaNode = {
+  atomic: true,
+  items: { fields: { apiGroup: { isDefault: (v, parent) => v === "rbac.authorization.k8s.io" && (parent?.kind === "User" || parent?.kind === "Group") } } },
+};
+
 const LABEL_SELECTOR: SchemaNode = { fields: { matchLabels: FREE_MAP, matchExpressions: ATOMIC } };
 
-const SYSTEM_FINALIZERS = new Set(["kubernetes.io/pvc-protection", "kubernetes.io/pv-protection", "foregroundDeletion", "orphan"]);
+// Finalizers the server's own controllers, or a GitOps controller on the objects it reconciles
+// (Flux's on every Kustomization, HelmRelease and source), add by themselves: never in Git.
+const SYSTEM_FINALIZERS = new Set(["kubernetes.io/pvc-protection", "kubernetes.io/pv-protection", "foregroundDeletion", "orphan", "finalizers.fluxcd.io"]);
 
 function metadataSchema(extraLabelDefaults?: ReadonlySet<string>): SchemaNode {
   return {
@@ -472,6 +479,9 @@ const KIND_SCHEMAS: Record<string, SchemaNode> = {
       },
     },
   }),
+  // subjects is atomic; the server fills in the API group of User and Group subjects (a ServiceAccount's stays empty).
+  "rbac.authorization.k8s.io/RoleBinding": root({ subjects: RBAC_SUBJECTS }),
+  "rbac.authorization.k8s.io/ClusterRoleBinding": root({ subjects: RBAC_SUBJECTS }),
   "networking.k8s.io/Ingress": root({ spec: { fields: { ingressClassName: { isDefault: anyValue }, rules: ATOMIC, tls: ATOMIC } } }),
 };
 

@@ -1,5 +1,6 @@
 // Where the API server's own semantics decide what counts as a difference:
-// empty Secret values, defaults inside atomic lists, and removing annotations.
+// empty Secret values, defaults inside atomic lists (Endpoints ports, RBAC
+// subjects), finalizers controllers add, and removing annotations.
 // Live objects are spelled as a real API server returns them (managedFields included).
 import { describe, expect, it } from "vitest";
 import { compareObject } from "./compare";
@@ -187,6 +188,53 @@ const changes = (r: ObjectDrift): Change[] => {
 const brief = (r: ObjectDrift) => changes(r).map((c) => [c.display, c.kind, c.attribution.manager]);
 const inSync = (r: ObjectDrift) => expect(r).toEqual({ type: "InSync", ignored: {} });
 
+// ── RoleBinding: apiGroup defaulted inside the atomic subjects ─────────────
+
+const gitBinding = (subjects: Obj[] = [{ kind: "User", name: "gotk:apps:reconciler" }, { kind: "Group", name: "tenants" }, { kind: "ServiceAccount", name: "dev-team", namespace: "shop" }]): KubeObject => ({
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "RoleBinding",
+  metadata: { name: "gotk-reconciler", namespace: "shop" },
+  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+  subjects,
+});
+
+/** What a real kube-apiserver returns after kustomize-controller's server-side apply of gitBinding(): User and Group subjects get the RBAC API group. */
+function liveBinding(subjects: Obj[] = [
+  { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "gotk:apps:reconciler" },
+  { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "tenants" },
+  { kind: "ServiceAccount", name: "dev-team", namespace: "shop" },
+], manager = "kustomize-controller"): KubeObject {
+  return {
+    ...gitBinding(),
+    metadata: serverMeta("gotk-reconciler", [mf(manager, manager === "kustomize-controller" ? "Apply" : "Update", "rbac.authorization.k8s.io/v1", { "f:roleRef": {}, "f:subjects": {} })]),
+    subjects,
+  };
+}
+
+// ── Flux objects: the finalizer the reconciling controller adds ────────────
+
+const gitKustomization = (): KubeObject => ({
+  apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+  kind: "Kustomization",
+  metadata: { name: "tenants", namespace: "flux-system" },
+  spec: { interval: "5m", path: "./tenants/staging", prune: true, sourceRef: { kind: "GitRepository", name: "flux-system" } },
+});
+
+/** As a real server returns it once applied by the flux-system Kustomization and reconciled (gotk-kustomize-controller adds its finalizer). */
+function liveKustomization(finalizers: string[], finalizerManager = "gotk-kustomize-controller"): KubeObject {
+  return {
+    ...gitKustomization(),
+    metadata: serverMeta(
+      "tenants",
+      [
+        mf("kustomize-controller", "Apply", "kustomize.toolkit.fluxcd.io/v1", { "f:spec": { "f:interval": {}, "f:path": {}, "f:prune": {}, "f:sourceRef": { "f:kind": {}, "f:name": {} } } }),
+        mf(finalizerManager, "Update", "kustomize.toolkit.fluxcd.io/v1", { "f:metadata": { "f:finalizers": { ".": {}, ...Object.fromEntries(finalizers.map((f) => [`v:"${f}"`, {}])) } } }),
+      ],
+      { namespace: "flux-system", finalizers },
+    ),
+  };
+}
+
 const cases: Case[] = [
   { name: 'Secret: live null equals Git "" in data', desired: () => gitSecret({ data: { token: "" } }), live: () => liveSecret({ token: null }), expect: inSync },
   { name: 'Secret: live null equals Git "" in stringData', desired: () => gitSecret({ stringData: { token: "" } }), live: () => liveSecret({ token: null }), expect: inSync },
@@ -232,6 +280,37 @@ const cases: Case[] = [
   },
   { name: "EndpointSlice: port protocol the server fills in inside the atomic ports is not drift", desired: gitSlice, live: liveSlice, options: FLUX, expect: inSync },
   { name: "NetworkPolicy: port protocol inside the atomic ingress rules is not drift", desired: gitPolicy, live: livePolicy, options: FLUX, expect: inSync },
+  { name: "RoleBinding: the API group the server adds to User and Group subjects is not drift", desired: () => gitBinding(), live: () => liveBinding(), options: FLUX, expect: inSync },
+  {
+    name: "RoleBinding: an API group on a ServiceAccount subject is drift, attributed to the owner of subjects",
+    desired: () => gitBinding(),
+    live: () =>
+      liveBinding(
+        [
+          { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "gotk:apps:reconciler" },
+          { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "tenants" },
+          { apiGroup: "example.com", kind: "ServiceAccount", name: "dev-team", namespace: "shop" },
+        ],
+        "kubectl-edit",
+      ),
+    options: FLUX,
+    expect: (r) => expect(brief(r)).toEqual([["subjects[2].apiGroup", "added", "kubectl-edit"]]),
+  },
+  {
+    name: "RoleBinding: a subject added by hand inside the atomic subjects is drift",
+    desired: () => gitBinding([{ kind: "User", name: "gotk:apps:reconciler" }]),
+    live: () => liveBinding([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "gotk:apps:reconciler" }, { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "mallory" }], "kubectl-edit"),
+    options: FLUX,
+    expect: (r) => expect(brief(r)).toEqual([["subjects[1]", "added", "kubectl-edit"]]),
+  },
+  { name: "Kustomization: Flux's own finalizer, added by the controller, is not drift", desired: gitKustomization, live: () => liveKustomization(["finalizers.fluxcd.io"]), options: FLUX, expect: inSync },
+  {
+    name: "Kustomization: a finalizer added by hand beside Flux's is drift (it blocks deletion)",
+    desired: gitKustomization,
+    live: () => liveKustomization(["finalizers.fluxcd.io", "example.com/hold"], "kubectl-patch"),
+    options: FLUX,
+    expect: (r) => expect(brief(r)).toEqual([["metadata.finalizers", "added", "kubectl-patch"]]),
+  },
   {
     name: "annotations: Git dropped every one (Flux server-side apply) → each key, never the whole map",
     desired: () => gitConfig(),

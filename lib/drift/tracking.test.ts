@@ -26,6 +26,16 @@ describe("environment tracking", () => {
     expect(isTrackedByEnvironment(tracked, compileTracking({ argoApp: "shop", argoTrackingId: false }))).toBe(false);
   });
 
+  it.each([
+    ["shop:apps/Deployment:shop/api", true],
+    ["team-a_shop:apps/Deployment:shop/api", true],
+    ["team-b_shop:apps/Deployment:shop/api", false],
+    ["other:apps/Deployment:shop/api", false],
+  ])("an Application in its own namespace (team-a) tracks %s: %s", (id, tracked) => {
+    const api: KubeObject = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "api", namespace: "shop", annotations: { "argocd.argoproj.io/tracking-id": id } } };
+    expect(isTrackedByEnvironment(api, compileTracking({ argoApp: "shop", argoAppNamespace: "team-a" }))).toBe(tracked);
+  });
+
   it("an object another object made (controller ownerReference) is not tracked by the label it inherited", () => {
     const labelled = { ...cm, metadata: { ...cm.metadata, labels: { team: "shop" } } };
     const owned = {
@@ -38,6 +48,17 @@ describe("environment tracking", () => {
     // A non-controller reference (garbage-collection only) does not make it someone else's creation.
     const referenced = { ...labelled, metadata: { ...labelled.metadata, ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u-2" }] } };
     expect(isTrackedByEnvironment(referenced, byLabel)).toBe(true);
+  });
+
+  // As the endpoints controller writes them for a Service labelled app.kubernetes.io/instance=guestbook (Argo CD label tracking).
+  it.each([
+    ["the endpoints controller's Endpoints (labels copied, no owner)", "v1", "Endpoints", { "endpoints.kubernetes.io/managed-by": "endpoint-controller" }, false],
+    ["an EndpointSlice made by the slice or mirroring controller", "discovery.k8s.io/v1", "EndpointSlice", { "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io" }, false],
+    ["an Endpoints someone left behind by hand (no managed-by label)", "v1", "Endpoints", {}, true],
+    ["an Endpoints claiming another manager", "v1", "Endpoints", { "endpoints.kubernetes.io/managed-by": "someone" }, true],
+  ])("label tracking: %s → tracked %s", (_, apiVersion, kind, extra, tracked) => {
+    const obj: KubeObject = { apiVersion, kind, metadata: { name: "guestbook-ui", namespace: "guestbook", labels: { "app.kubernetes.io/instance": "guestbook", ...extra } } };
+    expect(isTrackedByEnvironment(obj, compileTracking({ label: "app.kubernetes.io/instance=guestbook" }))).toBe(tracked);
   });
 
   it("rejects a malformed tracking label", () => {

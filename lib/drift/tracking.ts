@@ -7,7 +7,8 @@ export const ARGO_TRACKING_ANNOTATION = "argocd.argoproj.io/tracking-id";
 
 export interface CompiledTracking {
   readonly flux: ReadonlySet<string> | null;
-  readonly argoApp: string | null;
+  /** The names an Application goes by in tracking ids; null: any. */
+  readonly argoApp: ReadonlySet<string> | null;
   readonly argoTrackingId: boolean;
   readonly label: { readonly key: string; readonly value: string } | null;
 }
@@ -23,7 +24,7 @@ export function compileTracking(t: ExtraTracking = {}): CompiledTracking {
   }
   return {
     flux: t.fluxInventory ? new Set(t.fluxInventory) : null,
-    argoApp: t.argoApp ?? null,
+    argoApp: t.argoApp ? new Set([t.argoApp, ...(t.argoAppNamespace ? [`${t.argoAppNamespace}_${t.argoApp}`] : [])]) : null,
     argoTrackingId: t.argoTrackingId ?? true,
     label,
   };
@@ -60,7 +61,7 @@ export function isTrackedByEnvironment(live: KubeObject, t: CompiledTracking): b
       // A copied object keeps the tracking id of the one it was copied from: only an id naming this very object counts.
       if (
         id &&
-        (t.argoApp === null || id.app === t.argoApp) &&
+        (t.argoApp === null || t.argoApp.has(id.app)) &&
         id.group === groupOf(live.apiVersion) &&
         id.kind === live.kind &&
         id.namespace === (meta.namespace ?? "") &&
@@ -71,8 +72,24 @@ export function isTrackedByEnvironment(live: KubeObject, t: CompiledTracking): b
   }
   // Labels are copied into what an object makes (a template's labels onto its pods and ReplicaSets):
   // an object whose controller is another object is that object's doing, not an orphan of the environment.
-  if (t.label && meta.labels?.[t.label.key] === t.label.value && !hasControllerOwner(live)) return true;
+  if (t.label && meta.labels?.[t.label.key] === t.label.value && !hasControllerOwner(live) && !madeByKubernetesController(live)) return true;
   return false;
+}
+
+/**
+ * Kubernetes' endpoint controllers copy a Service's labels onto the Endpoints and
+ * EndpointSlices they make, and mark them with their own managed-by label; the
+ * Endpoints has no owner reference. Those are the Service's, not orphans.
+ */
+const KUBERNETES_CONTROLLER_LABELS: ReadonlyArray<[key: string, value: string | null]> = [
+  ["endpoints.kubernetes.io/managed-by", "endpoint-controller"],
+  ["endpointslice.kubernetes.io/managed-by", null],
+];
+
+function madeByKubernetesController(obj: KubeObject): boolean {
+  const labels = obj.metadata.labels;
+  if (!labels) return false;
+  return KUBERNETES_CONTROLLER_LABELS.some(([key, value]) => key in labels && (value === null || labels[key] === value));
 }
 
 function hasControllerOwner(obj: KubeObject): boolean {

@@ -125,6 +125,11 @@ export interface ExtraTracking {
   fluxInventory?: Iterable<string>;
   /** Argo CD Application name; tracking ids of other applications do not count. Any app when absent. */
   argoApp?: string;
+  /**
+   * The Application's namespace. Outside Argo CD's control-plane namespace (apps in any namespace),
+   * Argo CD names the app `<namespace>_<name>` in tracking ids; both forms count.
+   */
+  argoAppNamespace?: string;
   /** Honour `argocd.argoproj.io/tracking-id` annotations (default true). */
   argoTrackingId?: boolean;
   /** A label that marks the environment's objects: `key=value` or `{ key, value }`. */

@@ -2,7 +2,7 @@
 // recurse/include/exclude, glob matching) and its `kustomize edit` calls.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { applyArgoKustomizeOptions, globMatch, hasSkipMarker, parseImageArg, selectDirectoryFiles } from "./argocd-directory";
+import { applyArgoKustomizeOptions, argoBuildVariables, argoEnvsubst, globMatch, hasSkipMarker, parseImageArg, selectDirectoryFiles } from "./argocd-directory";
 
 describe("globs as Argo CD matches them", () => {
   it.each([
@@ -96,4 +96,40 @@ describe("kustomize options as Argo CD's `kustomize edit` writes them", () => {
   it("commonAnnotations merge", () => {
     expect(edit({ commonAnnotations: { owner: "ops" } }).commonAnnotations).toEqual({ owner: "ops" });
   });
+
+  it("replicas: `edit set replicas` replaces the entry of that name and appends the others", () => {
+    const k = edit({ replicas: [{ name: "web", count: 3 }, { name: "db", count: "1" }] }, `${base}replicas:\n- name: web\n  count: 1\n`);
+    expect(k.replicas).toEqual([{ name: "web", count: 3 }, { name: "db", count: 1 }]);
+  });
+
+  it("patches are appended to the kustomization's own, typed fields only", () => {
+    const k = edit({ patches: [{ path: "p.yaml", target: { kind: "Deployment", name: "" } }] }, `${base}patches:\n- path: own.yaml\n`);
+    expect(k.patches).toEqual([{ path: "own.yaml" }, { path: "p.yaml", target: { kind: "Deployment" } }]);
+    expect(applyArgoKustomizeOptions(`${base}patches: nope\n`, { patches: [{ path: "p.yaml" }] })).toMatchObject({ ok: false });
+  });
+
+  it("components: one already listed is left alone; a missing one fails unless ignored", () => {
+    const exists = (p: string) => p !== "../gone";
+    const r = applyArgoKustomizeOptions(`${base}components: [../ha]\n`, { components: ["../ha", "../tls"] }, { exists });
+    expect(r.ok && parse(r.text).components).toEqual(["../ha", "../tls"]);
+    expect(applyArgoKustomizeOptions(base, { components: ["../gone"] }, { exists })).toMatchObject({ ok: false, message: expect.stringContaining("../gone") });
+    const ignored = applyArgoKustomizeOptions(base, { components: ["../gone"], ignoreMissingComponents: true }, { exists });
+    expect(ignored.ok && parse(ignored.text).components).toBeUndefined();
+  });
+});
+
+describe("Argo CD's build variables (Env.Envsubst: Go's os.Expand)", () => {
+  const vars = argoBuildVariables({ appName: "web", appNamespace: "shop" }, "0123456789abcdef");
+  it.each([
+    ["${ARGOCD_APP_NAME}-${ARGOCD_APP_NAMESPACE}", "web-shop"],
+    ["$ARGOCD_APP_REVISION_SHORT/$ARGOCD_APP_REVISION_SHORT_8", "0123456/01234567"],
+    ["cost: $$5", "cost: $5"],
+    ["$UNKNOWN and ${ALSO_UNKNOWN}", " and "],
+    ["a$", "a$"],
+    ["50% $ off", "50% $ off"],
+    ["${}x", "x"],
+    ["${unclosed", "unclosed"],
+    ["$1st", "st"],
+    ["no dollars", "no dollars"],
+  ])("%s → %s", (text, expected) => expect(argoEnvsubst(text, vars)).toBe(expected));
 });

@@ -4,7 +4,8 @@
 // what Flux does to kustomize's output (postBuild, commonMetadata). Pure: the
 // render pipeline (render.ts) does the reading, writing and running.
 import { createHash } from "node:crypto";
-import { applyArgoKustomizeOptions, hasArgoKustomizeOptions, selectDirectoryFiles, type ArgoDirectoryOptions, type ArgoKustomizeOptions } from "./argocd-directory";
+import { applyArgoKustomizeOptions, argoBuildVariables, hasArgoKustomizeOptions, selectDirectoryFiles, type ArgoBuildEnv, type ArgoDirectoryOptions, type ArgoKustomizeOptions } from "./argocd-directory";
+import { argoSourceOverrideFiles, mergeArgoSourceOverrides, type ArgoSourceOptions } from "./argocd-source";
 import { fluxArtifactFiles, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, KUSTOMIZATION_FILE_NAMES, type FluxRenderSpec } from "./flux-generate";
 import { objectsFromDocuments, parseManifestText, type RenderedObject, type RenderProblem } from "./manifests";
 import { GitError } from "./errors";
@@ -19,7 +20,7 @@ export type ControllerRender =
       /** The source's own ignore rules (GitRepository `spec.ignore`), applied after the .sourceignore files. */
       sourceIgnore?: string;
     }
-  | { type: "argocd"; directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions };
+  | { type: "argocd"; directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions; /** For `${ARGOCD_APP_*}` in kustomize options. */ env?: ArgoBuildEnv };
 
 /** A render failure that belongs to one file of the repository (a kustomization, a generated one, a patch). */
 export class RenderFileError extends GitError {
@@ -38,7 +39,7 @@ export class RenderFileError extends GitError {
  */
 export function controllerRenderKey(c: ControllerRender | undefined): string {
   if (!c) return "";
-  if (c.type === "argocd") return JSON.stringify(["argocd", c.directory ?? null, c.kustomize ?? null]);
+  if (c.type === "argocd") return JSON.stringify(["argocd", c.directory ?? null, c.kustomize ?? null, c.env ?? null]);
   const vars = c.variables ? [...c.variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
   const varsHash = vars ? createHash("sha256").update(JSON.stringify(vars)).digest("hex") : "";
   return JSON.stringify(["flux", c.spec, varsHash, c.sourceIgnore ?? null]);
@@ -69,9 +70,23 @@ export type RenderPlan =
   | { kind: "plain"; /** Argo CD directory source: only these files, in this order. */ files?: string[] }
   | { kind: "kustomize"; /** The kustomization to (over)write before building, if the controller changes it. */ write?: { file: string; text: string }; kustomizationFile: string };
 
+/** Whether `rel`, relative to `dir`, names a file or folder of the repository (never outside it). */
+function existsInRepo(repoFiles: readonly string[], dir: string, rel: string): boolean {
+  const parts: string[] = [];
+  for (const part of `${dir}/${rel}`.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length === 0) return false;
+      parts.pop();
+    } else parts.push(part);
+  }
+  const target = parts.join("/");
+  return target === "" || repoFiles.some((f) => f === target || f.startsWith(`${target}/`));
+}
+
 /**
- * How the controller renders `dir`. `readExisting` gives the text of a
- * repository file (only the folder's kustomization is asked for).
+ * How the controller renders `dir` at `revision`. `readExisting` gives the text
+ * of a repository file (only the folder's kustomization is asked for).
  */
 export async function planControllerRender(
   c: ControllerRender,
@@ -79,15 +94,28 @@ export async function planControllerRender(
   dir: string,
   mode: "plain" | "kustomize",
   readExisting: (file: string) => Promise<string>,
+  revision = "",
 ): Promise<RenderPlan> {
   if (c.type === "argocd") {
     const own = kustomizationFileIn(repoFiles, dir);
+    // The repository's override files (Argo CD Image Updater's write-back) are merged over the Application's options.
+    const present = new Set(repoFiles);
+    const overrideFiles = argoSourceOverrideFiles(dir, c.env?.appName).filter((f) => present.has(f));
+    let options: ArgoSourceOptions = { directory: c.directory, kustomize: c.kustomize };
+    if (overrideFiles.length > 0) {
+      const merged = mergeArgoSourceOverrides(options, await Promise.all(overrideFiles.map(async (file) => ({ file, text: await readExisting(file) }))));
+      if (!merged.ok) throw new RenderFileError(merged.file, merged.message);
+      options = merged.options;
+    }
     // Argo CD builds with kustomize whenever the folder has a kustomization, and reads a directory otherwise.
     if (!own) {
-      return { kind: "plain", files: selectDirectoryFiles(repoFiles, dir, c.directory ?? {}) };
+      return { kind: "plain", files: selectDirectoryFiles(repoFiles, dir, options.directory ?? {}) };
     }
-    if (!hasArgoKustomizeOptions(c.kustomize)) return { kind: "kustomize", kustomizationFile: own };
-    const edited = applyArgoKustomizeOptions(await readExisting(own), c.kustomize ?? {});
+    if (!hasArgoKustomizeOptions(options.kustomize)) return { kind: "kustomize", kustomizationFile: own };
+    const edited = applyArgoKustomizeOptions(await readExisting(own), options.kustomize ?? {}, {
+      variables: argoBuildVariables(c.env ?? {}, revision),
+      exists: (rel) => existsInRepo(repoFiles, dir, rel),
+    });
     if (!edited.ok) throw new RenderFileError(own, edited.message);
     return { kind: "kustomize", write: { file: own, text: edited.text }, kustomizationFile: own };
   }

@@ -53,5 +53,7 @@ export { findKustomize, type KustomizeBinary } from "./kustomize";
 export { networkIsolation } from "./sandbox";
 export { controllerRenderKey, RenderFileError, type ControllerRender } from "./controller-render";
 export type { FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "./flux-generate";
-export type { ArgoDirectoryOptions, ArgoKustomizeOptions } from "./argocd-directory";
+export type { ArgoBuildEnv, ArgoDirectoryOptions, ArgoKustomizeOptions, ArgoKustomizePatch } from "./argocd-directory";
 export { mergeVariables } from "./postbuild";
+export { argoSourceOptions, type ArgoSourceOptions } from "./argocd-source";
+export { dropUndefined, rec, selectorOf, str, strList, strMap, type Obj } from "./shape";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKubernetesYaml } from "./k8s-yaml";
+import { KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml } from "./k8s-yaml";
 
 function values(src: string): unknown[] {
   const res = parseKubernetesYaml(src);
@@ -33,6 +33,38 @@ describe("parseKubernetesYaml", () => {
     ["'0644'", "0644"],
   ])("reads %s as %j", (text, expected) => {
     expect(values(`v: ${text}\n`)).toEqual([{ v: expected }]);
+  });
+
+  // What `kustomize build` (kyaml, go-yaml v3) writes for the same text, as Flux then applies it.
+  it.each([
+    ["yes", "yes"],
+    ["y", "y"],
+    ["On", "On"],
+    ["off", "off"],
+    ["NO", "NO"],
+    ["true", true],
+    ["False", false],
+    ["0644", 420],
+    ["0x1F", 31],
+    ["1e3", 1000],
+    ["~", null],
+    // Checked against `kustomize build` (kubectl 1.32's kustomize v5.5) and, for the first, real Flux.
+    ["2024-05-01", "2024-05-01T00:00:00Z"],
+    ["2024-1-1", "2024-01-01T00:00:00Z"],
+    ["2024-01-01T10:00:00Z", "2024-01-01T10:00:00Z"],
+    ["2024-01-01 10:00:00", "2024-01-01T10:00:00Z"],
+    ["2024-01-01T10:00:00.5+02:00", "2024-01-01T10:00:00.5+02:00"],
+    ["2001-12-14t21:59:43.10-05:00", "2001-12-14T21:59:43.1-05:00"],
+    ["2024-01-01T10:00:00", "2024-01-01T10:00:00"],
+    ["2024-01-01T10:00:00+00:00", "2024-01-01T10:00:00Z"],
+    ["2024-01-01T10:00:00.000Z", "2024-01-01T10:00:00Z"],
+    ["2024-13-01", "2024-13-01"],
+    ["2024-02-30", "2024-02-30"],
+    ["2024-01-01T24:00:00Z", "2024-01-01T24:00:00Z"],
+    ["'2024-05-01'", "2024-05-01"],
+  ])("as kustomize reads it, reads %s as %j", (text, expected) => {
+    const res = parseKubernetesYaml(`v: ${text}\n`, KUSTOMIZE_YAML_SCHEMA);
+    expect(res.ok && res.docs.map((d) => d.value)).toEqual([{ v: expected }]);
   });
 
   it("splits documents at markers, including `...` ends, inline content and directives", () => {

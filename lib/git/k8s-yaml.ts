@@ -5,7 +5,7 @@
 // Where go-yaml v2 differs from the YAML 1.1 spec, go-yaml wins: no base-60
 // numbers (`1:30` stays a string), and timestamps stay strings when decoded
 // into untyped maps, which is what Kubernetes does.
-import { NOT_RESOLVED, Schema, YAML11_SCHEMA, defineScalarTag, load } from "js-yaml";
+import { NOT_RESOLVED, Schema, YAML11_SCHEMA, boolCoreTag, defineScalarTag, load } from "js-yaml";
 
 const INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
@@ -46,6 +46,45 @@ export const KUBERNETES_YAML_SCHEMA = new Schema(YAML11_SCHEMA.tags.filter((t) =
   goInt,
   goFloat,
 );
+
+// go-yaml v3's timestamp forms: date only, date and time with a zone (T or t), date and time without one (space).
+const DATE_ONLY = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
+const WITH_ZONE = /^(\d{4})-(\d{1,2})-(\d{1,2})[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/;
+const NO_ZONE = /^(\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?$/;
+
+/**
+ * A timestamp as kustomize writes it back: Go's time.Time in JSON (RFC 3339,
+ * zero-padded, fraction without trailing zeros, `Z` for UTC). Anything Go's
+ * time.Parse would refuse (month 13, hour 24) stays the string it was.
+ */
+const kustomizeTimestamp = defineScalarTag<string>("tag:yaml.org,2002:timestamp", {
+  implicit: true,
+  implicitFirstChars: [..."0123456789"],
+  resolve(source) {
+    const m = DATE_ONLY.exec(source) ?? WITH_ZONE.exec(source) ?? NO_ZONE.exec(source);
+    if (!m) return NOT_RESOLVED;
+    const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => Number(v ?? 0));
+    const date = new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second));
+    if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month! - 1 || date.getUTCDate() !== day || date.getUTCHours() !== hour || date.getUTCMinutes() !== minute || date.getUTCSeconds() !== second) return NOT_RESOLVED;
+    const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+    const fraction = (m[7] ?? "").slice(0, 9).replace(/0+$/, "");
+    const zone = m[8] === undefined || /^[+-]00:00$/.test(m[8]) ? "Z" : m[8];
+    return `${pad(year!, 4)}-${pad(month!)}-${pad(day!)}T${pad(hour)}:${pad(minute)}:${pad(second)}${fraction ? `.${fraction}` : ""}${zone}`;
+  },
+  identify: () => false,
+});
+
+/**
+ * YAML as kustomize reads and writes it (kyaml, on go-yaml v3): only
+ * `true`/`false` are booleans, so `on`, `yes`, `y` stay strings (written back
+ * quoted); dates and times come back in RFC 3339 (`2024-05-01` →
+ * `2024-05-01T00:00:00Z`); numbers as go-yaml reads them. Flux builds every
+ * Kustomization with kustomize and applies what it writes, so a file Flux reads
+ * without a kustomization.yaml of its own must be read this way, not as kubectl would.
+ */
+export const KUSTOMIZE_YAML_SCHEMA = new Schema(
+  YAML11_SCHEMA.tags.filter((t) => t.tagName !== "tag:yaml.org,2002:timestamp" && t.tagName !== "tag:yaml.org,2002:bool"),
+).withTags(boolCoreTag, goInt, goFloat, kustomizeTimestamp);
 
 export interface YamlDocument {
   value: unknown;
@@ -140,7 +179,7 @@ interface YamlErrorShape {
   mark?: { line?: number };
 }
 
-export function parseKubernetesYaml(src: string): YamlResult {
+export function parseKubernetesYaml(src: string, schema: Schema = KUBERNETES_YAML_SCHEMA): YamlResult {
   const docs: YamlDocument[] = [];
   let pendingDirectives: Chunk | null = null;
   for (const raw of chunks(src)) {
@@ -155,7 +194,7 @@ export function parseKubernetesYaml(src: string): YamlResult {
     }
     let value: unknown;
     try {
-      value = load(text, { schema: KUBERNETES_YAML_SCHEMA, maxDepth: 256 });
+      value = load(text, { schema, maxDepth: 256 });
     } catch (e) {
       const err = e as YamlErrorShape;
       const at = typeof err.mark?.line === "number" ? c.line + err.mark.line : first;

@@ -66,12 +66,15 @@ const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
  * the sandboxed environment with `home` (an empty folder outside the
  * checkout) and, where the machine allows it, no network; plugins, exec
  * functions and Helm stay off and loads stay inside each kustomization's
- * root. Paths in error messages are made repository-relative.
+ * root (or, as Flux builds, anywhere in the repository). Paths in error
+ * messages are made repository-relative.
  */
-export function runKustomize(bin: KustomizeBinary, root: string, dir: string, opts: { home: string; timeoutMs?: number }): Promise<string> {
+export function runKustomize(bin: KustomizeBinary, root: string, dir: string, opts: { home: string; timeoutMs?: number; /** Flux builds with LoadRestrictionsNone. */ loadAnywhereInRepository?: boolean }): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const build = bin.flavour === "kubectl" ? ["kustomize", dir] : ["build", dir];
-  const args = [...build, "--load-restrictor=LoadRestrictionsRootOnly"];
+  // Outside its root but inside the repository is safe to allow: walkKustomization has refused every
+  // reference that leaves the repository, and the checkout holds no symbolic links.
+  const args = [...build, `--load-restrictor=${opts.loadAnywhereInRepository ? "LoadRestrictionsNone" : "LoadRestrictionsRootOnly"}`];
   const { prefix } = networkIsolation();
   const [command, ...commandArgs] = prefix.length > 0 ? [...prefix, "--", bin.file, ...args] : [bin.file, ...args];
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 // From manifest text to Kubernetes objects: multi-document YAML, JSON, `*List`
 // expansion, default namespaces, duplicates. Pure functions over strings, so
 // plain rendering and kustomize output share them.
-import { parseKubernetesYaml } from "./k8s-yaml";
+import { KUBERNETES_YAML_SCHEMA, KUSTOMIZE_YAML_SCHEMA, parseKubernetesYaml } from "./k8s-yaml";
 import { apiGroup, clusterScopedFromCrds, isClusterScoped } from "./cluster-scoped";
 
 export interface RenderedObject {
@@ -29,10 +29,11 @@ export interface ParsedDocument {
 
 export type ParseResult = { ok: true; docs: ParsedDocument[] } | { ok: false; line?: number; message: string };
 
-export function parseManifestText(file: string, text: string): ParseResult {
+/** `reader`: whose YAML rules apply — kubectl's (and Argo CD's), or kustomize's (what Flux applies). */
+export function parseManifestText(file: string, text: string, reader: "kubectl" | "kustomize" = "kubectl"): ParseResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/\.json$/i.test(file)) return parseJson(src);
-  return parseKubernetesYaml(src);
+  return parseKubernetesYaml(src, reader === "kustomize" ? KUSTOMIZE_YAML_SCHEMA : KUBERNETES_YAML_SCHEMA);
 }
 
 function parseJson(src: string): ParseResult {

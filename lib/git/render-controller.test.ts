@@ -92,6 +92,10 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     repo.write("vars/broken.yaml", "");
     // Argo CD directory and kustomize sources.
     repo.write("argo/dir/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    // YAML 1.1 booleans and dates: kubectl and Argo CD read `on` as true and keep `2024-05-01`; kustomize (so Flux)
+    // keeps "on" and writes the date in RFC 3339.
+    repo.write("flags/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata: {checkout: on, beta: yes, since: 2024-05-01}\n");
+    repo.write("argo/flags/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\nspec: {enabled: on, since: 2024-05-01}\n");
     repo.write("argo/dir/sub/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
     repo.write("argo/dir/sub/c.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
     repo.write("argo/dir/skip.yaml", "# +argocd:skip-file-rendering\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\n");
@@ -102,6 +106,15 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     repo.write("argo/jsonnet/plain.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n");
     repo.write("argo/kust/kustomization.yaml", "resources: [web.yaml]\n");
     repo.write("argo/kust/web.yaml", deployment("web", "nginx:1.25"));
+    repo.write("argo/kust/grace-patch.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: 5\n");
+    // An overlay reading files outside its own folder (a shared env file, a base file): Flux builds it, kustomize's default refuses.
+    repo.write("loads/shared/app.env", "LOG_LEVEL=debug\nREGION=eu-west-1\n");
+    repo.write("loads/base/web.yaml", deployment("web", "nginx:1.25"));
+    repo.write("loads/prod/kustomization.yaml", "resources: [../base/web.yaml]\nconfigMapGenerator:\n- name: app\n  envs: [../shared/app.env]\n");
+    // What Argo CD Image Updater's git write-back commits for the Application web-canary.
+    repo.write("argo/kust/.argocd-source-web-canary.yaml", "kustomize:\n  images:\n  - nginx:1.28.1\n");
+    repo.write("argo/components/ha/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [pdb.yaml]\n");
+    repo.write("argo/components/ha/pdb.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: web}}\n");
     // A file the sandbox's walker finds (so the build runs) that kustomize cannot read as a resource.
     repo.write("broken/kustomization.yaml", "resources: [notaresource.yaml]\n");
     repo.write("broken/notaresource.yaml", "just: data\n");
@@ -137,6 +150,15 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
   it("the GitRepository's spec.ignore applies after the .sourceignore files", async () => {
     const { objects } = await render("ignoring", { type: "flux", spec: {}, sourceIgnore: "app.yaml\n!drafts/\n" });
     expect(objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["wip"]);
+  });
+
+  it("a Flux folder without a build step reads YAML as kustomize does, as Flux applies it; an Argo CD directory as kubectl does", async () => {
+    for (const spec of [{}, { namePrefix: "x-" }]) {
+      const { objects } = await render("flags", { type: "flux", spec });
+      expect(objects.map((o) => o.object.data)).toEqual([{ checkout: "on", beta: "yes", since: "2024-05-01T00:00:00Z" }]);
+    }
+    const { objects } = await render("argo/flags", { type: "argocd" });
+    expect(objects.map((o) => o.object.spec)).toEqual([{ enabled: true, since: "2024-05-01" }]);
   });
 
   it("plain mode without a controller (before) reads the patched Deployments unpatched", async () => {
@@ -209,6 +231,69 @@ describe("rendering as the controller does (real git, real kustomize)", () => {
     expect(d.metadata).toMatchObject({ name: "p-web", namespace: "shop", labels: { app: "web", env: "prod" }, annotations: { team: "a" } });
     expect(dig(d, "spec.selector.matchLabels")).toEqual({ app: "web", env: "prod" });
     expect(dig(d, "spec.template.spec.containers.0.image")).toBe("nginx:1.27");
+  });
+
+  it("Argo CD kustomize replicas: `edit set replicas`, a count given as a string too; a count that is no integer fails the render", async () => {
+    const { objects } = await render("argo/kust", { type: "argocd", kustomize: { replicas: [{ name: "web", count: "4" }] } });
+    expect(dig(find(objects, "Deployment", "web"), "spec.replicas")).toBe(4);
+    const err = await render("argo/kust", { type: "argocd", kustomize: { replicas: [{ name: "web", count: "four" }] } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderFileError);
+    expect(err).toMatchObject({ path: "argo/kust/kustomization.yaml", message: expect.stringContaining("expected integer value for count") });
+  });
+
+  it("Argo CD kustomize patches: inline with a target and from a file of the folder, after the kustomization's own", async () => {
+    const patches = [
+      { target: { kind: "Deployment", name: "web" }, patch: "- op: replace\n  path: /spec/template/spec/containers/0/args/0\n  value: --log-level=debug\n" },
+      { path: "grace-patch.yaml" },
+    ];
+    const { objects } = await render("argo/kust", { type: "argocd", kustomize: { patches } });
+    const web = find(objects, "Deployment", "web");
+    expect(dig(web, "spec.template.spec.containers.0.args")).toEqual(["--log-level=debug"]);
+    expect(dig(web, "spec.template.spec.terminationGracePeriodSeconds")).toBe(5);
+  });
+
+  it("Argo CD kustomize components: added, a missing one fails the render unless ignoreMissingComponents", async () => {
+    const withHa = await render("argo/kust", { type: "argocd", kustomize: { components: ["../components/ha"] } });
+    expect(find(withHa.objects, "PodDisruptionBudget", "web")).toMatchObject({ spec: { minAvailable: 1 } });
+    const missing = await render("argo/kust", { type: "argocd", kustomize: { components: ["../components/gone"] } }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ path: "argo/kust/kustomization.yaml", message: expect.stringContaining("'../components/gone'") });
+    // A path outside the repository is missing too, never read.
+    const ignored = await render("argo/kust", { type: "argocd", kustomize: { components: ["../components/gone", "../../../../etc", "../components/ha"], ignoreMissingComponents: true } });
+    expect(ignored.objects.map((o) => o.object.kind).sort()).toEqual(["Deployment", "PodDisruptionBudget"]);
+  });
+
+  it("Argo CD build variables: always in images and labels, in annotations only with commonAnnotationsEnvsubst; $$ is a dollar", async () => {
+    const kustomize = { images: ["nginx:${ARGOCD_APP_REVISION_SHORT}"], commonLabels: { "app-name": "${ARGOCD_APP_NAME}" }, commonAnnotations: { revision: "$ARGOCD_APP_REVISION", price: "$$5" } };
+    const env = { appName: "web-prod", appNamespace: "shop" };
+    const literal = find((await render("argo/kust", { type: "argocd", kustomize, env })).objects, "Deployment", "web");
+    expect(dig(literal, "spec.template.spec.containers.0.image")).toBe(`nginx:${sha.slice(0, 7)}`);
+    expect(dig(literal, "metadata.labels.app-name")).toBe("web-prod");
+    expect(dig(literal, "metadata.annotations")).toEqual({ revision: "$ARGOCD_APP_REVISION", price: "$$5" });
+    const substituted = find((await render("argo/kust", { type: "argocd", kustomize: { ...kustomize, commonAnnotationsEnvsubst: true }, env })).objects, "Deployment", "web");
+    expect(dig(substituted, "metadata.annotations")).toEqual({ revision: sha, price: "$5" });
+  });
+
+  it("Argo CD source overrides: the app's .argocd-source-<name>.yaml (Image Updater's write-back) is merged over its options; another app's is not", async () => {
+    const canary = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "c-" }, env: { appName: "web-canary" } });
+    expect(dig(find(canary.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.28.1");
+    const other = await render("argo/kust", { type: "argocd", kustomize: { images: ["nginx:1.27"], namePrefix: "c-" }, env: { appName: "web-prod" } });
+    expect(dig(find(other.objects, "Deployment", "c-web"), "spec.template.spec.containers.0.image")).toBe("nginx:1.27");
+  });
+
+  it("loads outside the kustomization's folder but inside the repository: Flux builds them (LoadRestrictionsNone), Argo CD's default refuses", async () => {
+    const flux = await render("loads/prod", { type: "flux", spec: {} }, "kustomize");
+    expect(flux.objects.map((o) => o.object.kind).sort()).toEqual(["ConfigMap", "Deployment"]);
+    expect(dig(flux.objects.find((o) => o.object.kind === "ConfigMap")?.object, "data")).toEqual({ LOG_LEVEL: "debug", REGION: "eu-west-1" });
+    const argo = await render("loads/prod", { type: "argocd" }).catch((e: unknown) => e);
+    expect(argo).toBeInstanceOf(RenderFileError);
+    expect((argo as Error).message).toMatch(/security; file .* is not in or below/);
+  });
+
+  it("Flux spec.components: added to the kustomization; a missing one skipped with ignoreMissingComponents", async () => {
+    const { objects } = await render("argo/kust", { type: "flux", spec: { components: ["../components/ha"] } }, "kustomize");
+    expect(find(objects, "PodDisruptionBudget", "web")).toBeDefined();
+    const skipped = await render("argo/kust", { type: "flux", spec: { components: ["../components/gone"], ignoreMissingComponents: true } }, "kustomize");
+    expect(skipped.objects.map((o) => o.object.kind)).toEqual(["Deployment"]);
   });
 
   it("different settings are different renders (the cache key holds every option, variables by hash)", async () => {

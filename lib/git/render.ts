@@ -178,7 +178,8 @@ async function renderPlain(
     }
     const text = blob.content.toString("utf8");
     if (controller?.type === "argocd" && hasSkipMarker(text)) continue;
-    const parsed = parseManifestText(file.path, text);
+    // Flux reads these files through kustomize even without a build step here: kustomize's YAML rules.
+    const parsed = parseManifestText(file.path, text, controller?.type === "flux" ? "kustomize" : "kubectl");
     if (!parsed.ok) {
       problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
       continue;
@@ -289,7 +290,8 @@ async function renderKustomize(
     if (write) await writeFile(path.join(root, write.file), write.text);
     await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
     const file = kustomization;
-    const output = await runKustomize(bin, root, rel || ".", { home }).catch(async (e: unknown) => {
+    // kustomize-controller builds with LoadRestrictionsNone (confined to the artifact); kustomize's and Argo CD's default is root-only.
+    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: controlled?.controller.type === "flux" }).catch(async (e: unknown) => {
       if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
       throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
     });
@@ -383,7 +385,7 @@ async function renderAsController(
   controller: ControllerRender,
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const listed = await repoTree(mirrorPath, commit);
-  const plan = await planControllerRender(controller, listed.paths, rel, opts.mode, (file) => listed.read(file));
+  const plan = await planControllerRender(controller, listed.paths, rel, opts.mode, (file) => listed.read(file), commit);
   if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
   return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed });
 }
@@ -412,7 +414,9 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   if (opts.controller) {
     // The controller's settings change the output; a controller render may also read outside the path (components, nested folders).
     const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
-    key = [key, rootTree ?? commit, opts.kustomizeBin ?? "", controllerRenderKey(opts.controller)].join("\0");
+    // Argo CD's ${ARGOCD_APP_REVISION} in a kustomize option makes the commit itself, not only its tree, an input.
+    const revisionInput = opts.controller.type === "argocd" && JSON.stringify(opts.controller.kustomize ?? {}).includes("$") ? commit : "";
+    key = [key, rootTree ?? commit, opts.kustomizeBin ?? "", controllerRenderKey(opts.controller), revisionInput].join("\0");
   }
 
   const hit = cache.get(key);

@@ -3,43 +3,8 @@
 // Argo CD Application's source (directory, kustomize). Pure: objects in,
 // settings out; anything of the wrong shape is left out, as the API server's
 // schema would not have let it in.
-import type { ArgoDirectoryOptions, ArgoKustomizeOptions, FluxRenderSpec, FluxSelector, FluxSubstituteReference } from "@/lib/git";
-
-type Obj = Record<string, unknown>;
-
-function rec(v: unknown): Obj | undefined {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
-}
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-function strMap(v: unknown): Record<string, string> | undefined {
-  const r = rec(v);
-  if (!r) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(r)) if (typeof val === "string") out[k] = val;
-  return out;
-}
-function strList(v: unknown): string[] | undefined {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined;
-}
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-function selector(v: unknown): FluxSelector | undefined {
-  const r = rec(v);
-  if (!r) return undefined;
-  return dropUndefined({
-    group: str(r.group),
-    version: str(r.version),
-    kind: str(r.kind),
-    name: str(r.name),
-    namespace: str(r.namespace),
-    labelSelector: str(r.labelSelector),
-    annotationSelector: str(r.annotationSelector),
-  });
-}
+import type { IgnoreRule } from "@/lib/drift";
+import { argoSourceOptions, dropUndefined, rec, selectorOf, str, strList, strMap, type ArgoBuildEnv, type ArgoSourceOptions, type FluxRenderSpec, type FluxSubstituteReference, type Obj } from "@/lib/git";
 
 /** The render-relevant part of a Flux `Kustomization` (kustomize.toolkit.fluxcd.io/v1). */
 export function fluxRenderSpecOf(kustomization: Obj): FluxRenderSpec {
@@ -54,7 +19,7 @@ export function fluxRenderSpecOf(kustomization: Obj): FluxRenderSpec {
       ? spec.patches.flatMap((p) => {
           const r = rec(p);
           const patch = str(r?.patch);
-          return patch === undefined ? [] : [dropUndefined({ patch, target: selector(r?.target) })];
+          return patch === undefined ? [] : [dropUndefined({ patch, target: selectorOf(r?.target) })];
         })
       : undefined,
     images: Array.isArray(spec.images)
@@ -94,26 +59,49 @@ function sourceOf(app: Obj, path: string): Obj | undefined {
   return sources.find((s) => norm(s.path) === norm(path)) ?? sources[0];
 }
 
-/** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1). */
-export function argoRenderOptionsOf(app: Obj, path: string): { directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions } {
+/** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1), and the build variables it gives kustomize. */
+export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions & { env: ArgoBuildEnv } {
   const source = sourceOf(app, path) ?? {};
-  const dir = rec(source.directory);
-  const k = rec(source.kustomize);
-  return dropUndefined({
-    directory: dir ? dropUndefined({ recurse: dir.recurse === true ? true : undefined, include: str(dir.include) || undefined, exclude: str(dir.exclude) || undefined }) : undefined,
-    kustomize: k
-      ? dropUndefined({
-          namePrefix: str(k.namePrefix) || undefined,
-          nameSuffix: str(k.nameSuffix) || undefined,
-          images: strList(k.images),
-          commonLabels: strMap(k.commonLabels),
-          commonAnnotations: strMap(k.commonAnnotations),
-          forceCommonLabels: k.forceCommonLabels === true ? true : undefined,
-          forceCommonAnnotations: k.forceCommonAnnotations === true ? true : undefined,
-          labelWithoutSelector: k.labelWithoutSelector === true ? true : undefined,
-          labelIncludeTemplates: k.labelIncludeTemplates === true ? true : undefined,
-          namespace: str(k.namespace) || undefined,
-        })
-      : undefined,
+  const spec = rec(app.spec) ?? {};
+  const env = dropUndefined({
+    appName: str(rec(app.metadata)?.name),
+    appNamespace: str(rec(spec.destination)?.namespace),
+    project: str(spec.project),
+    repoURL: str(source.repoURL),
+    sourcePath: str(source.path),
+    targetRevision: str(source.targetRevision),
+  });
+  return { env, ...argoSourceOptions(source) };
+}
+
+/**
+ * An Application's `spec.ignoreDifferences` as ignore rules: what Argo CD leaves
+ * out of its comparison is not drift here either. JSON pointers and managed-fields
+ * managers translate; jq path expressions are not evaluated, so an entry of only
+ * those hides nothing (never the whole object).
+ */
+export function argoIgnoreRulesOf(app: Obj): IgnoreRule[] {
+  const entries = rec(app.spec)?.ignoreDifferences;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry, i): IgnoreRule[] => {
+    const e = rec(entry);
+    const kind = str(e?.kind);
+    if (!e || !kind) return [];
+    const jsonPointers = (strList(e.jsonPointers) ?? []).filter((p) => p.startsWith("/"));
+    const managers = strList(e.managedFieldsManagers) ?? [];
+    if (jsonPointers.length === 0 && managers.length === 0) return [];
+    const group = str(e.group) ?? "";
+    const name = str(e.name);
+    const namespace = str(e.namespace);
+    return [
+      dropUndefined({
+        name: `Argo CD ignoreDifferences[${i}]`,
+        kinds: kind === "*" ? undefined : [group === "*" ? kind : `${group}/${kind}`],
+        names: name ? [name] : undefined,
+        namespaces: namespace ? [namespace] : undefined,
+        jsonPointers: jsonPointers.length > 0 ? jsonPointers : undefined,
+        managers: managers.length > 0 ? managers : undefined,
+      }),
+    ];
   });
 }

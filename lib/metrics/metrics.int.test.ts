@@ -79,7 +79,7 @@ describe("GET /api/metrics", () => {
     await appendAudit(f.db, { actor: { type: "anonymous", name: "x" }, action: "webhook.rejected", targetType: "webhook", targetId: "github", after: { provider: "github" } });
     // Later rejections from the same address, summed up in one row (lib/auth/failed-attempts).
     await appendAudit(f.db, { actor: { type: "anonymous", name: "x" }, action: "webhook.rejected", targetType: "client", targetId: "10.0.0.1", after: { summary: true, method: "github", count: 4 } });
-    await f.db.alert.create({ data: { environmentId: items[0]!.environmentId, type: "drift.unowned", fingerprint: "fp", severity: "warning", title: "t", openedAt: new Date(), updatedAt: new Date() } });
+    await f.db.alert.create({ data: { environmentId: items[0]!.environmentId, type: "drift_unowned", fingerprint: "fp", severity: "warning", title: "t", openedAt: new Date(), updatedAt: new Date() } });
     // Approved moves ahead of applied: a new commit the cluster has not seen, dated 10 minutes ago.
     const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
     await f.db.environment.update({ where: { id: env.id }, data: { approvedSha: "f".repeat(40), approvedAt: new Date(Date.now() - 600_000) } });
@@ -107,7 +107,7 @@ describe("GET /api/metrics", () => {
     const buckets = DURATION_BUCKETS.map((le) => value(s, "driftwatch_collection_duration_seconds_bucket", { environment: "test", le: String(le) }) ?? -1);
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]).toBeGreaterThanOrEqual(buckets[i - 1]!);
     expect(value(s, "driftwatch_collection_duration_seconds_sum", { environment: "test" })).toBeGreaterThan(0);
-    expect(value(s, "driftwatch_alerts_open", { environment: "test", type: "drift.unowned", severity: "warning" })).toBe(1);
+    expect(value(s, "driftwatch_alerts_open", { environment: "test", type: "drift_unowned", severity: "warning" })).toBe(1);
     expect(value(s, "driftwatch_webhook_deliveries_total", { provider: "github", outcome: "accepted" })).toBe(1);
     expect(value(s, "driftwatch_webhook_deliveries_total", { provider: "github", outcome: "rejected" })).toBe(5);
     expect(value(s, "driftwatch_collection_runs_pending", { state: "queued" })).toBe(0);

@@ -17,6 +17,7 @@ import {
   type ClientFactory,
 } from "./controller";
 import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "./input";
+import type { PauseRecordDto } from "@/lib/api/contract/pauses";
 
 type Db = PrismaClient;
 type Tx = Prisma.TransactionClient;
@@ -45,31 +46,8 @@ export type TakeOwnershipInput = Omit<z.infer<typeof takeOwnershipSchema>, "inci
 
 export const resumePauseSchema = z.object({ reason: z.string().trim().max(2000).optional() }).strict().optional();
 
-export interface PauseDto {
-  id: string;
-  environment: string;
-  controllerRef: string | null;
-  origin: "dashboard" | "detected";
-  active: boolean;
-  /** Detected and nobody has taken ownership yet. */
-  unattributed: boolean;
-  createdBy: string | null;
-  owner: string | null;
-  reason: string | null;
-  incidentUrl: string | null;
-  startedAt: string;
-  expiresAt: string | null;
-  expired: boolean;
-  /** Driftwatch performed it on the controller (write credential configured). */
-  executed: boolean;
-  /** Whether the cluster shows the controller suspended; null when unknown (no controller, not yet collected). */
-  clusterAgrees: boolean | null;
-  detectedManager: string | null;
-  detectedAt: string | null;
-  endedAt: string | null;
-  endedBy: string | null;
-  endReason: string | null;
-}
+/** The wire shape is the contract's (lib/api/contract/pauses.ts). */
+export type PauseDto = PauseRecordDto;
 
 const pauseInclude = {
   environment: { select: { name: true, controller: true } },

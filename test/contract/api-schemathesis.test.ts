@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openApiDocument } from "@/lib/dashboard/openapi";
+import { openApiDocument } from "@/lib/api/contract/openapi";
 import { DEMO_ACCOUNTS } from "@/demo/users";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/session";
 import type { Role } from "@/lib/auth/roles";

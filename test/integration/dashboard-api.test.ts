@@ -16,7 +16,7 @@ import type {
   ObjectDetailDto,
   RunDto,
   TimelineDto,
-} from "@/lib/dashboard/dto";
+} from "@/lib/api/contract";
 import { GET as listEnvironments } from "@/app/api/environments/route";
 import { GET as getEnvironment } from "@/app/api/environments/[env]/route";
 import { GET as getDrift } from "@/app/api/environments/[env]/drift/route";
@@ -88,7 +88,7 @@ describe("GET /api/environments", () => {
     expect(prod.applied?.message).toBe("Promote api 1.3 to production");
     expect(prod.behind?.since).toBe(new Date(shop.now.getTime() - 2.5 * 3_600_000).toISOString());
     expect(prod.controller?.failure?.reason).toBe("AuthenticationFailed");
-    expect(prod.alerts.map((a) => a.type)).toContain("environment.stale");
+    expect(prod.alerts.map((a) => a.type)).toContain("environment_stale");
     const staging = list.environments[1]!;
     expect(staging.pauses[0]).toMatchObject({ origin: "detected", unattributed: true, detectedManager: "kubectl-patch" });
     // test runs a later commit (the branch head) that contains its approved one: not behind.

@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "../support/collector-env";
 import { forEachCluster, type ClusterServer } from "../support/clusters";
 import { lookupCommit } from "@/lib/dashboard/commits";
-import type { CommitDto } from "@/lib/dashboard/dto";
+import type { CommitDto } from "@/lib/api/contract";
 
 let f: CollectorFixture | undefined;
 afterEach(async () => {

@@ -9,18 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
+import { apiRouteFiles } from "@/test/support/api-routes";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const apiDir = path.join(root, "app", "api");
 const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
-
-function routeFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return routeFiles(p);
-    return /^route\.(ts|tsx|js)$/.test(e.name) ? [p] : [];
-  });
-}
 
 /** `app/api/claims/[id]/transfer/route.ts` → `/api/claims/<uuid>/transfer` and its params. */
 function urlFor(file: string): { url: string; params: Record<string, string | string[]> } {
@@ -65,7 +57,7 @@ let admin: TestSession;
 
 beforeAll(async () => {
   await resetDatabase(db);
-  for (const file of routeFiles(apiDir)) {
+  for (const { file } of apiRouteFiles()) {
     const mod = (await import(file)) as Record<string, unknown>;
     const { url, params } = urlFor(file);
     for (const method of MUTATING) {

@@ -26,6 +26,7 @@ import { syncConfigToDatabase } from "@/lib/collector";
 import { runWith } from "../faults/support";
 import { resetEnvCache } from "@/lib/env";
 import * as dashboard from "@/lib/dashboard";
+import * as contract from "@/lib/api/contract";
 import { segmentsOfKey } from "@/lib/dashboard/object-key";
 import { buildMetrics } from "@/lib/metrics";
 import { POST as createClaim } from "@/app/api/claims/route";
@@ -289,12 +290,12 @@ describe("canary Secret value", () => {
     const loaded: Record<string, unknown> = {
       environments: await dashboard.listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 }),
       detail: await dashboard.getEnvironmentDetail(db, "test"),
-      drift: await dashboard.listDrift(db, "test", dashboard.driftQuerySchema.parse({})),
+      drift: await dashboard.listDrift(db, "test", contract.driftQuerySchema.parse({})),
       object: await dashboard.getObjectDetail(db, "test", SECRET_KEY),
       commit: await dashboard.lookupCommit(db, env.approvedSha ?? ""),
       lineage: await dashboard.getLineage(db),
-      timeline: await dashboard.getTimeline(db, dashboard.timelineQuerySchema.parse({})),
-      compare: await dashboard.compareEnvironments(db, dashboard.compareQuerySchema.parse({ from: "test", to: "staging" })),
+      timeline: await dashboard.getTimeline(db, contract.timelineQuerySchema.parse({})),
+      compare: await dashboard.compareEnvironments(db, contract.compareQuerySchema.parse({ from: "test", to: "staging" })),
       metrics: await dashboard.getMetrics(db, 30),
       run: await dashboard.getRun(db, run.id),
       prometheus: await (await buildMetrics(db)).metrics(),
@@ -327,14 +328,14 @@ describe("canary Secret value", () => {
     const { CompareClient } = await import("@/app/compare/compare-client");
     const { MetricsClient } = await import("@/app/metrics/metrics-client");
     const pages: Array<[string, ReturnType<typeof createElement>]> = [
-      ["/", createElement(EnvironmentsClient, { initial: loaded.environments as dashboard.EnvironmentListDto })],
-      ["/environments/test", createElement(EnvironmentClient, { initial: loaded.detail as dashboard.EnvironmentDetailDto, initialDrift: loaded.drift as dashboard.DriftListDto, initialFilters: "" })],
-      ["/environments/test/objects/_/Secret/shop/api-credentials", createElement(ObjectClient, { initial: loaded.object as dashboard.ObjectDetailDto })],
-      ["/commits/x", createElement(CommitClient, { sha: env.approvedSha ?? "", initial: loaded.commit as dashboard.CommitLookupDto, now: new Date().toISOString() })],
-      ["/lineage", createElement(LineageClient, { initial: loaded.lineage as dashboard.LineageDto })],
-      ["/timeline", createElement(TimelineClient, { initial: loaded.timeline as dashboard.TimelineDto, initialParams: "", problem: null })],
-      ["/compare", createElement(CompareClient, { environments: ["test", "staging"], initial: loaded.compare as dashboard.CompareDto, initialParams: "from=test&to=staging", problem: null })],
-      ["/metrics", createElement(MetricsClient, { initial: loaded.metrics as dashboard.MetricsDto })],
+      ["/", createElement(EnvironmentsClient, { initial: loaded.environments as contract.EnvironmentListDto })],
+      ["/environments/test", createElement(EnvironmentClient, { initial: loaded.detail as contract.EnvironmentDetailDto, initialDrift: loaded.drift as contract.DriftListDto, initialFilters: "" })],
+      ["/environments/test/objects/_/Secret/shop/api-credentials", createElement(ObjectClient, { initial: loaded.object as contract.ObjectDetailDto })],
+      ["/commits/x", createElement(CommitClient, { sha: env.approvedSha ?? "", initial: loaded.commit as contract.CommitLookupDto, now: new Date().toISOString() })],
+      ["/lineage", createElement(LineageClient, { initial: loaded.lineage as contract.LineageDto })],
+      ["/timeline", createElement(TimelineClient, { initial: loaded.timeline as contract.TimelineDto, initialParams: "", problem: null })],
+      ["/compare", createElement(CompareClient, { environments: ["test", "staging"], initial: loaded.compare as contract.CompareDto, initialParams: "from=test&to=staging", problem: null })],
+      ["/metrics", createElement(MetricsClient, { initial: loaded.metrics as contract.MetricsDto })],
     ];
     for (const [pathname, node] of pages) outputs.push({ where: `HTML ${pathname}`, text: render(pathname, node) });
     // The pages that show the Secret did render it (masked), so its values' absence means something.

@@ -56,7 +56,7 @@ function requireBinary(name: BinaryName): string {
   return binaryPath(name);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", reject);
@@ -72,7 +72,7 @@ async function freePort(): Promise<number> {
  * a start fails. Not a pipe: a test that blocks its event loop (spawnSync)
  * would stop draining it, and kube-apiserver would hang on a full pipe.
  */
-function logTo(dir: string, name: string, verbose: boolean): { stdio: ["ignore", number | "inherit", number | "inherit"]; spawned(): void; tail(): string } {
+export function logTo(dir: string, name: string, verbose: boolean): { stdio: ["ignore", number | "inherit", number | "inherit"]; spawned(): void; tail(): string } {
   if (verbose) return { stdio: ["ignore", "inherit", "inherit"], spawned: () => {}, tail: () => "(printed above)" };
   const file = path.join(dir, `${name}.log`);
   const fd = fs.openSync(file, "a");
@@ -101,9 +101,9 @@ function get(url: string, caPem: string, token: string): Promise<number> {
   });
 }
 
-function request(url: string, method: string, caPem: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
+export function request(url: string, method: string, caPem: string, token: string, body?: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
+    const data = body === undefined ? "" : JSON.stringify(body);
     const req = https.request(url, { method, ca: caPem, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
       let text = "";
       res.on("data", (c: Buffer) => (text += c.toString()));

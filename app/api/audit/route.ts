@@ -1,20 +1,14 @@
 // The audit log: a page of events as JSON, or every matching event as CSV or
 // JSON lines (?format=csv|jsonl), streamed so an export of any size is cheap.
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { jsonRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { getPrisma } from "@/lib/db";
-import { auditFilterSchema, csvHeader, csvLine, iterateAuditEvents, jsonLine, listAuditEvents } from "@/lib/audit";
+import { csvHeader, csvLine, iterateAuditEvents, jsonLine, listAuditEvents } from "@/lib/audit";
 
 export const dynamic = "force-dynamic";
 
-const query = auditFilterSchema.extend({
-  format: z.enum(["json", "csv", "jsonl"]).default("json"),
-  before: z.string().regex(/^\d{1,18}$/, "expected an event id").optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
-
-export const GET = jsonRoute({ query }, async ({ query: q }) => {
+export const GET = jsonRoute(operations.listAuditEvents, async ({ query: q }) => {
   const { format, before, limit, ...filter } = q;
   const db = getPrisma();
   if (format === "json") return listAuditEvents(db, filter, { before, limit });

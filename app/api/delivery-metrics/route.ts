@@ -1,7 +1,8 @@
 import { jsonRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { getPrisma } from "@/lib/db";
-import { getMetrics, metricsQuerySchema } from "@/lib/dashboard";
+import { getMetrics } from "@/lib/dashboard";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute({ query: metricsQuerySchema }, async ({ query }) => getMetrics(getPrisma(), query.days));
+export const GET = jsonRoute(operations.getDeliveryMetrics, async ({ query }) => getMetrics(getPrisma(), query.days));

@@ -1,6 +1,7 @@
 import { jsonRoute } from "@/lib/api/route";
-import { openApiDocument } from "@/lib/dashboard/openapi";
+import { operations } from "@/lib/api/contract/operations";
+import { openApiDocument } from "@/lib/api/contract/openapi";
 
 export const dynamic = "force-static";
 
-export const GET = jsonRoute({}, async () => openApiDocument());
+export const GET = jsonRoute(operations.getOpenApi, async () => openApiDocument());

@@ -1,20 +1,14 @@
 // Pauses: list (any signed-in user) and create (operator).
-import { z } from "zod";
 import { jsonRoute, mutationRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { getPrisma } from "@/lib/db";
 import { actorOf } from "@/lib/auth/guard";
-import { createPause, createPauseSchema, listPauses } from "@/lib/pauses";
+import { createPause, listPauses } from "@/lib/pauses";
 
 export const dynamic = "force-dynamic";
 
 export const GET = jsonRoute(
-  {
-    query: z.object({
-      environment: z.string().max(100).optional(),
-      active: z.enum(["true", "false"]).optional(),
-      limit: z.coerce.number().int().min(1).max(1000).optional(),
-    }),
-  },
+  operations.listPauses,
   async ({ query }) => ({
     pauses: await listPauses(getPrisma(), {
       environment: query.environment,
@@ -25,7 +19,7 @@ export const GET = jsonRoute(
 );
 
 export const POST = mutationRoute(
-  { role: "operator", body: createPauseSchema.extend({ environment: z.string().min(1).max(100) }), status: 201 },
+  operations.createPause,
   async ({ db, body, user }) => {
     const { environment, ...input } = body;
     return { pause: await createPause(db, environment, input, actorOf(user)) };

@@ -1,7 +1,8 @@
 import { NextResponse } from "next/server";
 import { jsonRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { getPrisma } from "@/lib/db";
-import { getTimeline, timelineQuerySchema } from "@/lib/dashboard";
+import { getTimeline } from "@/lib/dashboard";
 import { toCsv, toJson, toMarkdown } from "@/lib/timeline";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +10,7 @@ export const dynamic = "force-dynamic";
 const TYPES = { csv: "text/csv; charset=utf-8", md: "text/markdown; charset=utf-8", json: "application/json; charset=utf-8" } as const;
 
 /** Without `format`, the page's JSON; with `format=csv|json|md`, a download of exactly what the page shows. */
-export const GET = jsonRoute({ query: timelineQuerySchema }, async ({ req, query }) => {
+export const GET = jsonRoute(operations.getTimeline, async ({ req, query }) => {
   const now = new Date();
   const t = await getTimeline(getPrisma(), query, now);
   if (!query.format) return t;

@@ -9,7 +9,7 @@ import { RevisionLine, ShaLink } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
 import { Ago, Time, useNow } from "@/components/time";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { CommitLookupDto } from "@/lib/dashboard/dto";
+import type { CommitLookupDto } from "@/lib/api/contract";
 import { formatDuration } from "@/lib/dashboard/format";
 
 export function CommitClient({ sha, initial, now: serverNow }: { sha: string; initial: CommitLookupDto; now: string }) {

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
 import { lookupCommit } from "@/lib/dashboard";
-import { shaParam } from "@/lib/dashboard/params";
+import { shaParam } from "@/lib/api/contract/params";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { CommitClient } from "./commit-client";
 

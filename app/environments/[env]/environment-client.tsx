@@ -14,7 +14,7 @@ import { Pill, StatusBadge } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { canOperate, useSession } from "@/components/use-session";
 import { POLL_MS, fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
-import type { DriftListDto, DriftSort, EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/dashboard/dto";
+import type { DriftListDto, DriftSort, EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 
 function Panel({ title, children, id }: { title: string; children: React.ReactNode; id?: string }) {

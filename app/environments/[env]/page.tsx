@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/server";
-import { driftQuerySchema } from "@/lib/dashboard";
+import { driftQuerySchema } from "@/lib/api/contract/drift";
 import { cachedDrift, cachedEnvironmentDetail } from "@/lib/dashboard/cached";
-import { envParams } from "@/lib/dashboard/params";
+import { envParams } from "@/lib/api/contract/params";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { EnvironmentClient } from "./environment-client";
 

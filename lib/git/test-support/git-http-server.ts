@@ -1,6 +1,8 @@
 // A real smart-HTTP Git server for tests: `git http-backend` (CGI) behind a
 // tiny Node server on 127.0.0.1 that demands HTTP Basic auth with one token,
-// the way GitHub/GitLab accept `x-access-token:<token>`.
+// the way GitHub/GitLab accept `x-access-token:<token>` — or, without a token,
+// serves anyone, like a public repository (Flux refuses to send credentials
+// over plain HTTP).
 import { spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +14,8 @@ export interface GitHttpServer {
   rejected: number;
   /** Authorization headers seen (to prove the token went over the wire, nowhere else). */
   authorizations: string[];
+  /** User-Agent of every request (which clients fetched: git, go-git, …). */
+  userAgents: string[];
   close(): Promise<void>;
 }
 
@@ -21,14 +25,15 @@ function cgiEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return Object.assign(env, { GIT_CONFIG_NOSYSTEM: "1" }, extra);
 }
 
-export async function startGitHttpServer(opts: { projectRoot: string; username: string; token: string }): Promise<GitHttpServer> {
-  const expected = `Basic ${Buffer.from(`${opts.username}:${opts.token}`).toString("base64")}`;
-  const state = { rejected: 0, authorizations: [] as string[] };
+export async function startGitHttpServer(opts: { projectRoot: string; username?: string; token?: string }): Promise<GitHttpServer> {
+  const expected = opts.token === undefined ? null : `Basic ${Buffer.from(`${opts.username ?? ""}:${opts.token}`).toString("base64")}`;
+  const state = { rejected: 0, authorizations: [] as string[], userAgents: [] as string[] };
 
   const server = http.createServer((req, res) => {
     const auth = req.headers.authorization ?? "";
+    state.userAgents.push(req.headers["user-agent"] ?? "");
     if (auth) state.authorizations.push(auth);
-    if (auth !== expected) {
+    if (expected !== null && auth !== expected) {
       state.rejected++;
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"', "Content-Type": "text/plain" });
       res.end("authentication required\n");
@@ -43,7 +48,7 @@ export async function startGitHttpServer(opts: { projectRoot: string; username: 
       QUERY_STRING: url.search.replace(/^\?/, ""),
       REQUEST_METHOD: req.method ?? "GET",
       CONTENT_TYPE: req.headers["content-type"] ?? "",
-      REMOTE_USER: opts.username,
+      ...(expected !== null && opts.username ? { REMOTE_USER: opts.username } : {}),
       REMOTE_ADDR: "127.0.0.1",
     };
     if (req.headers["content-length"]) env.CONTENT_LENGTH = req.headers["content-length"];
@@ -95,6 +100,7 @@ export async function startGitHttpServer(opts: { projectRoot: string; username: 
       return state.rejected;
     },
     authorizations: state.authorizations,
+    userAgents: state.userAgents,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

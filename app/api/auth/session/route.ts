@@ -1,6 +1,7 @@
 // Who is signed in, and the CSRF token the page must send with mutations.
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse } from "@/lib/api/route";
+import type { SessionInfo } from "@/lib/api/contract/auth";
 import { getPrisma } from "@/lib/db";
 import { getConfig } from "@/lib/config";
 import { sessionFromRequest } from "@/lib/auth/guard";
@@ -17,7 +18,7 @@ export async function GET(req: NextRequest): Promise<NextResponse> {
         csrfToken: session?.csrfToken ?? null,
         expiresAt: session?.expiresAt.toISOString() ?? null,
         methods: { local: auth.local, oidc: Boolean(auth.oidc) },
-      },
+      } satisfies SessionInfo,
       { headers: { "cache-control": "no-store" } },
     );
   } catch (e) {

@@ -1,7 +1,8 @@
 // Password sign-in. Public by nature: no session yet, so no CSRF token either;
 // a foreign Origin is still refused so no other site can sign a browser in.
 import { NextResponse, type NextRequest } from "next/server";
-import { z } from "zod";
+import type { SignedIn } from "@/lib/api/contract/auth";
+import { operations } from "@/lib/api/contract/operations";
 import { ApiError } from "@/lib/api/errors";
 import { errorResponse, refuseNul } from "@/lib/api/route";
 import { KiB, readJsonBounded } from "@/lib/api/body";
@@ -15,11 +16,7 @@ export const dynamic = "force-dynamic";
 /** A username, a password and a destination, with room to spare; anything bigger is not a sign-in. */
 const MAX_SIGNIN_BYTES = 8 * KiB;
 
-const body = z.object({
-  username: z.string().min(1, "enter your username").max(200),
-  password: z.string().min(1, "enter your password").max(1024),
-  next: z.string().max(2000).optional(),
-});
+const body = operations.signIn.body;
 
 export async function POST(req: NextRequest): Promise<NextResponse> {
   try {
@@ -43,7 +40,7 @@ export async function POST(req: NextRequest): Promise<NextResponse> {
       throw new ApiError("unauthorized", "wrong username or password");
     }
     const res = NextResponse.json(
-      { user: result.user, csrfToken: result.session.csrfToken, next: safeNextPath(input.next) },
+      { user: result.user, csrfToken: result.session.csrfToken, next: safeNextPath(input.next) } satisfies SignedIn,
       { headers: { "cache-control": "no-store" } },
     );
     setSessionCookies(res, req, result.session);

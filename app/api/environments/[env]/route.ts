@@ -1,7 +1,7 @@
 import { sharedReadRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { cachedEnvironmentDetail } from "@/lib/dashboard/cached";
-import { envParams } from "@/lib/dashboard/params";
 
 export const dynamic = "force-dynamic";
 
-export const GET = sharedReadRoute({ params: envParams }, ({ params }) => cachedEnvironmentDetail(params.env));
+export const GET = sharedReadRoute(operations.getEnvironment, ({ params }) => cachedEnvironmentDetail(params.env));

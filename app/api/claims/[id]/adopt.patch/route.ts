@@ -1,15 +1,15 @@
 // The change that makes Git match live, for the claim's owner to commit:
 // a unified diff to download (default) or, with ?format=json, the files and notes.
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { jsonRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { getPrisma } from "@/lib/db";
 import { buildAdoptPatch } from "@/lib/claims";
 
 export const dynamic = "force-dynamic";
 
 export const GET = jsonRoute(
-  { params: z.object({ id: z.uuid("not a claim id") }), query: z.object({ format: z.enum(["patch", "json"]).default("patch") }) },
+  operations.getAdoptPatch,
   async ({ params, query }) => {
     const result = await buildAdoptPatch(getPrisma(), params.id);
     if (query.format === "json") return result;

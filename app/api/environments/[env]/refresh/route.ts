@@ -1,6 +1,6 @@
 // "Refresh now": queues a collection run (or moves the queued one forward).
-import { z } from "zod";
 import { mutationRoute } from "@/lib/api/route";
+import { operations } from "@/lib/api/contract/operations";
 import { ApiError } from "@/lib/api/errors";
 import { appendAudit } from "@/lib/audit";
 import { actorOf } from "@/lib/auth/guard";
@@ -9,7 +9,7 @@ import { enqueueRun } from "@/lib/collector/jobs";
 export const dynamic = "force-dynamic";
 
 export const POST = mutationRoute(
-  { role: "operator", params: z.object({ env: z.string().min(1).max(100) }), status: 202 },
+  operations.refreshEnvironment,
   async ({ db, params, user }) => {
     const env = await db.environment.findUnique({ where: { name: params.env }, select: { id: true, name: true, removedAt: true } });
     if (!env || env.removedAt) throw new ApiError("not_found", `environment "${params.env}" not found`);

@@ -10,7 +10,7 @@ import { Ago, Time, useNow } from "@/components/time";
 import { useSession } from "@/components/use-session";
 import { YamlDiffView } from "@/components/yaml-diff-view";
 import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
-import type { ObjectDetailDto } from "@/lib/dashboard/dto";
+import type { ObjectDetailDto } from "@/lib/api/contract";
 import { formatDuration, valueText } from "@/lib/dashboard/format";
 import { objectApiPath } from "@/lib/dashboard/object-key";
 

@@ -4,7 +4,7 @@ import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
 import { getObjectDetail } from "@/lib/dashboard";
 import { keyFromSegments, objectLabel } from "@/lib/dashboard/object-key";
-import { envParams } from "@/lib/dashboard/params";
+import { envParams } from "@/lib/api/contract/params";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { ObjectClient } from "./object-client";
 

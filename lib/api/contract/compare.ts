@@ -1,0 +1,46 @@
+// Two environments compared object by object and field by field.
+import { z } from "zod";
+import { RevisionDto } from "./environments";
+import { count, json, named, object } from "./schema";
+
+export const CompareFieldDto = object({ path: z.string(), from: json.optional(), to: json.optional(), kind: z.enum(["changed", "added", "removed"]) });
+export type CompareFieldDto = z.infer<typeof CompareFieldDto>;
+
+export const CompareObjectDto = object({
+  key: z.string(),
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  state: z.enum(["differs", "only-from", "only-to"]),
+  fields: z.array(CompareFieldDto),
+});
+export type CompareObjectDto = z.infer<typeof CompareObjectDto>;
+
+const side = object({ environment: z.string(), revision: RevisionDto.nullable() });
+
+export const CompareDto = named(
+  "Compare",
+  object({
+    from: side,
+    to: side,
+    mode: z.enum(["live", "desired"]),
+    objects: z.array(CompareObjectDto),
+    same: count,
+    differs: count,
+    onlyFrom: count,
+    onlyTo: count,
+    truncated: z.boolean().describe("More differing objects than returned"),
+    environments: z.array(z.string()),
+  }),
+  "Identical objects are counted, differing ones listed with their fields",
+);
+export type CompareDto = z.infer<typeof CompareDto>;
+
+export const compareQuerySchema = z.object({
+  from: z.string().min(1, "from: name the first environment").max(100).describe("First environment"),
+  to: z.string().min(1, "to: name the second environment").max(100).describe("Second environment"),
+  mode: z.enum(["live", "desired"]).default("live").describe("live vs live, or desired (Git) vs desired"),
+  kind: z.string().max(100).optional().describe("Only this kind"),
+  limit: z.coerce.number().int().min(1).max(2000).default(500).describe("At most this many objects"),
+});
+export type CompareQuery = z.infer<typeof compareQuerySchema>;

@@ -1,0 +1,249 @@
+// Environments: the cards of the environments page, one environment's detail,
+// its collection runs.
+import { z } from "zod";
+import { ENVIRONMENT_STATUSES, type EnvironmentStatus as DomainEnvironmentStatus, type StatusFlag as DomainStatusFlag } from "@/lib/environments/status";
+import type { ControllerCondition as DomainCondition } from "@/lib/kube/controller-status";
+import type { EnvironmentError as DomainEnvironmentError, RolloutStatus as DomainRolloutStatus, RunError as DomainRunError, RunProgress as DomainRunProgress } from "@/lib/domain/types";
+import { assertSameShape, count, isoTime, named, object, type SameShape } from "./schema";
+
+export const RevisionDto = named(
+  "Revision",
+  object({
+    sha: z.string(),
+    shortSha: z.string(),
+    message: z.string().nullable().describe("First line of the commit message; null when the commit is not in the store yet"),
+    authorName: z.string().nullable(),
+    committedAt: isoTime.nullable(),
+  }),
+);
+export type RevisionDto = z.infer<typeof RevisionDto>;
+
+export const UserRefDto = named("UserRef", object({ id: z.string(), username: z.string(), displayName: z.string().nullable() }));
+export type UserRefDto = z.infer<typeof UserRefDto>;
+
+export const EnvironmentStatus = z.enum(ENVIRONMENT_STATUSES);
+export type EnvironmentStatus = z.infer<typeof EnvironmentStatus>;
+export const StatusFlag = object({ status: EnvironmentStatus, reason: z.string() });
+export type StatusFlag = z.infer<typeof StatusFlag>;
+
+export const ControllerCondition = named(
+  "Condition",
+  object({
+    object: z.string().describe('"Kustomization/flux-system/shop", "GitRepository/…" or "Application/…"'),
+    type: z.string(),
+    status: z.string(),
+    reason: z.string().nullable(),
+    message: z.string().nullable(),
+    lastTransitionTime: isoTime.nullable(),
+  }),
+);
+export type ControllerCondition = z.infer<typeof ControllerCondition>;
+
+const RUN_ERROR_CATEGORIES = ["unreachable", "timeout", "unauthorised", "forbidden", "git-auth", "git-fetch", "render", "parse", "database", "worker-lost", "internal"] as const;
+
+export const RunError = object({
+  category: z.enum(RUN_ERROR_CATEGORIES),
+  message: z.string(),
+  path: z.string().optional().describe("File in Git (render/parse problems)"),
+  line: count.optional(),
+  resource: z.string().optional().describe("Kubernetes resource (forbidden/not-found on one kind)"),
+  severity: z.enum(["error", "warning"]).optional(),
+});
+export type RunError = z.infer<typeof RunError>;
+
+export const RunProgress = object({
+  phase: z.enum(["git", "render", "discover", "list", "compare", "store", "done"]),
+  objectsRead: count,
+  kindsDone: count,
+  kindsTotal: count,
+});
+export type RunProgress = z.infer<typeof RunProgress>;
+
+export const EnvironmentError = object({ category: RunError.shape.category, message: z.string(), at: isoTime, runId: count });
+export type EnvironmentError = z.infer<typeof EnvironmentError>;
+
+export const RolloutStatus = object({
+  key: z.string(),
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  generation: count.nullable(),
+  observedGeneration: count.nullable(),
+  replicas: count.nullable(),
+  updatedReplicas: count.nullable(),
+  readyReplicas: count.nullable(),
+  availableReplicas: count.nullable(),
+  images: z.array(z.string()),
+  rolledOut: z.boolean().describe("The applied spec is fully rolled out (observed, updated, available)"),
+  message: z.string().nullable(),
+});
+export type RolloutStatus = z.infer<typeof RolloutStatus>;
+
+// Owned by the collector and the status rules; the wire must say the same.
+assertSameShape<SameShape<EnvironmentStatus, DomainEnvironmentStatus>>();
+assertSameShape<SameShape<StatusFlag, DomainStatusFlag>>();
+assertSameShape<SameShape<ControllerCondition, DomainCondition>>();
+assertSameShape<SameShape<RunError, DomainRunError>>();
+assertSameShape<SameShape<RunProgress, DomainRunProgress>>();
+assertSameShape<SameShape<EnvironmentError, DomainEnvironmentError>>();
+assertSameShape<SameShape<RolloutStatus, DomainRolloutStatus>>();
+
+export const PauseDto = named(
+  "Pause",
+  object({
+    id: z.string(),
+    environment: z.string(),
+    controllerRef: z.string().nullable().describe('"kind/namespace/name" of one controller object, or null for the whole environment'),
+    origin: z.enum(["dashboard", "detected"]),
+    unattributed: z.boolean().describe("Detected in the cluster with no owner: someone must take it over"),
+    createdBy: UserRefDto.nullable(),
+    owner: UserRefDto.nullable(),
+    reason: z.string().nullable(),
+    incidentUrl: z.string().nullable(),
+    startedAt: isoTime,
+    expiresAt: isoTime.nullable(),
+    expired: z.boolean(),
+    executed: z.boolean(),
+    detectedManager: z.string().nullable(),
+    detectedAt: isoTime.nullable(),
+    endedAt: isoTime.nullable(),
+    endReason: z.string().nullable(),
+  }),
+  "An active pause as the environment card shows it",
+);
+export type PauseDto = z.infer<typeof PauseDto>;
+
+export const AlertDto = named(
+  "AlertSummary",
+  object({
+    id: z.string(),
+    environment: z.string().nullable(),
+    type: z.string(),
+    severity: z.string(),
+    title: z.string(),
+    openedAt: isoTime,
+    updatedAt: isoTime,
+    runbook: z.string().nullable().describe("The built-in (or configured) runbook text or URL"),
+    summary: z.string().nullable(),
+  }),
+  "An open alert as the environment card shows it",
+);
+export type AlertDto = z.infer<typeof AlertDto>;
+
+export const DriftCountsDto = named("DriftCounts", object({ total: count, Modified: count, Missing: count, Extra: count, unowned: count }));
+export type DriftCountsDto = z.infer<typeof DriftCountsDto>;
+
+const driftByType = object({ Modified: count, Missing: count, Extra: count });
+
+export const RunDto = named(
+  "Run",
+  object({
+    id: count,
+    environment: z.string(),
+    status: z.enum(["queued", "running", "succeeded", "partial", "failed"]),
+    trigger: z.string(),
+    requestedBy: z.string().nullable(),
+    queuedAt: isoTime,
+    startedAt: isoTime.nullable(),
+    finishedAt: isoTime.nullable(),
+    progress: RunProgress.nullable(),
+    stats: object({
+      durationMs: count.nullable(),
+      desired: count.nullable(),
+      live: count.nullable(),
+      drift: driftByType.nullable(),
+      ignored: count.nullable(),
+      objectsChanged: count.nullable(),
+    }).nullable(),
+    errors: z.array(RunError),
+  }),
+  "A collection run: status, progress while it goes, figures when done",
+);
+export type RunDto = z.infer<typeof RunDto>;
+
+const controllerSummary = object({
+  type: z.enum(["flux", "argocd"]),
+  ref: z.string(),
+  found: z.boolean(),
+  ready: z.enum(["True", "False", "Unknown"]),
+  health: z.string().nullable(),
+  suspended: z.boolean(),
+  suspendedBy: object({ manager: z.string(), time: isoTime.nullable() }).nullable(),
+  failure: ControllerCondition.nullable(),
+  conditions: z.array(ControllerCondition),
+});
+
+const environmentSummaryShape = {
+  name: z.string(),
+  description: z.string().nullable(),
+  position: count,
+  status: EnvironmentStatus,
+  statusReason: z.string(),
+  flags: z.array(StatusFlag),
+  source: object({ repository: z.string().nullable(), branch: z.string(), path: z.string(), render: z.string().nullable() }),
+  approved: RevisionDto.nullable(),
+  applied: RevisionDto.nullable(),
+  appliedSource: z.enum(["controller", "inferred"]).nullable().describe('"controller" when the GitOps controller reports it; "inferred" when matched from live state'),
+  appliedSince: isoTime.nullable(),
+  behind: object({ since: isoTime, commits: count })
+    .nullable()
+    .describe("The approved revision is not contained in the applied one: since when, and how many approved commits are missing"),
+  drift: DriftCountsDto,
+  controller: controllerSummary.nullable(),
+  objectCount: count,
+  lastCollectedAt: isoTime.nullable(),
+  lastGoodCollectedAt: isoTime.nullable(),
+  lastError: EnvironmentError.nullable(),
+  alerts: z.array(AlertDto),
+  pauses: z.array(PauseDto).describe("Active pauses, the whole-environment one first"),
+  activeRun: RunDto.nullable().describe("A run queued or going now, for the progress indicator"),
+  intervalMs: count,
+  staleAfterMs: count,
+};
+
+export const EnvironmentSummaryDto = named(
+  "EnvironmentSummary",
+  object(environmentSummaryShape),
+  "Status, approved vs applied revision, drift counts, controller health, last collection, open alerts, active pauses",
+);
+export type EnvironmentSummaryDto = z.infer<typeof EnvironmentSummaryDto>;
+
+export const EnvironmentListDto = named(
+  "EnvironmentList",
+  object({
+    environments: z.array(EnvironmentSummaryDto),
+    now: isoTime.describe("Server time, so ages are computed against one clock"),
+    config: object({ path: z.string(), exists: z.boolean(), declared: count }),
+  }),
+);
+export type EnvironmentListDto = z.infer<typeof EnvironmentListDto>;
+
+export const RollbackTargetDto = object({
+  revision: RevisionDto,
+  source: z.string(),
+  firstSeenAt: isoTime,
+  endedAt: isoTime.nullable(),
+  revertCommand: z.string().nullable().describe("`git revert --no-edit <target>..<current>`; null when target is not an ancestor of current (history rewritten)"),
+  commits: count.describe("Commits the revert would undo"),
+  touchesOtherPaths: count.describe("Of those, commits that also change paths outside this environment"),
+  mergeCommits: count,
+  restoreCommand: z.string().describe("Restores only this environment's path: safer when the range touches other paths"),
+});
+export type RollbackTargetDto = z.infer<typeof RollbackTargetDto>;
+
+export const EnvironmentDetailDto = named(
+  "EnvironmentDetail",
+  object({
+    ...environmentSummaryShape,
+    rollout: z.array(RolloutStatus),
+    lastRun: RunDto.nullable(),
+    ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
+    rollback: object({ current: RevisionDto.nullable(), targets: z.array(RollbackTargetDto) }),
+    facets: object({ kinds: z.array(z.string()), namespaces: z.array(z.string()) }),
+    now: isoTime,
+  }),
+  "The environment card plus rollout health, last run, ignored-by-rule counts, rollback guidance and the kinds/namespaces that have drift",
+);
+export type EnvironmentDetailDto = z.infer<typeof EnvironmentDetailDto>;
+
+export const RefreshQueuedDto = named("RefreshQueued", object({ runId: count.describe("Poll /api/runs/{runId} for progress") }));
