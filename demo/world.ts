@@ -72,6 +72,8 @@ export async function startWorld(dir: string): Promise<DemoWorld> {
       kubeconfigPath: kubeconfigs[env],
       clusterName: env,
       adminPort: false,
+      // A new user's `kubectl get pods`, `describe` and `rollout undo` against the demo work as on a cluster.
+      workloadControllers: true,
     });
   }
   const stateFile = path.join(dir, "scenario.json");

@@ -6,7 +6,7 @@ import { startKubeSim } from "@driftwatch/kubesim";
 
 const USAGE = `Usage: npm run kubesim -- [--port 6443] [--kubeconfig <file>] [--state <file>]
                         [--host 127.0.0.1] [--admin-port <port>|--no-admin] [--cluster-name kubesim]
-                        [--no-controllers]`;
+                        [--no-controllers] [--no-workload-controllers]`;
 
 async function main(): Promise<void> {
   let values;
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
         "no-admin": { type: "boolean" },
         "cluster-name": { type: "string" },
         "no-controllers": { type: "boolean" },
+        "no-workload-controllers": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     adminPort,
     clusterName: values["cluster-name"],
     controllers: !values["no-controllers"],
+    workloadControllers: !values["no-controllers"] && !values["no-workload-controllers"],
   });
   console.log(`kubesim serving ${sim.url}`);
   console.log(`kubeconfig: ${sim.kubeconfigPath} (contexts: ${values["cluster-name"] ?? "kubesim"}, ${values["cluster-name"] ?? "kubesim"}-readonly)`);

@@ -2,94 +2,27 @@
 // drift out, stored in one transaction. Any failure before the transaction
 // leaves the last good state untouched; the run records why.
 import { createHash } from "node:crypto";
-import type { PrismaClient } from "@/lib/db/generated/client";
 import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
-import type { RunError, RunProgress, RunStats, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
-import { syncMirror, listRevisions, approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RemoteBaseSource, type RenderOptions, type RenderResult } from "@/lib/git";
+import type { RunError, RunProgress, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
+import { approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
-import { compareObject, createCompareContext, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift, type CompareOptions, type IgnoreRule } from "@/lib/drift";
+import { compareObject, createCompareContext, hashSecretValues, objectKey, type KubeObject, type CompareOptions, type IgnoreRule } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
-import { resourcePath, type ApiResource, type Discovery } from "@/lib/kube/discovery";
+import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
-import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
 import { rolloutOf } from "@/lib/kube/rollout";
-import { contentHash } from "./canonical";
 import { clusterFor, forgetCluster, hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistRun, readPersistInputs, type CollectedState, type DesiredEntry, type LiveEntry } from "./persist";
 import type { Logger } from "@/lib/log";
+import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
+import { getObject, parseInventoryId, readController } from "./controller-object";
+import { remoteBaseSource, syncGit } from "./git-side";
+import { inferApplied } from "./infer-applied";
 
-export interface CollectorContext {
-  db: PrismaClient;
-  config: DriftwatchConfig;
-  mirrorsDir: string;
-  secretKey: Buffer;
-  kustomizeBin?: string;
-  now: () => Date;
-  log: Logger;
-  clusterTimeoutMs?: number;
-  gitTimeoutMs?: number;
-  /** How many recent revisions to try when inferring the applied one (no controller). */
-  inferDepth?: number;
-  /**
-   * Watch mode: live objects from an informer cache instead of listing. The
-   * watcher answers runs it queued and webhook runs; scheduled runs still
-   * list, so polling stays a safety net under the watches.
-   */
-  liveSource?: LiveSource;
-}
-
-/**
- * Every live object of these kinds within these namespace scopes (undefined =
- * all namespaces), keyed by `${group}/${kind}`, with apiVersion and kind set;
- * or null, and the run lists. Asked by every run, so a watcher learns which
- * kinds to keep; answered only when the watcher trusts its cache for this run.
- */
-export type LiveSource = (request: {
-  environment: string;
-  trigger: string | undefined;
-  resources: readonly ApiResource[];
-  namespaces: ReadonlyArray<string | undefined>;
-}) => Promise<Map<string, Iterable<Record<string, unknown>>> | null>;
-
-export interface RunRef {
-  id: number;
-  environmentId: string;
-  environmentName: string;
-  /** Why the run was queued (schedule, webhook, manual, watch, …). */
-  trigger?: string;
-}
-
-export interface RunOutcome {
-  status: "succeeded" | "partial" | "failed";
-  errors: RunError[];
-  stats: RunStats | null;
-  approvedSha: string | null;
-  appliedSha: string | null;
-}
-
-class RunFailure extends Error {
-  constructor(readonly errors: RunError[]) {
-    super(errors.map((e) => e.message).join("; "));
-  }
-}
-
-function kubeRunError(e: unknown, resource?: string): RunError {
-  if (e instanceof KubeError) {
-    const category = e.category === "not-found" || e.category === "server" || e.category === "protocol" ? "unreachable" : e.category;
-    return { category, message: e.message, resource: resource ?? e.resource };
-  }
-  return { category: "internal", message: e instanceof Error ? e.message : String(e), resource };
-}
-
-/** Objects as stored: without the fields that change on every write and say nothing about intent. */
-export function storedForm(obj: KubeObject): KubeObject {
-  const { status: _status, ...rest } = obj;
-  const { managedFields: _mf, resourceVersion: _rv, ...metadata } = obj.metadata;
-  return { ...rest, metadata } as KubeObject;
-}
+export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
 
 export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer, controllerIgnore: IgnoreRule[] = []): CompareOptions {
   const controllerManagers =
@@ -110,98 +43,6 @@ export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConf
       label: labelKey && labelValue !== undefined ? { key: labelKey, value: labelValue } : undefined,
     },
   };
-}
-
-function apiVersionOf(r: ApiResource): string {
-  return r.group ? `${r.group}/${r.version}` : r.version;
-}
-
-/** Flux inventory ids are `namespace_name_group_kind` (group empty for core). */
-function parseInventoryId(id: string): { namespace: string; name: string; group: string; kind: string } | null {
-  const parts = id.split("_");
-  if (parts.length !== 4) return null;
-  const [namespace = "", name = "", group = "", kind = ""] = parts;
-  return { namespace, name, group, kind };
-}
-
-async function getObject(client: ClusterClient, discovery: Discovery, apiVersion: string, kind: string, namespace: string, name: string): Promise<Record<string, unknown> | null> {
-  const r = discovery.lookup(apiVersion, kind);
-  if (!r) return null;
-  try {
-    return await client.requestJson<Record<string, unknown>>("GET", resourcePath(r, namespace, name));
-  } catch (e) {
-    if (e instanceof KubeError && e.category === "not-found") return null;
-    throw e;
-  }
-}
-
-async function readController(
-  client: ClusterClient,
-  discovery: Discovery,
-  env: EnvironmentConfig,
-): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null; source?: Record<string, unknown> | null } | null> {
-  const c = env.controller;
-  if (!c) return null;
-  if (c.type === "flux") {
-    const k = await getObject(client, discovery, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", c.namespace, c.name);
-    const sourceRef = (k?.spec as { sourceRef?: { kind?: string; name?: string; namespace?: string } } | undefined)?.sourceRef;
-    const source = sourceRef?.name
-      ? await getObject(client, discovery, "source.toolkit.fluxcd.io/v1", sourceRef.kind ?? "GitRepository", sourceRef.namespace ?? c.namespace, sourceRef.name)
-      : null;
-    return { status: fluxStatus(c, k, source), object: k, source };
-  }
-  const app = await getObject(client, discovery, "argoproj.io/v1alpha1", "Application", c.namespace, c.name);
-  return { status: argoStatus(c, app), object: app };
-}
-
-interface GitSide {
-  mirrorPath: string;
-  approved: string;
-  /** The branch tip as fetched (undefined: the branch is gone from the remote). */
-  tipSha: string | undefined;
-}
-
-/** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
-async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig): Promise<GitSide> {
-  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
-  let mirrorPath: string;
-  let approved: string | null;
-  let tipSha: string | undefined;
-  try {
-    let heads: Record<string, string>;
-    ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
-    tipSha = heads[env.source.branch];
-    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
-    // An unmoved branch has nothing new to ingest; asking git would only cost processes.
-    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
-    if (revisions.length > 0) {
-      await ctx.db.revision.createMany({
-        data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
-        skipDuplicates: true,
-      });
-      const tip = revisions[0];
-      if (tip) {
-        await ctx.db.branchHead.upsert({
-          where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
-          create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
-          update: { sha: tip.sha, updatedAt: ctx.now() },
-        });
-      }
-    }
-    await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
-    const mirror = mirrorPath;
-    approved = tipSha
-      ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
-      : await approvedRevision(mirror, env.source.branch, env.source.path);
-  } catch (e) {
-    if (e instanceof GitError) {
-      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
-      throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
-    }
-    throw e;
-  }
-  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
-  return { mirrorPath, approved, tipSha };
 }
 
 export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onProgress: (p: RunProgress) => void = () => {}): Promise<RunOutcome> {
@@ -547,77 +388,3 @@ function warnOnceWithoutNetworkNamespace(log: Logger): void {
   }
 }
 
-/** The allowlisted remote kustomize bases, fetched through the same mirrors as every repository. */
-function remoteBaseSource(ctx: CollectorContext): RemoteBaseSource | undefined {
-  const repositories = ctx.config.remoteBases.map((name) => ctx.config.repositories.find((r) => r.name === name)).filter((r): r is RepositoryConfig => r !== undefined);
-  if (repositories.length === 0) return undefined;
-  return {
-    repositories,
-    fetch: async (repo) => (await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs })).mirrorPath,
-  };
-}
-
-/**
- * With no controller to ask, the applied revision is the newest recent
- * revision whose rendered manifests match live exactly. "Exactly" uses the
- * same comparison as drift, so ignore rules and defaults count the same way.
- * When live matches the approved revision, the branch tip is the newest such
- * revision whenever it renders the same (nothing it changed is read by the
- * render) — as a controller would report the tip it applied.
- */
-async function inferApplied(
-  ctx: CollectorContext,
-  env: EnvironmentConfig,
-  renderOptions: RenderOptions,
-  secretValues: readonly string[],
-  mirrorPath: string,
-  tipSha: string | undefined,
-  approved: string,
-  results: Map<string, ObjectDrift>,
-  live: Map<string, LiveEntry>,
-  options: CompareContext,
-  inputs: readonly string[] = [],
-): Promise<{ sha: string | null; source: "inferred" }> {
-  const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
-  if (clean) {
-    if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
-    const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
-    const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)].join("\0");
-    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, optionsKey], sameRender).catch(() => false);
-    return { sha: tipRendersApproved ? tipSha : approved, source: "inferred" };
-  }
-  const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
-  const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
-  const inputSet = new Set(inputs);
-  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/") || inputSet.has(p)));
-  for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
-    const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions).catch((e: unknown) => {
-      // A candidate that cannot be rendered is not the applied one.
-      if (e instanceof GitError && e.category === "render") return null;
-      throw e;
-    });
-    if (!rendered) continue;
-    const matches = rendered.objects.every((r) => {
-      const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
-      const l = live.get(objectKey(safe));
-      return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
-    });
-    if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
-  }
-  return { sha: null, source: "inferred" };
-}
-
-/** Whether two revisions render to the same objects (a render that fails is never the same). */
-async function sameManifests(mirrorPath: string, a: string, b: string, options: Parameters<typeof renderManifests>[2]): Promise<boolean> {
-  const [ra, rb] = await Promise.all([renderManifests(mirrorPath, a, options), renderManifests(mirrorPath, b, options)]);
-  if (ra.problems.some((p) => p.severity === "error") || rb.problems.some((p) => p.severity === "error")) return false;
-  const hashes = (r: typeof ra) => new Map(r.objects.map((o) => [objectKey(o.object as KubeObject), contentHash(o.object).hash]));
-  const ha = hashes(ra);
-  const hb = hashes(rb);
-  if (ha.size !== hb.size) return false;
-  for (const [k, h] of ha) if (hb.get(k) !== h) return false;
-  return true;
-}
-
-export { contentHash, apiVersionOf };

@@ -1,16 +1,8 @@
 // Desired state: the manifests of an environment's path at a revision, read
 // straight from the mirror's object database (no work tree over the mirror).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { readBlobs } from "./blob-reader";
 import { GitError, gitStderrSummary } from "./errors";
 import { runGit } from "./exec";
-import { findKustomize, runKustomize } from "./kustomize";
-import { KUSTOMIZATION_FILES, normaliseRepoUrl, walkKustomization, type RemoteBase, type Refusal, type RepoTree, type TreeNode } from "./kustomize-inputs";
-import { renderEnv } from "./sandbox";
-import { isMap, isScalar, isSeq, parseDocument } from "yaml";
-import type { RepositoryConfig } from "@/lib/config/schema";
 import {
   deepFreeze,
   finaliseObjects,
@@ -23,8 +15,13 @@ import {
 import { RenderCache, type CachedRender } from "./render-cache";
 import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
-import { blameKustomization, controllerRenderKey, fluxCommonMetadata, fluxPostBuild, planControllerRender, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
+import { controllerRenderKey, fluxCommonMetadata, planControllerRender, type ControllerRender } from "./controller-render";
 import { hasSkipMarker } from "./argocd-directory";
+import { MAX_MANIFEST_BYTES, repoTree } from "./repo-tree";
+import { renderKustomize, type RemoteBaseSource } from "./render-kustomize";
+
+export { MAX_MANIFEST_BYTES } from "./repo-tree";
+export { RenderRefusedError, type RemoteBaseSource } from "./render-kustomize";
 
 export interface RenderOptions {
   path: string;
@@ -38,32 +35,6 @@ export interface RenderOptions {
   controller?: ControllerRender;
   /** Kustomize mode: the remote bases Driftwatch may fetch itself (the allowlist); none when absent. */
   remoteBases?: RemoteBaseSource;
-}
-
-/**
- * The allowlist of remote kustomize bases: configured repositories whose
- * URL a kustomization may name. Driftwatch fetches them into its own
- * mirrors (with their credentials) and the build reads the local copy.
- */
-export interface RemoteBaseSource {
-  repositories: readonly RepositoryConfig[];
-  /** Syncs the repository's mirror; returns its path. */
-  fetch(repo: RepositoryConfig): Promise<string>;
-}
-
-/**
- * A kustomize render refused before kustomize ran: some reference would
- * leave the repository (remote, file://, absolute, through a link, a
- * plugin, Helm). Each refusal names the file and the reference.
- */
-export class RenderRefusedError extends GitError {
-  constructor(
-    readonly refusals: readonly Refusal[],
-    readonly inputs: readonly string[],
-  ) {
-    super("render", refusals.map((r) => `${r.file}: "${r.reference}" refused: ${r.reason}`).join("; "));
-    this.name = "RenderRefusedError";
-  }
 }
 
 export interface RenderResult {
@@ -87,7 +58,6 @@ export interface RenderResult {
   remoteBases: string[];
 }
 
-export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 const cache = new RenderCache();
@@ -187,194 +157,6 @@ async function renderPlain(
     for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
   }
   return { objects: finaliseObjects(fluxCommonMetadata(controller, objects), defaultNamespace, problems), problems, inputs: files.map((f) => f.path).sort() };
-}
-
-/**
- * Checks the commit out into a throw-away directory: the whole tree, because
- * an overlay reaches its bases through "../". Symbolic links become plain
- * files so a repository cannot make kustomize read files of the collector's host.
- */
-async function materialise(mirrorPath: string, commit: string, dir: string, tree: string, home: string): Promise<void> {
-  // The commit's own .gitattributes must not reach a filter or hook of the host's configuration.
-  const env = { ...renderEnv(home), GIT_INDEX_FILE: path.join(dir, `.index-${path.basename(tree)}`) };
-  const readTree = await runGit(mirrorPath, ["read-tree", commit], { env, category: "render" });
-  if (readTree.code !== 0) throw new GitError("render", `reading ${commit} failed: ${gitStderrSummary(readTree.stderr)}`);
-  await mkdir(tree, { recursive: true });
-  // The mirror is bare; this one command gets a work tree, outside the mirror.
-  const checkout = await runGit(
-    mirrorPath,
-    ["--work-tree", tree, "-c", "core.bare=false", "-c", "core.symlinks=false", "-c", "core.autocrlf=false", "checkout-index", "--all", "--force"],
-    { env, cwd: tree, category: "render" },
-  );
-  if (checkout.code !== 0) throw new GitError("render", `checking out ${commit} failed: ${gitStderrSummary(checkout.stderr)}`);
-}
-
-/** The commit's whole tree, listed once: walkKustomization's view, plus every file and link path (for blame and controller plans). */
-interface ListedTree extends RepoTree {
-  paths: string[];
-}
-
-/** The commit's whole tree as walkKustomization sees it; link targets are read up front. */
-async function repoTree(mirrorPath: string, commit: string): Promise<ListedTree> {
-  const res = await runGit(mirrorPath, ["ls-tree", "-r", "-t", "-z", commit], { category: "render" });
-  if (res.code !== 0) throw new GitError("render", `listing ${commit} failed: ${gitStderrSummary(res.stderr)}`);
-  const nodes = new Map<string, TreeNode>();
-  const oids = new Map<string, string>();
-  const links: Array<{ path: string; oid: string }> = [];
-  for (const rec of res.stdout.toString("utf8").split("\0")) {
-    const tab = rec.indexOf("\t");
-    if (tab < 0) continue;
-    const [mode, type, oid] = rec.slice(0, tab).split(/\s+/);
-    const file = rec.slice(tab + 1);
-    if (!mode || !oid) continue;
-    oids.set(file, oid);
-    if (type === "tree") nodes.set(file, { type: "dir" });
-    else if (type === "commit") nodes.set(file, { type: "submodule" });
-    else if (mode === "120000") links.push({ path: file, oid });
-    else nodes.set(file, { type: "file" });
-  }
-  let i = 0;
-  for await (const blob of readBlobs(mirrorPath, links.map((l) => l.oid))) {
-    const link = links[i++]!;
-    nodes.set(link.path, { type: "link", target: blob.content?.toString("utf8") ?? "" });
-  }
-  return {
-    paths: [...nodes].filter(([, n]) => n.type === "file" || n.type === "link").map(([p]) => p),
-    node: (file) => nodes.get(file),
-    async read(file) {
-      const oid = oids.get(file);
-      if (!oid) return "";
-      const blob = await runGit(mirrorPath, ["cat-file", "blob", oid], { category: "render", maxBytes: MAX_MANIFEST_BYTES });
-      return blob.stdout.toString("utf8");
-    },
-  };
-}
-
-const MAX_REMOTE_DEPTH = 4;
-
-/**
- * Checks every reference of the build, then checks the commit (and each
- * allowlisted remote base) out, points the kustomizations at the local
- * copies of their remote bases, and runs kustomize in the sandbox.
- */
-async function renderKustomize(
-  mirrorPath: string,
-  commit: string,
-  rel: string,
-  defaultNamespace: string,
-  kustomizeBin: string | undefined,
-  remote: RemoteBaseSource | undefined,
-  controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }>; listed: ListedTree },
-): Promise<CachedRender & { remoteBases: string[] }> {
-  const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
-  const allowRemote = (repository: string) => allowed.has(repository);
-  // The controller's own kustomization (Flux's generated or rewritten one, Argo CD's edited one) is what kustomize
-  // will read, so the walker checks that text in place of the committed file.
-  const write = controlled?.plan.write;
-  const listed = controlled?.listed ?? (await repoTree(mirrorPath, commit));
-  const tree = withWrittenFile(listed, write);
-  const walk = await walkKustomization(tree, rel, { allowRemote });
-  const kustomization =
-    controlled?.plan.kustomizationFile ?? KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
-  if (!kustomization) {
-    throw new GitError("render", `no kustomization.yaml in "${rel || "/"}" at ${commit.slice(0, 12)}; use render: plain for plain manifests`);
-  }
-  if (walk.refusals.length > 0) throw new RenderRefusedError(walk.refusals, walk.inputs);
-  const bin = findKustomize(kustomizeBin);
-  const dir = await mkdtemp(path.join(os.tmpdir(), "driftwatch-kustomize-"));
-  try {
-    const home = path.join(dir, "home");
-    await mkdir(home);
-    const root = path.join(dir, "tree");
-    await materialise(mirrorPath, commit, dir, root, home);
-    if (write) await writeFile(path.join(root, write.file), write.text);
-    await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
-    const file = kustomization;
-    // kustomize-controller builds with LoadRestrictionsNone (confined to the artifact); kustomize's and Argo CD's default is root-only.
-    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: controlled?.controller.type === "flux" }).catch(async (e: unknown) => {
-      if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
-      throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
-    });
-    const problems: RenderProblem[] = [];
-    const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
-    return {
-      objects: finaliseObjects(fluxCommonMetadata(controlled?.controller, objects), defaultNamespace, problems),
-      problems,
-      inputs: walk.inputs,
-      remoteBases: walk.remoteBases.map((b) => b.reference),
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-interface RemoteContext {
-  dir: string;
-  home: string;
-  allowed: Map<string, RepositoryConfig>;
-  allowRemote: (repository: string) => boolean;
-  remote: RemoteBaseSource;
-  depth: number;
-  count: { n: number };
-}
-
-/**
- * Fetches each allowlisted remote base through Driftwatch's own mirror,
- * checks its references like the repository's own (a remote base is no
- * more trusted), checks it out beside the tree and rewrites the naming
- * kustomization (at `root`/base.file) to the local copy. `label` prefixes
- * file names in refusals of nested bases.
- */
-async function fetchRemoteBases(bases: readonly RemoteBase[], root: string, label: string, ctx: RemoteContext): Promise<void> {
-  if (bases.length === 0) return;
-  if (ctx.depth >= MAX_REMOTE_DEPTH) {
-    throw new RenderRefusedError(bases.map((b) => ({ file: label + b.file, reference: b.reference, reason: `remote bases nest deeper than ${MAX_REMOTE_DEPTH} levels` })), []);
-  }
-  const rewrites = new Map<string, Map<string, string>>();
-  for (const base of bases) {
-    const repo = ctx.allowed.get(base.repository)!;
-    const mirror = await ctx.remote.fetch(repo);
-    let remoteCommit: string;
-    try {
-      remoteCommit = await resolveCommit(mirror, base.ref!);
-    } catch {
-      throw new RenderRefusedError([{ file: label + base.file, reference: base.reference, reason: `ref "${base.ref}" not found in repository "${repo.name}"` }], []);
-    }
-    const remoteTree = await repoTree(mirror, remoteCommit);
-    const remoteLabel = `${repo.name}@${base.ref}:`;
-    const walk = await walkKustomization(remoteTree, base.subPath, { allowRemote: ctx.allowRemote });
-    if (walk.refusals.length > 0) throw new RenderRefusedError(walk.refusals.map((r) => ({ ...r, file: remoteLabel + r.file })), []);
-    const checkout = path.join(ctx.dir, "remote", String(ctx.count.n++));
-    await materialise(mirror, remoteCommit, ctx.dir, checkout, ctx.home);
-    await fetchRemoteBases(walk.remoteBases, checkout, remoteLabel, { ...ctx, depth: ctx.depth + 1 });
-    const fromDir = path.dirname(path.join(root, base.file));
-    const target = path.relative(fromDir, path.join(checkout, base.subPath)) || ".";
-    const forFile = rewrites.get(base.file) ?? new Map<string, string>();
-    forFile.set(base.reference, target);
-    rewrites.set(base.file, forFile);
-  }
-  for (const [file, replacements] of rewrites) {
-    const full = path.join(root, file);
-    const doc = parseDocument(await readFile(full, "utf8"));
-    for (const field of ["resources", "bases", "components"]) {
-      const seq = isMap(doc.contents) ? doc.contents.get(field, true) : undefined;
-      if (!isSeq(seq)) continue;
-      seq.items.forEach((item, i) => {
-        const local = isScalar(item) && typeof item.value === "string" ? replacements.get(item.value) : undefined;
-        if (local) seq.set(i, local);
-      });
-    }
-    await writeFile(full, String(doc));
-  }
-}
-
-/** The tree with one file's text replaced (or added): what the build will really read. */
-function withWrittenFile(tree: RepoTree, write: { file: string; text: string } | undefined): RepoTree {
-  if (!write) return tree;
-  return {
-    node: (file) => (file === write.file ? { type: "file" } : tree.node(file)),
-    read: (file) => (file === write.file ? Promise.resolve(write.text) : tree.read(file)),
-  };
 }
 
 async function renderAsController(

@@ -20,14 +20,14 @@ import {
 } from "./schema";
 
 /** A struct whose fields are all listed: anything else is an unknown field the server drops (or rejects when strict). */
-function closed(go: string, fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean } = {}): Schema {
+export function closed(go: string, fields: Record<string, Schema>, opts: { atomic?: boolean; retainKeys?: boolean } = {}): Schema {
   return struct(fields, { ...opts, closed: true, go });
 }
 
-const STRING_MAP = mapOf(STR);
+export const STRING_MAP = mapOf(STR);
 const ATOMIC_STRING_MAP = mapOf(STR, true);
-const LABEL_SELECTOR = struct({ matchLabels: STRING_MAP, matchExpressions: ATOMIC_LIST }, { atomic: true });
-const RESOURCE_LIST = mapOf(QUANTITY);
+export const LABEL_SELECTOR = struct({ matchLabels: STRING_MAP, matchExpressions: ATOMIC_LIST }, { atomic: true });
+export const RESOURCE_LIST = mapOf(QUANTITY);
 
 export const OBJECT_META: Schema = closed("v1.ObjectMeta", {
   name: STR,
@@ -167,9 +167,9 @@ export const POD_SPEC: Schema = closed("v1.PodSpec", {
 
 export const POD_TEMPLATE_SPEC: Schema = closed("v1.PodTemplateSpec", { metadata: OBJECT_META, spec: POD_SPEC });
 
-const CONDITIONS = mapList(["type"], OPEN);
+export const CONDITIONS = mapList(["type"], OPEN);
 
-function topLevel(go: string, fields: Record<string, Schema>): Schema {
+export function topLevel(go: string, fields: Record<string, Schema>): Schema {
   return closed(go, { apiVersion: STR, kind: STR, metadata: OBJECT_META, ...fields });
 }
 
@@ -187,7 +187,7 @@ export const DEPLOYMENT: Schema = topLevel("v1.Deployment", {
   status: struct({ conditions: CONDITIONS }),
 });
 
-const PVC: Schema = struct({
+export const PVC: Schema = struct({
   apiVersion: SCALAR,
   kind: SCALAR,
   metadata: OBJECT_META,

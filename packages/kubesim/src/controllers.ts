@@ -2,16 +2,23 @@
 // deployment and statefulset status (kube-controller-manager), namespace
 // default objects and deletion, CRD establishment and cleanup (kube-apiserver),
 // and foreground deletion.
+// Over 400 lines on purpose: one work queue and the small controllers that
+// share it; the workload controllers (ReplicaSets, Pods, Events) and the
+// quota controller have their own files.
 import { createHash } from "node:crypto";
-import { ApiCore, splitGR } from "./apiserver";
+import type { ApiCore } from "./apiserver";
+import { splitGR } from "./write-options";
 import { StatusError } from "./errors";
 import { asNum, asObj, asStr, clone, deepEqual, isObj, nowRfc3339, type Obj } from "./json";
 import { canonicalize } from "./objects";
 import type { Registry, ResourceType } from "./registry";
 import type { StoreEvent } from "./store";
+import { quotaNamespace, reconcileQuotas } from "./quota-controller";
+import { WorkloadControllers } from "./workload-controllers";
 
 const KCM = "kube-controller-manager";
 const APISERVER = "kube-apiserver";
+const PVC_PROTECTION = "kubernetes.io/pvc-protection";
 const HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 const ROOT_CA_DESCRIPTION =
@@ -47,6 +54,8 @@ function setCondition(conds: Obj[], c: Obj, now: string, withUpdateTime: boolean
 export interface ControllerOptions {
   enabled: boolean;
   caPem: string;
+  /** Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs create their ReplicaSets and Pods, with Events. */
+  workloads?: boolean;
   /** Delay before reconciling, so clients can observe the state before controllers act. */
   delayMs?: number;
 }
@@ -67,8 +76,15 @@ export class Controllers {
   start(): void {
     const sub = (gr: string, fn: (e: StoreEvent) => void) => this.unsubscribers.push(this.core.store.subscribe({ gr, onEvent: fn }));
     if (this.opts.enabled) {
-      sub("apps/deployments", (e) => this.enqueue(`d|${e.key}`, () => this.reconcileDeployment(e.key)));
+      if (this.opts.workloads) new WorkloadControllers(this.core, this.registry, (id, fn) => this.enqueue(id, fn)).start(sub);
+      else sub("apps/deployments", (e) => this.enqueue(`d|${e.key}`, () => this.reconcileDeployment(e.key)));
       sub("apps/statefulsets", (e) => this.enqueue(`s|${e.key}`, () => this.reconcileStatefulSet(e.key)));
+      for (const gr of ["/resourcequotas", "/pods", "/services", "/configmaps", "/secrets", "/persistentvolumeclaims"]) {
+        sub(gr, (e) => {
+          const ns = quotaNamespace(e.obj);
+          if (ns && this.core.store.keys("/resourcequotas", ns).length > 0) this.enqueue(`q|${ns}`, () => reconcileQuotas(this.core, this.registry, ns));
+        });
+      }
       sub("/namespaces", (e) => {
         if (e.type === "ADDED") this.enqueue(`n|${e.key}`, () => this.namespaceDefaults(e.key));
       });
@@ -87,6 +103,13 @@ export class Controllers {
       sub("apps/deployments", retarget("Deployment"));
       sub("apps/statefulsets", retarget("StatefulSet"));
     }
+    // The pvc-protection controller lifts its finalizer once no pod uses the claim; no pod mounts anything here.
+    sub("/persistentvolumeclaims", (e) => {
+      const m = asObj(e.obj.metadata);
+      if (e.type !== "DELETED" && m?.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.includes(PVC_PROTECTION)) {
+        this.enqueue(`pvc|${e.key}`, () => this.releaseClaim(e.key));
+      }
+    });
     sub("apiextensions.k8s.io/customresourcedefinitions", (e) => {
       if (e.type !== "DELETED") this.enqueue(`c|${e.key}`, () => this.establishCRD(e.key));
     });
@@ -395,6 +418,14 @@ export class Controllers {
       }
       this.removeFinalizer(rt, obj, "foregroundDeletion", KCM);
     }
+  }
+
+  private releaseClaim(key: string): void {
+    const rt = this.type("", "persistentvolumeclaims");
+    const stored = this.core.store.get("/persistentvolumeclaims", key);
+    const fin = asObj(stored?.obj.metadata)?.finalizers;
+    if (!rt || !stored || !Array.isArray(fin) || !fin.includes(PVC_PROTECTION)) return;
+    this.removeFinalizer(rt, stored.obj, PVC_PROTECTION, KCM);
   }
 
   private removeFinalizer(rt: ResourceType, obj: Obj, finalizer: string, manager: string): void {

@@ -5,7 +5,7 @@
 import { asObj, child, isObj, type Obj } from "./json";
 import { canonicalQuantity, isValidQuantity } from "./quantity";
 
-function setIfAbsent(o: Obj, key: string, v: unknown): void {
+export function setIfAbsent(o: Obj, key: string, v: unknown): void {
   if (o[key] === undefined || o[key] === null) o[key] = v;
 }
 
@@ -13,7 +13,7 @@ function dropNullKeys(o: Obj, keep: readonly string[] = []): void {
   for (const k of Object.keys(o)) if (o[k] === null && !keep.includes(k)) delete o[k];
 }
 
-function canonicalResourceList(rl: unknown): void {
+export function canonicalResourceList(rl: unknown): void {
   if (!isObj(rl)) return;
   for (const [k, v] of Object.entries(rl)) if (isValidQuantity(v)) rl[k] = canonicalQuantity(v as string | number);
 }

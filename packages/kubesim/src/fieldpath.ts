@@ -2,6 +2,8 @@
 // ("f:name", "k:{...}", "v:value", "i:index", "." for the node itself).
 // The algorithms follow the documented semantics of sigs.k8s.io/structured-merge-diff
 // so that managedFields read exactly like the real server's.
+// One file on purpose: the set type, its FieldsV1 codec and the walk that
+// builds a set from an object share the path-element grammar and change together.
 import { deepEqual, isObj, type Obj } from "./json";
 import { effective, fieldSchema, isNamedField, type Schema } from "./schema";
 

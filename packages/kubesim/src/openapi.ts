@@ -1,11 +1,11 @@
 // OpenAPI v3 documents, enough for kubectl: it looks for each kind's PATCH
 // operation and its `fieldValidation` parameter to decide to validate on the
-// server (kubectl edit, apply, create, replace). /openapi/v2 (protobuf-only
-// in kubectl) is not served; kubectl tolerates that where it asks for it.
+// server (kubectl edit, apply, create, replace). openapi-v2.ts derives the
+// Swagger 2.0 document from the same schemas.
 import { createHash } from "node:crypto";
 import { SERVER_VERSION } from "./discovery";
 import { asObj, type Obj } from "./json";
-import { PATCH_TYPES_BUILTIN, PATCH_TYPES_CUSTOM } from "./apiserver";
+import { PATCH_TYPES_BUILTIN, PATCH_TYPES_CUSTOM } from "./write-options";
 import { gvString, type Registry, type ResourceType } from "./registry";
 import type { Schema } from "./schema";
 
@@ -14,6 +14,9 @@ const BUILTIN_PKG: Record<string, string> = {
   apps: "io.k8s.api.apps.v1",
   autoscaling: "io.k8s.api.autoscaling.v2",
   "networking.k8s.io": "io.k8s.api.networking.v1",
+  batch: "io.k8s.api.batch.v1",
+  policy: "io.k8s.api.policy.v1",
+  "rbac.authorization.k8s.io": "io.k8s.api.rbac.v1",
   "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
 };
 
@@ -25,7 +28,10 @@ function schemaName(rt: ResourceType): string {
 function toOpenAPI(s: Schema): Obj {
   switch (s.k) {
     case "scalar":
-      return s.quantity ? { type: "string" } : {};
+      if (s.quantity || s.t === "string") return { type: "string" };
+      if (s.t === "int32" || s.t === "int64") return { type: "integer", format: s.t };
+      if (s.t === "bool") return { type: "boolean" };
+      return {};
     case "deduced":
       return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
     case "list": {
@@ -115,7 +121,8 @@ export function openAPIv3Document(registry: Registry, group: string, version: st
     const name = schemaName(rt);
     const ref = `#/components/schemas/${name}`;
     Object.assign(paths, pathsFor(rt, ref, rt.smp ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CUSTOM));
-    if (rt.builtin) schemas[name] = toOpenAPI(rt.schema);
+    // The group-version-kind extension is how kubectl explain and client-side validation find a kind's schema.
+    if (rt.builtin) schemas[name] = { ...toOpenAPI(rt.schema), "x-kubernetes-group-version-kind": [{ group: rt.group, kind: rt.kind, version: rt.version }] };
     else {
       schemas[name] = {
         ...(asObj(rt.openAPISchema) ?? { type: "object" }),

@@ -98,6 +98,26 @@ const MESSAGES: Record<string, string> = {
   IngressTLS: "1 hosts string r; 2 secretName string",
   IngressStatus: "1 loadBalancer IngressLoadBalancerStatus",
   IngressLoadBalancerStatus: "",
+  // What kubectl create job/cronjob/role/rolebinding/clusterrole/clusterrolebinding/pdb/quota send.
+  Job: "1 metadata ObjectMeta; 2 spec JobSpec",
+  JobSpec:
+    "1 parallelism int p; 2 completions int p; 3 activeDeadlineSeconds int p; 7 backoffLimit int p; 12 backoffLimitPerIndex int p; 13 maxFailedIndexes int p; 4 selector LabelSelector p; 5 manualSelector bool p; 6 template PodTemplateSpec; 8 ttlSecondsAfterFinished int p; 9 completionMode string p; 10 suspend bool p; 14 podReplacementPolicy string p; 15 managedBy string p",
+  JobTemplateSpec: "1 metadata ObjectMeta; 2 spec JobSpec",
+  CronJob: "1 metadata ObjectMeta; 2 spec CronJobSpec",
+  CronJobSpec:
+    "1 schedule string; 8 timeZone string p; 2 startingDeadlineSeconds int p; 3 concurrencyPolicy string; 4 suspend bool p; 5 jobTemplate JobTemplateSpec; 6 successfulJobsHistoryLimit int p; 7 failedJobsHistoryLimit int p",
+  PolicyRule: "1 verbs string r; 2 apiGroups string r; 3 resources string r; 4 resourceNames string r; 5 nonResourceURLs string r",
+  AggregationRule: "1 clusterRoleSelectors LabelSelector r",
+  Role: "1 metadata ObjectMeta; 2 rules PolicyRule r",
+  ClusterRole: "1 metadata ObjectMeta; 2 rules PolicyRule r; 3 aggregationRule AggregationRule p",
+  Subject: "1 kind string; 2 apiGroup string; 3 name string; 4 namespace string",
+  RoleRef: "1 apiGroup string; 2 kind string; 3 name string",
+  RoleBinding: "1 metadata ObjectMeta; 2 subjects Subject r; 3 roleRef RoleRef",
+  ClusterRoleBinding: "1 metadata ObjectMeta; 2 subjects Subject r; 3 roleRef RoleRef",
+  PodDisruptionBudget: "1 metadata ObjectMeta; 2 spec PodDisruptionBudgetSpec",
+  PodDisruptionBudgetSpec: "1 minAvailable intstr p; 2 selector LabelSelector p; 3 maxUnavailable intstr p; 4 unhealthyPodEvictionPolicy string p",
+  ResourceQuota: "1 metadata ObjectMeta; 2 spec ResourceQuotaSpec",
+  ResourceQuotaSpec: "1 hard map<quantity>; 2 scopes string r",
 };
 
 const parsed = new Map<string, Map<number, FieldDesc>>();
@@ -280,7 +300,7 @@ export function decodeProtobufObject(body: Buffer, expectedKind: string): Obj {
   const unknown = decodeObject(body.subarray(4), "Unknown");
   const tm = (unknown.typeMeta ?? {}) as Obj;
   const kind = typeof tm.kind === "string" && tm.kind ? tm.kind : expectedKind;
-  if (!MESSAGES[kind] || !["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "Deployment", "Ingress"].includes(kind)) {
+  if (!MESSAGES[kind] || !["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "Deployment", "Ingress", "Job", "CronJob", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "PodDisruptionBudget", "ResourceQuota"].includes(kind)) {
     throw unsupportedMediaType(["application/json", "application/yaml"]);
   }
   const rawBytes = unknown.raw;

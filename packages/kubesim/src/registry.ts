@@ -15,6 +15,7 @@ import {
   STATEFUL_SET,
 } from "./builtin-schemas";
 import type { Path } from "./fieldpath";
+import { extraBuiltinTypes } from "./kinds";
 import { asObj, asStr, isObj, type Obj } from "./json";
 import { atomicList, DEDUCED, SCALAR, type Schema } from "./schema";
 
@@ -212,6 +213,7 @@ export function builtinTypes(): ResourceType[] {
       status: true,
       generation: "spec",
     }),
+    ...extraBuiltinTypes().map((p) => builtin(p)),
   ];
 }
 

@@ -1,63 +1,11 @@
 // meta.k8s.io/v1 Table output (server-side printing) for `kubectl get`.
+import { builtinKindSupport } from "./kinds";
+import { jsonPathResults } from "./jsonpath";
 import { asNum, asObj, asStr, getIn, isObj, now as clockNow, type Obj } from "./json";
 import type { ResourceType } from "./registry";
+import { AGE_DESC, ageCol, col, humanDuration, nameCol, type Column } from "./table-columns";
 
-const NAME_DESC =
-  "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-const AGE_DESC =
-  "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-
-interface Column {
-  name: string;
-  type: string;
-  format?: string;
-  description: string;
-  priority: number;
-  cell: (o: Obj, now: number) => unknown;
-}
-
-/** duration.HumanDuration */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(seconds / 3600);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const dy = Math.floor(hours / 24) % 365;
-    return dy === 0 ? `${Math.floor(hours / 24 / 365)}y` : `${Math.floor(hours / 24 / 365)}y${dy}d`;
-  }
-  return `${Math.floor(hours / 24 / 365)}y`;
-}
-
-function age(o: Obj, now: number): string {
-  const ts = asStr(asObj(o.metadata)?.creationTimestamp);
-  if (!ts) return "<unknown>";
-  return humanDuration(now - Date.parse(ts));
-}
-
-const nameCol: Column = { name: "Name", type: "string", format: "name", description: NAME_DESC, priority: 0, cell: (o) => asStr(asObj(o.metadata)?.name) ?? "" };
-const ageCol: Column = { name: "Age", type: "string", description: AGE_DESC, priority: 0, cell: age };
-
-function col(name: string, type: string, description: string, cell: Column["cell"], priority = 0): Column {
-  return { name, type, description, priority, cell };
-}
+export { humanDuration };
 
 function containers(o: Obj): Obj[] {
   const c = getIn(o, ["spec", "template", "spec", "containers"]);
@@ -179,15 +127,11 @@ function builtinColumns(kind: string): Column[] {
 }
 
 function jsonPathValue(o: Obj, path: string): unknown {
-  const m = /^\.?(.*)$/.exec(path.trim());
-  const expr = (m?.[1] ?? "").replace(/\[(\d+)\]/g, ".$1");
-  let cur: unknown = o;
-  for (const p of expr.split(".").filter(Boolean)) {
-    if (Array.isArray(cur)) cur = cur[Number(p)];
-    else if (isObj(cur)) cur = cur[p];
-    else return undefined;
+  try {
+    return jsonPathResults(o, path)[0];
+  } catch {
+    return undefined;
   }
-  return cur;
 }
 
 function customColumns(rt: ResourceType): Column[] {
@@ -223,7 +167,7 @@ export interface TableOptions {
 
 export function toTable(rt: ResourceType, objs: Obj[], listMeta: Obj, opts: TableOptions): Obj {
   const now = clockNow().getTime();
-  const cols = rt.builtin ? builtinColumns(rt.kind) : customColumns(rt);
+  const cols = rt.builtin ? (builtinKindSupport(rt.kind)?.columns?.() ?? builtinColumns(rt.kind)) : customColumns(rt);
   const table: Obj = { kind: "Table", apiVersion: `meta.k8s.io/${opts.tableVersion ?? "v1"}`, metadata: listMeta };
   if (!opts.noHeaders) {
     table.columnDefinitions = cols.map((c) => {

@@ -67,7 +67,7 @@ function qualifiedNameErrors(key: string): string[] {
   return out;
 }
 
-function validateLabels(labels: unknown, path: string, errs: FieldError[]): void {
+export function validateLabels(labels: unknown, path: string, errs: FieldError[]): void {
   if (!isObj(labels)) return;
   for (const [k, v] of Object.entries(labels)) {
     for (const m of qualifiedNameErrors(k)) errs.push({ type: "Invalid", field: path, value: k, detail: m });
@@ -101,7 +101,7 @@ export function validateObjectMeta(obj: Obj, rt: ResourceType, errs: FieldError[
   }
 }
 
-function goMap(m: unknown): string {
+export function goMap(m: unknown): string {
   if (!isObj(m)) return "map[string]string(nil)";
   const entries = Object.keys(m)
     .sort()
@@ -109,7 +109,7 @@ function goMap(m: unknown): string {
   return `map[string]string{${entries.join(", ")}}`;
 }
 
-function selectorMatchesLabels(sel: unknown, labels: unknown): boolean {
+export function selectorMatchesLabels(sel: unknown, labels: unknown): boolean {
   const s = asObj(sel);
   if (!s) return false;
   const l = asObj(labels) ?? {};
@@ -140,7 +140,7 @@ function selectorMatchesLabels(sel: unknown, labels: unknown): boolean {
   return Object.keys(ml).length > 0 || exprs.length > 0;
 }
 
-function validateContainers(list: unknown, path: string, errs: FieldError[], required: boolean): void {
+export function validateContainers(list: unknown, path: string, errs: FieldError[], required: boolean): void {
   if (!Array.isArray(list) || list.length === 0) {
     if (required) errs.push({ type: "Required", field: path });
     return;

@@ -1,0 +1,67 @@
+// The Git side of a run: the mirror fetched, new revisions ingested, the
+// approved revision found (memoised per branch tip), and the allowlisted remote
+// kustomize bases fetched through the same mirrors.
+import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
+import { memoGit } from "./run-memo";
+import { RunFailure, type CollectorContext } from "./run-context";
+
+export interface GitSide {
+  mirrorPath: string;
+  approved: string;
+  /** The branch tip as fetched (undefined: the branch is gone from the remote). */
+  tipSha: string | undefined;
+}
+
+/** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
+export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig): Promise<GitSide> {
+  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+  let mirrorPath: string;
+  let approved: string | null;
+  let tipSha: string | undefined;
+  try {
+    let heads: Record<string, string>;
+    ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+    tipSha = heads[env.source.branch];
+    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
+    // An unmoved branch has nothing new to ingest; asking git would only cost processes.
+    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+    if (revisions.length > 0) {
+      await ctx.db.revision.createMany({
+        data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
+        skipDuplicates: true,
+      });
+      const tip = revisions[0];
+      if (tip) {
+        await ctx.db.branchHead.upsert({
+          where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
+          create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
+          update: { sha: tip.sha, updatedAt: ctx.now() },
+        });
+      }
+    }
+    await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
+    const mirror = mirrorPath;
+    approved = tipSha
+      ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
+      : await approvedRevision(mirror, env.source.branch, env.source.path);
+  } catch (e) {
+    if (e instanceof GitError) {
+      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
+      throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+    }
+    throw e;
+  }
+  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
+  return { mirrorPath, approved, tipSha };
+}
+
+/** The allowlisted remote kustomize bases, fetched through the same mirrors as every repository. */
+export function remoteBaseSource(ctx: CollectorContext): RemoteBaseSource | undefined {
+  const repositories = ctx.config.remoteBases.map((name) => ctx.config.repositories.find((r) => r.name === name)).filter((r): r is RepositoryConfig => r !== undefined);
+  if (repositories.length === 0) return undefined;
+  return {
+    repositories,
+    fetch: async (repo) => (await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs })).mirrorPath,
+  };
+}

@@ -1,0 +1,73 @@
+// Without a controller to ask, which revision is live: inferred by rendering
+// recent revisions and comparing them with live the way drift is computed.
+import type { EnvironmentConfig } from "@/lib/config";
+import { listRevisions, renderManifests, controllerRenderKey, GitError, type RenderOptions } from "@/lib/git";
+import { compareObject, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift } from "@/lib/drift";
+import { contentHash } from "./canonical";
+import { maskSecretSourced } from "./controller-render";
+import { memoGit } from "./run-memo";
+import type { LiveEntry } from "./persist";
+import type { CollectorContext } from "./run-context";
+
+/**
+ * With no controller to ask, the applied revision is the newest recent
+ * revision whose rendered manifests match live exactly. "Exactly" uses the
+ * same comparison as drift, so ignore rules and defaults count the same way.
+ * When live matches the approved revision, the branch tip is the newest such
+ * revision whenever it renders the same (nothing it changed is read by the
+ * render) — as a controller would report the tip it applied.
+ */
+export async function inferApplied(
+  ctx: CollectorContext,
+  env: EnvironmentConfig,
+  renderOptions: RenderOptions,
+  secretValues: readonly string[],
+  mirrorPath: string,
+  tipSha: string | undefined,
+  approved: string,
+  results: Map<string, ObjectDrift>,
+  live: Map<string, LiveEntry>,
+  options: CompareContext,
+  inputs: readonly string[] = [],
+): Promise<{ sha: string | null; source: "inferred" }> {
+  const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
+  if (clean) {
+    if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
+    const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
+    const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)].join("\0");
+    const tipRendersApproved = await memoGit([mirrorPath, "same-render", approved, tipSha, optionsKey], sameRender).catch(() => false);
+    return { sha: tipRendersApproved ? tipSha : approved, source: "inferred" };
+  }
+  const list = () => listRevisions(mirrorPath, env.source.branch, { limit: 200 });
+  const candidates = await (tipSha ? memoGit([mirrorPath, "recent", env.source.branch, tipSha], list) : list());
+  const inputSet = new Set(inputs);
+  const touching = candidates.filter((c) => c.sha !== approved && c.changedPaths.some((p) => env.source.path === "." || p === env.source.path || p.startsWith(env.source.path.replace(/\/$/, "") + "/") || inputSet.has(p)));
+  for (const candidate of touching.slice(0, ctx.inferDepth ?? 5)) {
+    const rendered = await renderManifests(mirrorPath, candidate.sha, renderOptions).catch((e: unknown) => {
+      // A candidate that cannot be rendered is not the applied one.
+      if (e instanceof GitError && e.category === "render") return null;
+      throw e;
+    });
+    if (!rendered) continue;
+    const matches = rendered.objects.every((r) => {
+      const obj = r.object as KubeObject;
+      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
+      const l = live.get(objectKey(safe));
+      return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
+    });
+    if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
+  }
+  return { sha: null, source: "inferred" };
+}
+
+/** Whether two revisions render to the same objects (a render that fails is never the same). */
+async function sameManifests(mirrorPath: string, a: string, b: string, options: Parameters<typeof renderManifests>[2]): Promise<boolean> {
+  const [ra, rb] = await Promise.all([renderManifests(mirrorPath, a, options), renderManifests(mirrorPath, b, options)]);
+  if (ra.problems.some((p) => p.severity === "error") || rb.problems.some((p) => p.severity === "error")) return false;
+  const hashes = (r: typeof ra) => new Map(r.objects.map((o) => [objectKey(o.object as KubeObject), contentHash(o.object).hash]));
+  const ha = hashes(ra);
+  const hb = hashes(rb);
+  if (ha.size !== hb.size) return false;
+  for (const [k, h] of ha) if (hb.get(k) !== h) return false;
+  return true;
+}

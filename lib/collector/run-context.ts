@@ -1,0 +1,73 @@
+// What a collection run is given (the collector's context, the run) and what it
+// answers, and the one way a run fails: a RunFailure carrying the errors the run
+// records. Shared by the run's phases (collect-environment.ts and the files it
+// calls), the worker and the watcher.
+import type { PrismaClient } from "@/lib/db/generated/client";
+import type { DriftwatchConfig } from "@/lib/config";
+import type { RunError, RunStats } from "@/lib/domain/types";
+import type { ApiResource } from "@/lib/kube/discovery";
+import { KubeError } from "@/lib/kube/errors";
+import type { Logger } from "@/lib/log";
+
+export interface CollectorContext {
+  db: PrismaClient;
+  config: DriftwatchConfig;
+  mirrorsDir: string;
+  secretKey: Buffer;
+  kustomizeBin?: string;
+  now: () => Date;
+  log: Logger;
+  clusterTimeoutMs?: number;
+  gitTimeoutMs?: number;
+  /** How many recent revisions to try when inferring the applied one (no controller). */
+  inferDepth?: number;
+  /**
+   * Watch mode: live objects from an informer cache instead of listing. The
+   * watcher answers runs it queued and webhook runs; scheduled runs still
+   * list, so polling stays a safety net under the watches.
+   */
+  liveSource?: LiveSource;
+}
+
+/**
+ * Every live object of these kinds within these namespace scopes (undefined =
+ * all namespaces), keyed by `${group}/${kind}`, with apiVersion and kind set;
+ * or null, and the run lists. Asked by every run, so a watcher learns which
+ * kinds to keep; answered only when the watcher trusts its cache for this run.
+ */
+export type LiveSource = (request: {
+  environment: string;
+  trigger: string | undefined;
+  resources: readonly ApiResource[];
+  namespaces: ReadonlyArray<string | undefined>;
+}) => Promise<Map<string, Iterable<Record<string, unknown>>> | null>;
+
+export interface RunRef {
+  id: number;
+  environmentId: string;
+  environmentName: string;
+  /** Why the run was queued (schedule, webhook, manual, watch, …). */
+  trigger?: string;
+}
+
+export interface RunOutcome {
+  status: "succeeded" | "partial" | "failed";
+  errors: RunError[];
+  stats: RunStats | null;
+  approvedSha: string | null;
+  appliedSha: string | null;
+}
+
+export class RunFailure extends Error {
+  constructor(readonly errors: RunError[]) {
+    super(errors.map((e) => e.message).join("; "));
+  }
+}
+
+export function kubeRunError(e: unknown, resource?: string): RunError {
+  if (e instanceof KubeError) {
+    const category = e.category === "not-found" || e.category === "server" || e.category === "protocol" ? "unreachable" : e.category;
+    return { category, message: e.message, resource: resource ?? e.resource };
+  }
+  return { category: "internal", message: e instanceof Error ? e.message : String(e), resource };
+}
