@@ -9,8 +9,7 @@ import { forEachCluster, type ClusterServer } from "../support/clusters";
 
 const ns = { namespace: "shop" };
 const podSpec = { containers: [{ name: "app", image: "shop/app:1.0.0", ports: [{ containerPort: 8080 }], readinessProbe: { httpGet: { path: "/healthz", port: 8080 } } }] };
-/** Served by both servers. */
-const common: Array<Record<string, unknown>> = [
+const objects: Array<Record<string, unknown>> = [
   deploymentYaml("api", "shop/api:1.4.0", 2),
   { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "db", ...ns }, spec: { serviceName: "db", replicas: 1, selector: { matchLabels: { app: "db" } }, template: { metadata: { labels: { app: "db" } }, spec: podSpec }, volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }] } },
   { apiVersion: "v1", kind: "Service", metadata: { name: "api", ...ns }, spec: { selector: { app: "api" }, ports: [{ port: 80, targetPort: 8080 }] } },
@@ -19,10 +18,6 @@ const common: Array<Record<string, unknown>> = [
   { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "api", ...ns } },
   { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "api", ...ns }, spec: { rules: [{ host: "shop.example.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "api", port: { number: 80 } } } }] } }] } },
   { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata: { name: "api", ...ns }, spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "api" }, minReplicas: 2, maxReplicas: 6, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }] } },
-];
-
-/** Not yet served by kubesim (issue 17 asks for them): on the real server only, until it does. */
-const realOnly: Array<Record<string, unknown>> = [
   { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "agent", ...ns }, spec: { selector: { matchLabels: { app: "agent" } }, template: { metadata: { labels: { app: "agent" } }, spec: podSpec } } },
   { apiVersion: "batch/v1", kind: "Job", metadata: { name: "migrate", ...ns }, spec: { template: { spec: { ...podSpec, restartPolicy: "Never" } } } },
   { apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "report", ...ns }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { ...podSpec, restartPolicy: "OnFailure" } } } } } },
@@ -48,21 +43,14 @@ async function expectInSync(objects: Array<Record<string, unknown>>, cluster: Cl
   expect(out.stats).toMatchObject({ desired: objects.length, live: objects.length });
 }
 
-forEachCluster((server, kind) => {
+forEachCluster((server) => {
   describe("server defaults", () => {
     afterEach(async () => {
       await f.cleanup();
     });
 
     it("the common kinds, applied as Git has them, are in sync on the first run", async () => {
-      await expectInSync(common, server());
+      await expectInSync(objects, server());
     });
-
-    // Registered on the real server only (never shown as skipped): kubesim does not serve these kinds yet.
-    if (kind === "kube-apiserver") {
-      it("the kinds kubesim does not serve yet (DaemonSet, Job, CronJob, PVC, RBAC, NetworkPolicy, PDB, ResourceQuota, LimitRange) are in sync too", async () => {
-        await expectInSync([...common, ...realOnly], server());
-      });
-    }
   });
 });
