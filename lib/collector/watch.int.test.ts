@@ -1,10 +1,12 @@
-// Watch mode against the Kubernetes API imitation: an edit in the cluster
+// Watch mode, against the Kubernetes API imitation and a real kube-apiserver
+// with the same assertions: an edit in the cluster
 // becomes a drift item within seconds without waiting for the poll interval,
 // watches recover from drops and from 410 Expired, and of several workers
 // exactly one watches an environment.
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "@/test/support/collector-env";
+import { forEachCluster } from "@/test/support/clusters";
 import { resourcePath } from "@/lib/kube/discovery";
 import { logger } from "@/lib/log";
 import { collectorContext } from "./runtime";
@@ -60,91 +62,90 @@ async function openDrift(key: string) {
   return f.db.driftItem.findFirst({ where: { key, resolvedAt: null } });
 }
 
-beforeEach(async () => {
-  f = await createCollectorFixture({ "envs/test/app.yaml": [api, settings] }, { envYaml: { mode: "watch", interval: "1h" } });
-  await f.applyAsController([api, settings]);
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-  await f.cleanup();
-});
-
-describe("watch mode", () => {
-  it("shows a kubectl scale as drift within 2 s, from the watch cache, with no poll in between", async () => {
-    const w = start("a");
-    await watching(w);
-    const runsBefore = await f.db.collectionRun.count();
-
-    const t0 = Date.now();
-    await scaleByHand(7);
-    // From now on a listing run could not read Deployments (the run starts after the debounce):
-    // only the watch cache can show this change.
-    f.sim.faults.forbidResource("deployments", { group: "apps" });
-    const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
-    const latency = Date.now() - t0;
-    expect(latency).toBeLessThan(2_000);
-    expect(item.type).toBe("Modified");
-    expect(item.attributionManager).toBe("kubectl");
-
-    await until("the run to finish", async () => (await f.db.collectionRun.count({ where: { status: { in: ["queued", "running"] } } })) === 0);
-    const runs = await f.db.collectionRun.findMany({ orderBy: { id: "asc" }, skip: runsBefore });
-    expect(runs.length).toBeGreaterThan(0);
-    // Every run since the watch started was queued by the watch, and none had to list (a list would be forbidden).
-    expect(runs.every((r) => r.trigger === "watch")).toBe(true);
-    expect(runs.map((r) => r.status)).toEqual(runs.map(() => "succeeded"));
+forEachCluster((server) => {
+  beforeEach(async () => {
+    f = await createCollectorFixture({ "envs/test/app.yaml": [api, settings] }, { envYaml: { mode: "watch", interval: "1h" }, cluster: server() });
+    await f.applyAsController([api, settings]);
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    await f.cleanup();
   });
 
-  it("restarts a watch whose connection was reset, and sees the next change", async () => {
-    const w = start("a");
-    await watching(w);
-    f.sim.faults.closeWatches("reset");
-    await until("a restarted informer", async () => w.watchStatus()[0]?.informers.some((i) => i.restarts > 0));
-    await until("healthy informers again", async () => w.watchStatus()[0]?.ready);
+  describe("watch mode", () => {
+    it("shows a kubectl scale as drift within 2 s, from the watch cache, with no poll in between", async () => {
+      const w = start("a");
+      await watching(w);
+      const runsBefore = await f.db.collectionRun.count();
 
-    await scaleByHand(5);
-    const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
-    await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
-    expect(item.type).toBe("Modified");
-  });
+      const t0 = Date.now();
+      await scaleByHand(7);
+      // From now on a listing run could not read Deployments (the run starts after the debounce):
+      // only the watch cache can show this change.
+      await f.cluster.faults.forbid("deployments", "apps");
+      const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+      const latency = Date.now() - t0;
+      expect(latency).toBeLessThan(2_000);
+      expect(item.type).toBe("Modified");
+      expect(item.attributionManager).toBe("kubectl");
 
-  it("relists after 410 Expired and catches up with what happened while it was not watching", async () => {
-    const w = start("a");
-    await watching(w);
-    const configmaps = () => w.watchStatus()[0]?.informers.find((i) => i.resource === "configmaps");
-    const listsBefore = configmaps()?.lists ?? 0;
+      await until("the run to finish", async () => (await f.db.collectionRun.count({ where: { status: { in: ["queued", "running"] } } })) === 0);
+      const runs = await f.db.collectionRun.findMany({ orderBy: { id: "asc" }, skip: runsBefore });
+      expect(runs.length).toBeGreaterThan(0);
+      // Every run since the watch started was queued by the watch, and none had to list (a list would be forbidden).
+      expect(runs.every((r) => r.trigger === "watch")).toBe(true);
+      expect(runs.map((r) => r.status)).toEqual(runs.map(() => "succeeded"));
+    });
 
-    // Close the watches and, before the informer reconnects, move the history
-    // window past its resourceVersion (1,000 events per resource), changing a
-    // desired ConfigMap among them.
-    f.sim.faults.closeWatches("end");
-    f.sim.seed(
-      Array.from({ length: 1_050 }, (_, i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `noise-${i}`, namespace: "shop" }, data: { i: String(i) } })),
-      { manager: "load-test" },
-    );
-    f.sim.seed([{ ...settings, data: { CART_TTL: "5m" } }], { manager: "kubectl-edit" });
+    it("restarts a watch whose connection was reset, and sees the next change", async () => {
+      const w = start("a");
+      await watching(w);
+      await f.cluster.faults.closeWatches("reset");
+      await until("a restarted informer", async () => w.watchStatus()[0]?.informers.some((i) => i.restarts > 0));
+      await until("healthy informers again", async () => w.watchStatus()[0]?.ready);
 
-    const item = await until("the drift item", () => openDrift("/ConfigMap/shop/settings"), 10_000);
-    expect(item.type).toBe("Modified");
-    expect(configmaps()?.lists).toBeGreaterThan(listsBefore);
-    expect(configmaps()?.objects).toBeGreaterThanOrEqual(1_051);
-    await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
-  });
+      await scaleByHand(5);
+      const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+      await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
+      expect(item.type).toBe("Modified");
+    });
 
-  it("two workers: exactly one watches; when it stops, the other takes over", async () => {
-    const a = start("a");
-    const b = start("b");
-    await until("one watcher", async () => a.watchStatus().length + b.watchStatus().length === 1);
-    // Give the other worker several lock checks to (wrongly) start a second watch.
-    await new Promise((r) => setTimeout(r, 600));
-    expect(a.watchStatus().length + b.watchStatus().length).toBe(1);
+    it("relists after 410 Expired and catches up with what happened while it was not watching", async () => {
+      const w = start("a");
+      await watching(w);
+      const configmaps = () => w.watchStatus()[0]?.informers.find((i) => i.resource === "configmaps");
+      const listsBefore = configmaps()?.lists ?? 0;
 
-    const [holder, other] = a.watchStatus().length === 1 ? [a, b] : [b, a];
-    await until("a run", () => f.db.collectionRun.findFirst({ where: { status: "succeeded" } }));
-    await holder.stop();
-    await watching(other);
-    expect(other.watchStatus()).toHaveLength(1);
+      // Expire the history the informers' resourceVersions point into, close the
+      // watches so they have to come back with those versions, and change a
+      // desired ConfigMap while they are away.
+      await f.cluster.faults.expireHistory();
+      await f.cluster.faults.closeWatches("end");
+      await f.seed([{ ...settings, data: { CART_TTL: "5m" } }], "kubectl-edit");
 
-    await scaleByHand(9);
-    await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+      const item = await until("the drift item", () => openDrift("/ConfigMap/shop/settings"), 10_000);
+      expect(item.type).toBe("Modified");
+      expect(configmaps()?.lists).toBeGreaterThan(listsBefore);
+      expect(configmaps()?.objects).toBeGreaterThanOrEqual(1);
+      await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
+    });
+
+    it("two workers: exactly one watches; when it stops, the other takes over", async () => {
+      const a = start("a");
+      const b = start("b");
+      await until("one watcher", async () => a.watchStatus().length + b.watchStatus().length === 1);
+      // Give the other worker several lock checks to (wrongly) start a second watch.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(a.watchStatus().length + b.watchStatus().length).toBe(1);
+
+      const [holder, other] = a.watchStatus().length === 1 ? [a, b] : [b, a];
+      await until("a run", () => f.db.collectionRun.findFirst({ where: { status: "succeeded" } }));
+      await holder.stop();
+      await watching(other);
+      expect(other.watchStatus()).toHaveLength(1);
+
+      await scaleByHand(9);
+      await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 5_000);
+    });
   });
 });

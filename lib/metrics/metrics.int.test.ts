@@ -72,9 +72,9 @@ describe("GET /api/metrics", () => {
     await f.db.divergenceClaim.create({
       data: { ownerId: owner.id, createdById: owner.id, reason: "load test", expiresAt: new Date(Date.now() + 3_600_000), returnPath: "revert", items: { create: [{ driftItemId: items[0]!.id }] } },
     });
-    f.sim.faults.setUnavailable(true);
+    await f.cluster.faults.unavailable("refuse");
     await f.run();
-    f.sim.faults.setUnavailable(false);
+    await f.cluster.faults.unavailable(false);
     await appendAudit(f.db, { actor: { type: "system", name: "webhook:github" }, action: "webhook.accepted", targetType: "webhook", targetId: "github:1", environment: "test", after: { provider: "github" } });
     await appendAudit(f.db, { actor: { type: "anonymous", name: "x" }, action: "webhook.rejected", targetType: "webhook", targetId: "github", after: { provider: "github" } });
     // Later rejections from the same address, summed up in one row (lib/auth/failed-attempts).

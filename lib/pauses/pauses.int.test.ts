@@ -1,18 +1,23 @@
-// Pauses against the in-repo Kubernetes imitation: an operator pauses
-// production (audit event, annotations on the Kustomization, timeline entry),
-// a viewer cannot, resume restores the controller, someone suspends behind
-// the dashboard's back with kubectl and an unattributed-pause alert names them.
+// Pauses against the in-repo Kubernetes imitation and a real kube-apiserver
+// (the same cases on each, the Flux and Argo CD CRDs installed through the
+// API): an operator pauses production (audit event, annotations on the
+// Kustomization, timeline entry), a viewer cannot, resume restores the
+// controller, someone suspends behind the dashboard's back with kubectl and an
+// unattributed-pause alert names them.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { environmentSchema } from "@/lib/config/schema";
 import { createClusterClient } from "@/lib/kube/client";
+import { KubeError } from "@/lib/kube/errors";
 import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
-import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
+import { forEachCluster, type TestCluster } from "@/test/support/clusters";
 import { FLUX_KUSTOMIZATION_CRD, ARGOCD_APPLICATION_CRD } from "@driftwatch/kubesim";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import { refreshAlerts } from "@/lib/alerts";
@@ -24,7 +29,7 @@ import { GET as getTimeline } from "@/app/api/timeline/route";
 
 const run = promisify(execFile);
 const db = getPrisma();
-let sim: KubeSim;
+let cluster: TestCluster;
 let operator: TestSession;
 let viewer: TestSession;
 
@@ -34,220 +39,244 @@ const APPLICATION = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/s
 type Obj = Record<string, unknown>;
 const rec = (v: unknown) => (v && typeof v === "object" ? (v as Obj) : {});
 
-// kubesim validates custom resources without their metadata against a schema whose
-// `required` lists metadata (as Argo CD's real CRD does), so every Application is refused.
-// Until the imitation skips metadata there, the test serves the CRD without that entry.
-function withoutRequiredMetadata(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutRequiredMetadata);
-  if (!value || typeof value !== "object") return value;
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = k === "required" && Array.isArray(v) ? v.filter((r) => r !== "metadata") : withoutRequiredMetadata(v);
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const OBJECTS: Array<{ path: string; body: Obj }> = [
+  {
+    path: KUSTOMIZATION,
+    body: {
+      apiVersion: "kustomize.toolkit.fluxcd.io/v1",
+      kind: "Kustomization",
+      metadata: { name: "shop", namespace: "flux-system" },
+      spec: { interval: "1m", path: "./production", prune: true, sourceRef: { kind: "GitRepository", name: "shop" }, suspend: false },
+    },
+  },
+  {
+    path: APPLICATION,
+    body: {
+      apiVersion: "argoproj.io/v1alpha1",
+      kind: "Application",
+      metadata: { name: "shop", namespace: "argocd" },
+      spec: {
+        project: "default",
+        source: { repoURL: "https://git.example/shop.git", path: "staging", targetRevision: "main" },
+        destination: { server: "https://kubernetes.default.svc", namespace: "shop" },
+        syncPolicy: { automated: { prune: true, selfHeal: true } },
+      },
+    },
+  },
+];
+
+async function ignoring(code: number, request: Promise<unknown>): Promise<void> {
+  try {
+    await request;
+  } catch (e) {
+    if (!(e instanceof KubeError && e.status === code)) throw e;
   }
-  return out;
 }
 
-beforeAll(async () => {
-  sim = await startKubeSim({ adminPort: false, controllers: false });
-  sim.seed([FLUX_KUSTOMIZATION_CRD, withoutRequiredMetadata(ARGOCD_APPLICATION_CRD) as Obj]);
-});
 afterAll(async () => {
-  await sim.stop();
   await disconnectPrisma();
 });
 
-beforeEach(async () => {
-  await resetDatabase(db);
-  sim.seed(
-    [
-      {
-        apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-        kind: "Kustomization",
-        metadata: { name: "shop", namespace: "flux-system" },
-        spec: { interval: "1m", path: "./production", prune: true, sourceRef: { kind: "GitRepository", name: "shop" }, suspend: false },
-      },
-      {
-        apiVersion: "argoproj.io/v1alpha1",
-        kind: "Application",
-        metadata: { name: "shop", namespace: "argocd" },
-        spec: {
-          project: "default",
-          source: { repoURL: "https://git.example/shop.git", path: "staging", targetRevision: "main" },
-          destination: { server: "https://kubernetes.default.svc", namespace: "shop" },
-          syncPolicy: { automated: { prune: true, selfHeal: true } },
-        },
-      },
-    ],
-    { manager: "flux" },
-  );
-  operator = await createTestSession(db, "operator", "olivia");
-  viewer = await createTestSession(db, "viewer", "victor");
-});
-
-const client = () => createClusterClient({ kubeconfig: sim.kubeconfigPath });
-
-async function addEnvironment(name: string, spec: Record<string, unknown>) {
-  const config = environmentSchema.parse({
-    name,
-    cluster: { kubeconfig: sim.kubeconfigPath },
-    source: { repository: "shop", path: name },
-    ...spec,
-  });
-  return db.environment.create({ data: { name, position: 0, branch: "main", path: name, spec: JSON.parse(JSON.stringify(config)) as object } });
-}
-
-async function fluxNow() {
-  const k = await client().requestJson<Obj>("GET", KUSTOMIZATION);
-  return { k, status: fluxStatus({ namespace: "flux-system", name: "shop" }, k, null) };
-}
-
-function postJson(url: string, body: unknown, headers: Record<string, string>): NextRequest {
-  return new NextRequest(url, { method: "POST", headers: { host: "localhost", ...headers }, body: JSON.stringify(body) });
-}
-
-describe("pausing production through the dashboard", () => {
-  it("suspends the Kustomization with who, why and until when; a viewer cannot", async () => {
-    const env = await addEnvironment("production", {
-      controller: { type: "flux", name: "shop" },
-      write: { kubeconfig: sim.kubeconfigPath },
-      confirmPause: true,
-      maxPause: "1d",
-    });
-    const body = { environment: "production", reason: "hotfix INC-42 in progress", duration: "2h", incidentUrl: "https://incidents.example/INC-42", confirm: "production" };
-
-    const denied = await postPause(postJson("http://localhost/api/pauses", body, viewer.headers), { params: Promise.resolve({}) });
-    expect(denied.status).toBe(403);
-    expect((await fluxNow()).status.suspended).toBe(false);
-
-    const unconfirmed = await postPause(postJson("http://localhost/api/pauses", { ...body, confirm: "prod" }, operator.headers), { params: Promise.resolve({}) });
-    expect(unconfirmed.status).toBe(400);
-    expect(((await unconfirmed.json()) as { error: { message: string } }).error.message).toMatch(/type the environment's name/);
-    const tooLong = await postPause(postJson("http://localhost/api/pauses", { ...body, duration: "3d" }, operator.headers), { params: Promise.resolve({}) });
-    expect(tooLong.status).toBe(400);
-    const noReason = await postPause(postJson("http://localhost/api/pauses", { ...body, reason: "" }, operator.headers), { params: Promise.resolve({}) });
-    expect(noReason.status).toBe(400);
-    expect(await db.pause.count()).toBe(0);
-
-    const res = await postPause(postJson("http://localhost/api/pauses", body, operator.headers), { params: Promise.resolve({}) });
-    expect(res.status).toBe(201);
-    const { pause } = (await res.json()) as { pause: { id: string; executed: boolean; owner: string; expiresAt: string } };
-    expect(pause).toMatchObject({ executed: true, owner: "olivia" });
-
-    const { k, status } = await fluxNow();
-    expect(rec(k.spec).suspend).toBe(true);
-    expect(rec(rec(k.metadata).annotations)).toMatchObject({
-      "driftwatch.dev/paused-by": "olivia",
-      "driftwatch.dev/pause-reason": "hotfix INC-42 in progress",
-      "driftwatch.dev/paused-until": pause.expiresAt,
-    });
-    expect(status.suspendedBy?.manager).toBe("driftwatch");
-
-    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.created" } });
-    expect(audit).toMatchObject({ actorName: "olivia", environment: "production", reason: "hotfix INC-42 in progress", targetId: pause.id });
-
-    // The collector's next look at the controller finds it suspended by us: no detected pause.
-    await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
-    expect(await reconcileDetectedPauses(db, env, status)).toEqual({ detected: [], ended: [] });
-
-    const timeline = await getTimeline(new NextRequest("http://localhost/api/timeline?environment=production", { headers: { cookie: viewer.cookie } }), {
-      params: Promise.resolve({}),
-    });
-    expect(timeline.status).toBe(200);
-    const events = ((await timeline.json()) as { events: Array<{ action: string; title: string; actor: string }> }).events;
-    expect(events.find((e) => e.action === "pause.created")).toMatchObject({ actor: "olivia", title: expect.stringContaining("Reconciliation paused") });
-
-    const resumed = await postResume(postJson(`http://localhost/api/pauses/${pause.id}/resume`, {}, operator.headers), { params: Promise.resolve({ id: pause.id }) });
-    expect(resumed.status).toBe(200);
-    const after = await fluxNow();
-    expect(rec(after.k.spec).suspend).toBe(false);
-    expect(rec(rec(after.k.metadata).annotations)["driftwatch.dev/paused-by"]).toBeUndefined();
-    expect(await db.auditEvent.count({ where: { action: "pause.ended", actorName: "olivia" } })).toBe(1);
-    expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
-  });
-
-  it("turns Argo CD auto-sync off and puts the previous policy back on resume", async () => {
-    await addEnvironment("staging", { controller: { type: "argocd", name: "shop" }, write: { kubeconfig: sim.kubeconfigPath } });
-    const pause = await createPause(db, "staging", { reason: "load test", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
-    let app = await client().requestJson<Obj>("GET", APPLICATION);
-    expect(rec(rec(app.spec).syncPolicy).automated).toBeUndefined();
-    expect(argoStatus({ namespace: "argocd", name: "shop" }, app).suspended).toBe(true);
-    const row = await db.pause.findUniqueOrThrow({ where: { id: pause.id } });
-    expect(row.previousPolicy).toEqual({ automated: { prune: true, selfHeal: true } });
-    await resumePause(db, pause.id, { type: "user", id: operator.user.id, name: "olivia" });
-    app = await client().requestJson<Obj>("GET", APPLICATION);
-    expect(rec(rec(app.spec).syncPolicy).automated).toEqual({ prune: true, selfHeal: true });
-  });
-
-  it("without a write credential records the pause and says the cluster does not agree", async () => {
-    const env = await addEnvironment("test", { controller: { type: "flux", name: "shop" } });
-    const { status } = await fluxNow();
-    await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
-    const pause = await createPause(db, "test", { reason: "freeze for demo", duration: "30m" }, { type: "user", id: operator.user.id, name: "olivia" });
-    expect(pause).toMatchObject({ executed: false, clusterAgrees: false, active: true });
-    expect((await fluxNow()).status.suspended).toBe(false);
-  });
-});
-
-describe("a pause made behind the dashboard's back", () => {
-  async function kubectlSuspend(): Promise<string> {
-    const kubectl = ["/usr/bin/kubectl", "/usr/local/bin/kubectl"].find((p) => fs.existsSync(p));
-    if (kubectl) {
-      await run(kubectl, ["--kubeconfig", sim.kubeconfigPath, "-n", "flux-system", "patch", "kustomization", "shop", "--type", "merge", "-p", '{"spec":{"suspend":true}}']);
-      return "kubectl";
+forEachCluster((server) => {
+  beforeAll(async () => {
+    cluster = await server().forCase(fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-pauses-")));
+    for (const crd of [FLUX_KUSTOMIZATION_CRD, ARGOCD_APPLICATION_CRD]) await client().requestJson("POST", CRDS, { body: crd });
+    for (const ns of ["flux-system", "argocd"]) await client().requestJson("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
+    // A real server serves a new CRD's resource a moment after accepting it.
+    const deadline = Date.now() + 15_000;
+    for (const { path: p } of OBJECTS) {
+      for (;;) {
+        try {
+          await client().requestJson("GET", p.slice(0, p.lastIndexOf("/")));
+          break;
+        } catch (e) {
+          if (Date.now() > deadline) throw e;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
     }
-    // No kubectl on this machine: send what kubectl patch sends (merge patch, fieldManager kubectl-patch).
-    console.log("[pauses.int] kubectl not found; sending kubectl's merge patch directly");
-    await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: true } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
-    return "raw";
+  });
+  afterAll(async () => {
+    await cluster?.release();
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(db);
+    // Fresh objects, written by their controller's manager: nothing a previous case paused or annotated is left.
+    for (const { path: p, body } of OBJECTS) {
+      await ignoring(404, client().requestJson("DELETE", p));
+      await client().requestJson("POST", p.slice(0, p.lastIndexOf("/")), { body, query: { fieldManager: "flux" } });
+    }
+    operator = await createTestSession(db, "operator", "olivia");
+    viewer = await createTestSession(db, "viewer", "victor");
+  });
+
+  const client = () => createClusterClient({ kubeconfig: cluster.kubeconfigPath });
+
+  async function addEnvironment(name: string, spec: Record<string, unknown>) {
+    const config = environmentSchema.parse({
+      name,
+      cluster: { kubeconfig: cluster.kubeconfigPath },
+      source: { repository: "shop", path: name },
+      ...spec,
+    });
+    return db.environment.create({ data: { name, position: 0, branch: "main", path: name, spec: JSON.parse(JSON.stringify(config)) as object } });
   }
 
-  it("becomes an unattributed pause naming the kubectl-patch manager, alerts until owned, and ends when the cluster resumes", async () => {
-    const env = await addEnvironment("production", { controller: { type: "flux", name: "shop" }, write: { kubeconfig: sim.kubeconfigPath }, confirmPause: true });
-    await kubectlSuspend();
-    const { status } = await fluxNow();
-    expect(status.suspended).toBe(true);
-    expect(status.suspendedBy?.manager).toBe("kubectl-patch");
-    await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
+  async function fluxNow() {
+    const k = await client().requestJson<Obj>("GET", KUSTOMIZATION);
+    return { k, status: fluxStatus({ namespace: "flux-system", name: "shop" }, k, null) };
+  }
 
-    const first = await reconcileDetectedPauses(db, env, status);
-    expect(first.detected).toHaveLength(1);
-    expect((await reconcileDetectedPauses(db, env, status)).detected).toHaveLength(0); // once, not every run
-    const pause = await db.pause.findUniqueOrThrow({ where: { id: first.detected[0]! } });
-    expect(pause).toMatchObject({ origin: "detected", detectedManager: "kubectl-patch", ownerId: null, controllerRef: "Kustomization/flux-system/shop" });
-    const detectedAudit = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.detected" } });
-    expect(detectedAudit.reason).toContain("kubectl-patch");
+  function postJson(url: string, body: unknown, headers: Record<string, string>): NextRequest {
+    return new NextRequest(url, { method: "POST", headers: { host: "localhost", ...headers }, body: JSON.stringify(body) });
+  }
 
-    const synced = await refreshAlerts(db, env.id);
-    expect(synced.opened).toHaveLength(1);
-    const alert = await db.alert.findFirstOrThrow({ where: { resolvedAt: null } });
-    expect(alert).toMatchObject({ type: "pause_unattributed", severity: "critical" });
-    expect(alert.title).toContain("kubectl-patch");
-    expect((await refreshAlerts(db, env.id)).opened).toHaveLength(0); // still one open alert
+  describe("pausing production through the dashboard", () => {
+    it("suspends the Kustomization with who, why and until when; a viewer cannot", async () => {
+      const env = await addEnvironment("production", {
+        controller: { type: "flux", name: "shop" },
+        write: { kubeconfig: cluster.kubeconfigPath },
+        confirmPause: true,
+        maxPause: "1d",
+      });
+      const body = { environment: "production", reason: "hotfix INC-42 in progress", duration: "2h", incidentUrl: "https://incidents.example/INC-42", confirm: "production" };
 
-    await takeOwnership(db, pause.id, { reason: "Bob's debugging session", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
-    const afterOwnership = await refreshAlerts(db, env.id);
-    expect(afterOwnership.resolved).toEqual([alert.id]);
-    expect(await db.auditEvent.count({ where: { action: "pause.claimed" } })).toBe(1);
+      const denied = await postPause(postJson("http://localhost/api/pauses", body, viewer.headers), { params: Promise.resolve({}) });
+      expect(denied.status).toBe(403);
+      expect((await fluxNow()).status.suspended).toBe(false);
 
-    await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: false } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
-    const resumed = await fluxNow();
-    const ended = await reconcileDetectedPauses(db, env, resumed.status);
-    expect(ended.ended).toEqual([pause.id]);
-    expect((await db.pause.findUniqueOrThrow({ where: { id: pause.id } })).endReason).toMatch(/outside Driftwatch/);
+      const unconfirmed = await postPause(postJson("http://localhost/api/pauses", { ...body, confirm: "prod" }, operator.headers), { params: Promise.resolve({}) });
+      expect(unconfirmed.status).toBe(400);
+      expect(((await unconfirmed.json()) as { error: { message: string } }).error.message).toMatch(/type the environment's name/);
+      const tooLong = await postPause(postJson("http://localhost/api/pauses", { ...body, duration: "3d" }, operator.headers), { params: Promise.resolve({}) });
+      expect(tooLong.status).toBe(400);
+      const noReason = await postPause(postJson("http://localhost/api/pauses", { ...body, reason: "" }, operator.headers), { params: Promise.resolve({}) });
+      expect(noReason.status).toBe(400);
+      expect(await db.pause.count()).toBe(0);
+
+      const res = await postPause(postJson("http://localhost/api/pauses", body, operator.headers), { params: Promise.resolve({}) });
+      expect(res.status).toBe(201);
+      const { pause } = (await res.json()) as { pause: { id: string; executed: boolean; owner: string; expiresAt: string } };
+      expect(pause).toMatchObject({ executed: true, owner: "olivia" });
+
+      const { k, status } = await fluxNow();
+      expect(rec(k.spec).suspend).toBe(true);
+      expect(rec(rec(k.metadata).annotations)).toMatchObject({
+        "driftwatch.dev/paused-by": "olivia",
+        "driftwatch.dev/pause-reason": "hotfix INC-42 in progress",
+        "driftwatch.dev/paused-until": pause.expiresAt,
+      });
+      expect(status.suspendedBy?.manager).toBe("driftwatch");
+
+      const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.created" } });
+      expect(audit).toMatchObject({ actorName: "olivia", environment: "production", reason: "hotfix INC-42 in progress", targetId: pause.id });
+
+      // The collector's next look at the controller finds it suspended by us: no detected pause.
+      await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
+      expect(await reconcileDetectedPauses(db, env, status)).toEqual({ detected: [], ended: [] });
+
+      const timeline = await getTimeline(new NextRequest("http://localhost/api/timeline?environment=production", { headers: { cookie: viewer.cookie } }), {
+        params: Promise.resolve({}),
+      });
+      expect(timeline.status).toBe(200);
+      const events = ((await timeline.json()) as { events: Array<{ action: string; title: string; actor: string }> }).events;
+      expect(events.find((e) => e.action === "pause.created")).toMatchObject({ actor: "olivia", title: expect.stringContaining("Reconciliation paused") });
+
+      const resumed = await postResume(postJson(`http://localhost/api/pauses/${pause.id}/resume`, {}, operator.headers), { params: Promise.resolve({ id: pause.id }) });
+      expect(resumed.status).toBe(200);
+      const after = await fluxNow();
+      expect(rec(after.k.spec).suspend).toBe(false);
+      expect(rec(rec(after.k.metadata).annotations)["driftwatch.dev/paused-by"]).toBeUndefined();
+      expect(await db.auditEvent.count({ where: { action: "pause.ended", actorName: "olivia" } })).toBe(1);
+      expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
+    });
+
+    it("turns Argo CD auto-sync off and puts the previous policy back on resume", async () => {
+      await addEnvironment("staging", { controller: { type: "argocd", name: "shop" }, write: { kubeconfig: cluster.kubeconfigPath } });
+      const pause = await createPause(db, "staging", { reason: "load test", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
+      let app = await client().requestJson<Obj>("GET", APPLICATION);
+      expect(rec(rec(app.spec).syncPolicy).automated).toBeUndefined();
+      expect(argoStatus({ namespace: "argocd", name: "shop" }, app).suspended).toBe(true);
+      const row = await db.pause.findUniqueOrThrow({ where: { id: pause.id } });
+      expect(row.previousPolicy).toEqual({ automated: { prune: true, selfHeal: true } });
+      await resumePause(db, pause.id, { type: "user", id: operator.user.id, name: "olivia" });
+      app = await client().requestJson<Obj>("GET", APPLICATION);
+      expect(rec(rec(app.spec).syncPolicy).automated).toEqual({ prune: true, selfHeal: true });
+    });
+
+    it("without a write credential records the pause and says the cluster does not agree", async () => {
+      const env = await addEnvironment("test", { controller: { type: "flux", name: "shop" } });
+      const { status } = await fluxNow();
+      await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
+      const pause = await createPause(db, "test", { reason: "freeze for demo", duration: "30m" }, { type: "user", id: operator.user.id, name: "olivia" });
+      expect(pause).toMatchObject({ executed: false, clusterAgrees: false, active: true });
+      expect((await fluxNow()).status.suspended).toBe(false);
+    });
   });
 
-  it("an expired pause alerts, and an environment with autoResume resumes it on the controller", async () => {
-    const env = await addEnvironment("production", { controller: { type: "flux", name: "shop" }, write: { kubeconfig: sim.kubeconfigPath }, autoResume: true });
-    const t0 = new Date(Date.now() - 3 * 3_600_000);
-    const pause = await createPause(db, "production", { reason: "maintenance window", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" }, { now: t0 });
-    expect((await fluxNow()).status.suspended).toBe(true);
-    const alerts = await refreshAlerts(db, env.id);
-    expect(alerts.opened).toHaveLength(1);
-    expect((await db.alert.findFirstOrThrow()).type).toBe("pause_expired");
+  describe("a pause made behind the dashboard's back", () => {
+    async function kubectlSuspend(): Promise<string> {
+      const kubectl = ["/usr/bin/kubectl", "/usr/local/bin/kubectl"].find((p) => fs.existsSync(p));
+      if (kubectl) {
+        await run(kubectl, ["--kubeconfig", cluster.kubeconfigPath, "-n", "flux-system", "patch", "kustomization", "shop", "--type", "merge", "-p", '{"spec":{"suspend":true}}']);
+        return "kubectl";
+      }
+      // No kubectl on this machine: send what kubectl patch sends (merge patch, fieldManager kubectl-patch).
+      console.log("[pauses.int] kubectl not found; sending kubectl's merge patch directly");
+      await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: true } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
+      return "raw";
+    }
 
-    expect(await resumeExpiredPauses(db)).toEqual({ resumed: [pause.id], failed: [] });
-    expect((await fluxNow()).status.suspended).toBe(false);
-    expect((await db.pause.findUniqueOrThrow({ where: { id: pause.id } })).endReason).toMatch(/automatic resume/);
-    expect((await refreshAlerts(db, env.id)).resolved).toHaveLength(1);
+    it("becomes an unattributed pause naming the kubectl-patch manager, alerts until owned, and ends when the cluster resumes", async () => {
+      const env = await addEnvironment("production", { controller: { type: "flux", name: "shop" }, write: { kubeconfig: cluster.kubeconfigPath }, confirmPause: true });
+      await kubectlSuspend();
+      const { status } = await fluxNow();
+      expect(status.suspended).toBe(true);
+      expect(status.suspendedBy?.manager).toBe("kubectl-patch");
+      await db.environment.update({ where: { id: env.id }, data: { controller: JSON.parse(JSON.stringify(status)) as object } });
+
+      const first = await reconcileDetectedPauses(db, env, status);
+      expect(first.detected).toHaveLength(1);
+      expect((await reconcileDetectedPauses(db, env, status)).detected).toHaveLength(0); // once, not every run
+      const pause = await db.pause.findUniqueOrThrow({ where: { id: first.detected[0]! } });
+      expect(pause).toMatchObject({ origin: "detected", detectedManager: "kubectl-patch", ownerId: null, controllerRef: "Kustomization/flux-system/shop" });
+      const detectedAudit = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.detected" } });
+      expect(detectedAudit.reason).toContain("kubectl-patch");
+
+      const synced = await refreshAlerts(db, env.id);
+      expect(synced.opened).toHaveLength(1);
+      const alert = await db.alert.findFirstOrThrow({ where: { resolvedAt: null } });
+      expect(alert).toMatchObject({ type: "pause_unattributed", severity: "critical" });
+      expect(alert.title).toContain("kubectl-patch");
+      expect((await refreshAlerts(db, env.id)).opened).toHaveLength(0); // still one open alert
+
+      await takeOwnership(db, pause.id, { reason: "Bob's debugging session", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
+      const afterOwnership = await refreshAlerts(db, env.id);
+      expect(afterOwnership.resolved).toEqual([alert.id]);
+      expect(await db.auditEvent.count({ where: { action: "pause.claimed" } })).toBe(1);
+
+      await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: false } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
+      const resumed = await fluxNow();
+      const ended = await reconcileDetectedPauses(db, env, resumed.status);
+      expect(ended.ended).toEqual([pause.id]);
+      expect((await db.pause.findUniqueOrThrow({ where: { id: pause.id } })).endReason).toMatch(/outside Driftwatch/);
+    });
+
+    it("an expired pause alerts, and an environment with autoResume resumes it on the controller", async () => {
+      const env = await addEnvironment("production", { controller: { type: "flux", name: "shop" }, write: { kubeconfig: cluster.kubeconfigPath }, autoResume: true });
+      const t0 = new Date(Date.now() - 3 * 3_600_000);
+      const pause = await createPause(db, "production", { reason: "maintenance window", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" }, { now: t0 });
+      expect((await fluxNow()).status.suspended).toBe(true);
+      const alerts = await refreshAlerts(db, env.id);
+      expect(alerts.opened).toHaveLength(1);
+      expect((await db.alert.findFirstOrThrow()).type).toBe("pause_expired");
+
+      expect(await resumeExpiredPauses(db)).toEqual({ resumed: [pause.id], failed: [] });
+      expect((await fluxNow()).status.suspended).toBe(false);
+      expect((await db.pause.findUniqueOrThrow({ where: { id: pause.id } })).endReason).toMatch(/automatic resume/);
+      expect((await refreshAlerts(db, env.id)).resolved).toHaveLength(1);
+    });
   });
 });

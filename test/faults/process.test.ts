@@ -17,7 +17,7 @@ import { collectorContext, enqueueRun, executeRun, leaseNextRun, leaseRunById, r
 import { resourcePath, discover } from "@/lib/kube/discovery";
 import { createClusterClient } from "@/lib/kube/client";
 import { serverSideApply, type DemoKube } from "@/demo/kube-writer";
-import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
+import { startKubeSim } from "@driftwatch/kubesim";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { logger } from "@/lib/log";
 import { expectNoDuplicates, expectStateKept, runWith, storedState, TEST_SECRET_KEY, waitFor } from "./support";
@@ -39,13 +39,13 @@ async function scaleByHand(kube: DemoKube, name: string, replicas: number): Prom
   await kube.client.requestJson("PATCH", resourcePath(r, "shop", name) + "/scale", { body: { spec: { replicas } }, contentType: "application/merge-patch+json", userAgent: KUBECTL_UA });
 }
 
-function configYaml(sim: KubeSim, repoDir: string, interval = "60s"): string {
+function configYaml(kubeconfigPath: string, repoDir: string, interval = "60s"): string {
   return stringify({
     repositories: [{ name: "shop", url: repoDir }],
     environments: [
       {
         name: "test",
-        cluster: { kubeconfig: sim.kubeconfigPath, context: "t-readonly" },
+        cluster: { kubeconfig: kubeconfigPath, context: "t-readonly" },
         namespaces: ["shop"],
         defaultNamespace: "shop",
         source: { repository: "shop", branch: "main", path: "envs/test" },
@@ -74,7 +74,7 @@ describe("Postgres restarted during a run", () => {
     cleanups.push(() => repo.cleanup());
     repo.write("envs/test/app.yaml", [api, web, settings, service].map((o) => stringify(o)).join("---\n"));
     repo.commit("manifests");
-    const config = parseConfig(configYaml(sim, repo.dir));
+    const config = parseConfig(configYaml(sim.kubeconfigPath, repo.dir));
     await syncConfigToDatabase(db, config);
     const client = createClusterClient({ kubeconfig: sim.kubeconfigPath, context: "t" });
     const kube: DemoKube = { client, discovery: await discover(client) };
@@ -154,8 +154,8 @@ describe("collector processes", () => {
     const before = await storedState(f.db);
 
     const configFile = path.join(f.dir, "driftwatch.yaml");
-    fs.writeFileSync(configFile, configYaml(f.sim, f.repo.dir));
-    f.sim.faults.setLatency(500);
+    fs.writeFileSync(configFile, configYaml(f.cluster.kubeconfigPath, f.repo.dir));
+    await f.cluster.faults.latency(500);
     const child: ChildProcess = spawn("npx", ["tsx", "scripts/collector.ts"], {
       cwd: root,
       detached: true,
@@ -192,7 +192,7 @@ describe("collector processes", () => {
     expect(running.leaseOwner).not.toBe("fault-worker");
     process.kill(-(child.pid as number), "SIGKILL");
     expect(await exited).toBe(-1);
-    f.sim.faults.setLatency(0);
+    await f.cluster.faults.latency(0);
 
     expectStateKept(before, await storedState(f.db));
     // Another worker, a minute later (the default lease is 60 s): reap and finish.

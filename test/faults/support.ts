@@ -5,7 +5,6 @@
 //   2. the last good state is kept (desired/live rows, drift items unchanged);
 //   3. nothing is duplicated (versions, drift items, audit events, revisions);
 //   4. the next run after the fault ends succeeds by itself, and says so.
-import net from "node:net";
 import path from "node:path";
 import { expect } from "vitest";
 import type { CollectorFixture } from "../support/collector-env";
@@ -128,57 +127,7 @@ export async function expectRecovered(db: PrismaClient, out: Outcome, envName = 
   expect(seen?.status).not.toBe("Collection failing");
 }
 
-/**
- * A TCP forwarder in front of a server, switchable between passing traffic,
- * refusing connections and swallowing them (a network that drops packets).
- * Stands for a Git host that goes away and comes back on the same address.
- */
-export interface SwitchableProxy {
-  url: string;
-  port: number;
-  mode: "up" | "refuse" | "hang";
-  close(): Promise<void>;
-}
-
-export async function startSwitchableProxy(target: { host: string; port: number }): Promise<SwitchableProxy> {
-  const sockets = new Set<net.Socket>();
-  const state = { mode: "up" as SwitchableProxy["mode"] };
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on("close", () => sockets.delete(client));
-    client.on("error", () => undefined);
-    if (state.mode === "refuse") {
-      client.resetAndDestroy();
-      return;
-    }
-    if (state.mode === "hang") return;
-    const upstream = net.connect(target.port, target.host);
-    sockets.add(upstream);
-    upstream.on("close", () => sockets.delete(upstream));
-    upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m) {
-      state.mode = m;
-      if (m !== "up") for (const s of sockets) s.destroy();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+export { startSwitchableProxy, type SwitchableProxy } from "../support/switchable-proxy";
 
 /** Polls until `check` holds (or throws after `timeoutMs`). */
 export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, everyMs = 50): Promise<T> {

@@ -40,7 +40,7 @@ describe("--json", () => {
         environments: [
           {
             name: "test",
-            cluster: { kubeconfig: f.sim.kubeconfigPath, context: "t-readonly" },
+            cluster: { kubeconfig: f.cluster.kubeconfigPath, context: "t-readonly" },
             namespaces: ["shop"],
             defaultNamespace: "shop",
             source: { repository: "shop", branch: "main", path: "envs/test" },

@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCollectorFixture, type CollectorFixture } from "../support/collector-env";
+import { forEachCluster } from "../support/clusters";
 import { requiredKustomize } from "../support/required-tools";
-import { discover } from "@/lib/kube/discovery";
 import { FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@driftwatch/kubesim";
 import { patchStatus, serverSideApply } from "@/demo/kube-writer";
 
@@ -155,88 +155,90 @@ async function columnsContaining(value: string): Promise<string[]> {
   return hits;
 }
 
-describe("Flux bootstrap layout rendered as kustomize-controller renders it", () => {
-  beforeEach(async () => {
-    f = await createCollectorFixture(flux, {
-      envYaml: {
-        namespaces: ["flux-system", "shop"],
-        source: { repository: "shop", branch: "main", path: "clusters/prod" },
-        controller: { type: "flux", namespace: "flux-system", name: "flux-system" },
-      },
+forEachCluster((server) => {
+  describe("Flux bootstrap layout rendered as kustomize-controller renders it", () => {
+    beforeEach(async () => {
+      f = await createCollectorFixture(flux, {
+        envYaml: {
+          namespaces: ["flux-system", "shop"],
+          source: { repository: "shop", branch: "main", path: "clusters/prod" },
+          controller: { type: "flux", namespace: "flux-system", name: "flux-system" },
+        },
+        cluster: server(),
+      });
+      await f.installCrds([FLUX_GITREPOSITORY_CRD, kustomizationCrd]);
+      await serverSideApply(f.admin, { apiVersion: "v1", kind: "Namespace", metadata: { name: "flux-system" } }, "kubectl");
+      // The postBuild sources, made by hand in the cluster (as a platform team does), never in Git.
+      await serverSideApply(f.admin, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cluster-vars", namespace: "flux-system" }, data: { podinfo_version: "6.7.1", region: "eu-west-1" } }, "kubectl");
+      await serverSideApply(f.admin, { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-secrets", namespace: "flux-system" }, type: "Opaque", stringData: { db_password: SECRET_VALUE } }, "kubectl");
+      await f.applyAsController(appliedByFlux());
+      const head = f.repo.head();
+      await patchStatus(f.admin, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system", "flux-system", { lastAppliedRevision: `main@sha1:${head}`, lastAttemptedRevision: `main@sha1:${head}`, conditions: [] }, "kustomize-controller");
     });
-    for (const crd of [FLUX_GITREPOSITORY_CRD, kustomizationCrd]) await serverSideApply(f.admin, crd, "kubectl");
-    f.admin.discovery = await discover(f.admin.client);
-    await serverSideApply(f.admin, { apiVersion: "v1", kind: "Namespace", metadata: { name: "flux-system" } }, "kubectl");
-    // The postBuild sources, made by hand in the cluster (as a platform team does), never in Git.
-    await serverSideApply(f.admin, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cluster-vars", namespace: "flux-system" }, data: { podinfo_version: "6.7.1", region: "eu-west-1" } }, "kubectl");
-    await serverSideApply(f.admin, { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-secrets", namespace: "flux-system" }, type: "Opaque", stringData: { db_password: SECRET_VALUE } }, "kubectl");
-    await f.applyAsController(appliedByFlux());
-    const head = f.repo.head();
-    await patchStatus(f.admin, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system", "flux-system", { lastAppliedRevision: `main@sha1:${head}`, lastAttemptedRevision: `main@sha1:${head}`, conditions: [] }, "kustomize-controller");
+    afterEach(async () => {
+      await f.cleanup();
+    });
+
+    it("finds no drift: the flux-system patches and the postBuild variables are in the desired state", async () => {
+      const out = await f.run();
+      expect(out.errors.filter((e) => e.severity !== "warning")).toEqual([]);
+      expect(out.status).toBe("succeeded");
+      expect(out.stats?.drift).toMatchObject({ Modified: 0, Missing: 0 });
+      expect(out.stats?.desired).toBe(6);
+      const desired = await f.db.desiredObject.findMany({ select: { key: true } });
+      expect(desired.map((d) => d.key).sort()).toEqual([
+        "/Secret/shop/db-credentials",
+        "apps/Deployment/flux-system/kustomize-controller",
+        "apps/Deployment/flux-system/source-controller",
+        "apps/Deployment/shop/podinfo",
+        "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/flux-system",
+        "source.toolkit.fluxcd.io/GitRepository/flux-system/flux-system",
+      ]);
+      expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
+
+      // The Secret-sourced value is in no column of any table: neither raw, nor base64, nor hex.
+      expect(await columnsContaining(SECRET_VALUE)).toEqual([]);
+    }, 120_000);
+
+    it("sees a change of the Secret's value as a change of the desired Secret (masked), and a hand edit of a patched flag as drift", async () => {
+      await f.run();
+      // Someone removes the patched flag from one controller by hand: the comparison is against the patched form.
+      await serverSideApply(f.admin, controllerDeployment("kustomize-controller", baseArgs), "kubectl-edit-sim");
+      // Flux has not re-applied since the Secret value was rotated: desired (new value) ≠ live (old value).
+      await serverSideApply(f.admin, { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-secrets", namespace: "flux-system" }, type: "Opaque", stringData: { db_password: "rotated-9c2f" } }, "kubectl");
+      const out = await f.run();
+      expect(out.status).toBe("succeeded");
+      const open = await f.db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, changes: true } });
+      expect(open.map((o) => o.key).sort()).toEqual(["/Secret/shop/db-credentials", "apps/Deployment/flux-system/kustomize-controller", "apps/Deployment/shop/podinfo"]);
+      const secretChanges = JSON.stringify(open.find((o) => o.key === "/Secret/shop/db-credentials")?.changes);
+      expect(secretChanges).toContain("(changed)");
+      // A Secret-sourced value inside a Deployment's env is masked on both sides: the change shows, the values do not.
+      const podinfoChanges = JSON.stringify(open.find((o) => o.key === "apps/Deployment/shop/podinfo")?.changes);
+      expect(podinfoChanges).toMatch(/\(secret-derived [0-9a-f]{16}\)/);
+      for (const text of [secretChanges, podinfoChanges]) {
+        expect(text).not.toContain("rotated-9c2f");
+        expect(text).not.toContain(SECRET_VALUE);
+      }
+      expect(JSON.stringify(open.find((o) => o.key.endsWith("kustomize-controller"))?.changes)).toContain("--concurrent=20");
+      // Neither the value live still holds nor the new one is stored anywhere.
+      expect([...(await columnsContaining(SECRET_VALUE)), ...(await columnsContaining("rotated-9c2f"))]).toEqual([]);
+    }, 120_000);
+
+    it("a required postBuild source that is missing fails the run as a render failure naming it; an optional one does not", async () => {
+      await f.admin.client.requestJson("DELETE", "/api/v1/namespaces/flux-system/configmaps/cluster-vars");
+      const out = await f.run();
+      expect(out.status).toBe("failed");
+      expect(out.errors[0]).toMatchObject({ category: "render", message: expect.stringContaining("substitute from 'ConfigMap/cluster-vars'") });
+    }, 120_000);
+
+    it("a kustomize failure is category render with the file and kustomize's message", async () => {
+      f.repo.write("clusters/prod/flux-system/kustomization.yaml", stringify({ resources: ["gotk-components.yaml", "gotk-sync.yaml", "missing.yaml"] }));
+      const sha = f.repo.commit("flux-system: reference a file that is not there");
+      await patchStatus(f.admin, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system", "flux-system", { lastAppliedRevision: `main@sha1:${sha}` }, "kustomize-controller");
+      const out = await f.run();
+      expect(out.status).toBe("failed");
+      // The nested kustomization that kustomize failed in, not the one Flux generated (which is in no commit).
+      expect(out.errors[0]).toMatchObject({ category: "render", path: "clusters/prod/flux-system/kustomization.yaml", message: expect.stringContaining("missing.yaml") });
+    }, 120_000);
   });
-  afterEach(async () => {
-    await f.cleanup();
-  });
-
-  it("finds no drift: the flux-system patches and the postBuild variables are in the desired state", async () => {
-    const out = await f.run();
-    expect(out.errors.filter((e) => e.severity !== "warning")).toEqual([]);
-    expect(out.status).toBe("succeeded");
-    expect(out.stats?.drift).toMatchObject({ Modified: 0, Missing: 0 });
-    expect(out.stats?.desired).toBe(6);
-    const desired = await f.db.desiredObject.findMany({ select: { key: true } });
-    expect(desired.map((d) => d.key).sort()).toEqual([
-      "/Secret/shop/db-credentials",
-      "apps/Deployment/flux-system/kustomize-controller",
-      "apps/Deployment/flux-system/source-controller",
-      "apps/Deployment/shop/podinfo",
-      "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/flux-system",
-      "source.toolkit.fluxcd.io/GitRepository/flux-system/flux-system",
-    ]);
-    expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
-
-    // The Secret-sourced value is in no column of any table: neither raw, nor base64, nor hex.
-    expect(await columnsContaining(SECRET_VALUE)).toEqual([]);
-  }, 120_000);
-
-  it("sees a change of the Secret's value as a change of the desired Secret (masked), and a hand edit of a patched flag as drift", async () => {
-    await f.run();
-    // Someone removes the patched flag from one controller by hand: the comparison is against the patched form.
-    await serverSideApply(f.admin, controllerDeployment("kustomize-controller", baseArgs), "kubectl-edit-sim");
-    // Flux has not re-applied since the Secret value was rotated: desired (new value) ≠ live (old value).
-    await serverSideApply(f.admin, { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-secrets", namespace: "flux-system" }, type: "Opaque", stringData: { db_password: "rotated-9c2f" } }, "kubectl");
-    const out = await f.run();
-    expect(out.status).toBe("succeeded");
-    const open = await f.db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, changes: true } });
-    expect(open.map((o) => o.key).sort()).toEqual(["/Secret/shop/db-credentials", "apps/Deployment/flux-system/kustomize-controller", "apps/Deployment/shop/podinfo"]);
-    const secretChanges = JSON.stringify(open.find((o) => o.key === "/Secret/shop/db-credentials")?.changes);
-    expect(secretChanges).toContain("(changed)");
-    // A Secret-sourced value inside a Deployment's env is masked on both sides: the change shows, the values do not.
-    const podinfoChanges = JSON.stringify(open.find((o) => o.key === "apps/Deployment/shop/podinfo")?.changes);
-    expect(podinfoChanges).toMatch(/\(secret-derived [0-9a-f]{16}\)/);
-    for (const text of [secretChanges, podinfoChanges]) {
-      expect(text).not.toContain("rotated-9c2f");
-      expect(text).not.toContain(SECRET_VALUE);
-    }
-    expect(JSON.stringify(open.find((o) => o.key.endsWith("kustomize-controller"))?.changes)).toContain("--concurrent=20");
-    // Neither the value live still holds nor the new one is stored anywhere.
-    expect([...(await columnsContaining(SECRET_VALUE)), ...(await columnsContaining("rotated-9c2f"))]).toEqual([]);
-  }, 120_000);
-
-  it("a required postBuild source that is missing fails the run as a render failure naming it; an optional one does not", async () => {
-    await f.admin.client.requestJson("DELETE", "/api/v1/namespaces/flux-system/configmaps/cluster-vars");
-    const out = await f.run();
-    expect(out.status).toBe("failed");
-    expect(out.errors[0]).toMatchObject({ category: "render", message: expect.stringContaining("substitute from 'ConfigMap/cluster-vars'") });
-  }, 120_000);
-
-  it("a kustomize failure is category render with the file and kustomize's message", async () => {
-    f.repo.write("clusters/prod/flux-system/kustomization.yaml", stringify({ resources: ["gotk-components.yaml", "gotk-sync.yaml", "missing.yaml"] }));
-    const sha = f.repo.commit("flux-system: reference a file that is not there");
-    await patchStatus(f.admin, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system", "flux-system", { lastAppliedRevision: `main@sha1:${sha}` }, "kustomize-controller");
-    const out = await f.run();
-    expect(out.status).toBe("failed");
-    // The nested kustomization that kustomize failed in, not the one Flux generated (which is in no commit).
-    expect(out.errors[0]).toMatchObject({ category: "render", path: "clusters/prod/flux-system/kustomization.yaml", message: expect.stringContaining("missing.yaml") });
-  }, 120_000);
 });

@@ -131,7 +131,7 @@ beforeAll(async () => {
     configFile,
     stringify({
       repositories: [{ name: "shop", url: f.repo.dir, webhookSecretEnv: "DW_FUZZ_WEBHOOK_SECRET" }],
-      environments: [{ name: "test", cluster: { kubeconfig: f.sim.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], defaultNamespace: "shop", source: { repository: "shop", branch: "main", path: "envs/test" } }],
+      environments: [{ name: "test", cluster: { kubeconfig: f.cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], defaultNamespace: "shop", source: { repository: "shop", branch: "main", path: "envs/test" } }],
     }),
   );
   process.env.DRIFTWATCH_CONFIG = configFile;

@@ -106,7 +106,7 @@ beforeAll(async () => {
   const configFile = path.join(f.dir, "driftwatch.yaml");
   const environment = (name: string) => ({
     name,
-    cluster: { kubeconfig: f.sim.kubeconfigPath, context: "t-readonly" },
+    cluster: { kubeconfig: f.cluster.kubeconfigPath, context: "t-readonly" },
     namespaces: ["shop"],
     defaultNamespace: "shop",
     source: { repository: "shop", branch: "main", path: "envs/test" },

@@ -1,10 +1,11 @@
-// A real environment for collector tests: a Kubernetes API imitation, a real
-// Git repository, a driftwatch config naming both, and the database synced.
+// A real environment for collector tests: a Kubernetes API server (the
+// imitation, or a real one: see clusters.ts), a real Git repository, a
+// driftwatch config naming both, and the database synced.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import { startKubeSim, type KubeSim } from "@driftwatch/kubesim";
+import { startClusterServer, type ClusterServer, type TestCluster } from "./clusters";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -19,7 +20,7 @@ import { logger } from "@/lib/log";
 export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";
 
 export interface CollectorFixture {
-  sim: KubeSim;
+  cluster: TestCluster;
   repo: TestRepo;
   db: PrismaClient;
   config: DriftwatchConfig;
@@ -27,6 +28,10 @@ export interface CollectorFixture {
   dir: string;
   /** Applies objects as a GitOps controller would (server-side apply, manager kustomize-controller). */
   applyAsController(objs: Array<Record<string, unknown>>): Promise<void>;
+  /** Applies CRDs and waits until the server serves their kinds (a real one takes a moment); `admin.discovery` knows them after. */
+  installCrds(crds: Array<Record<string, unknown>>): Promise<void>;
+  /** Writes objects through the API (server-side apply, a few at a time) under `manager`. */
+  seed(objs: Array<Record<string, unknown>>, manager: string): Promise<void>;
   run(envName?: string): Promise<RunOutcome & { runId: number }>;
   cleanup(): Promise<void>;
 }
@@ -47,9 +52,9 @@ export function deploymentYaml(name: string, image: string, replicas: number, en
   };
 }
 
-export async function createCollectorFixture(files: Record<string, unknown[]>, opts: { envYaml?: Record<string, unknown>; repoUrl?: string; /** More environments over the same cluster and repository, each merged onto the same defaults. */ moreEnvironments?: Array<Record<string, unknown> & { name: string }> } = {}): Promise<CollectorFixture> {
+export async function createCollectorFixture(files: Record<string, unknown[]>, opts: { envYaml?: Record<string, unknown>; repoUrl?: string; /** More environments over the same cluster and repository, each merged onto the same defaults. */ moreEnvironments?: Array<Record<string, unknown> & { name: string }>; /** The file's server (forEachCluster); default a kubesim of the fixture's own. */ cluster?: ClusterServer } = {}): Promise<CollectorFixture> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-collector-"));
-  const sim = await startKubeSim({ kubeconfigPath: path.join(dir, "kubeconfig"), clusterName: "t", adminPort: false });
+  const cluster = await (opts.cluster ?? (await startClusterServer("kubesim"))).forCase(dir);
   const repo = TestRepo.create("collector-repo");
   for (const [file, objs] of Object.entries(files)) repo.write(file, objs.map((o) => stringify(o)).join("---\n"));
   repo.commit("initial manifests");
@@ -57,7 +62,7 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
     stringify({
       repositories: [{ name: "shop", url: opts.repoUrl ?? repo.dir }],
       environments: [{ name: "test", ...(opts.envYaml ?? {}) }, ...(opts.moreEnvironments ?? [])].map((e) => ({
-        cluster: { kubeconfig: sim.kubeconfigPath, context: "t-readonly" },
+        cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" },
         namespaces: ["shop"],
         defaultNamespace: "shop",
         source: { repository: "shop", branch: "main", path: "envs/test" },
@@ -68,13 +73,13 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
   const db = getPrisma();
   await resetDatabase(db);
   await syncConfigToDatabase(db, config);
-  const client: ClusterClient = createClusterClient({ kubeconfig: sim.kubeconfigPath, context: "t" });
+  const client: ClusterClient = createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "t" });
   const admin: DemoKube = { client, discovery: await discover(client) };
   await serverSideApply(admin, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } }, "kubectl");
   const mirrorsDir = path.join(dir, "mirrors");
   const ctx = () => collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
   return {
-    sim,
+    cluster,
     repo,
     db,
     config,
@@ -82,6 +87,28 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
     dir,
     async applyAsController(objs) {
       for (const o of objs) await serverSideApply(admin, o, "kustomize-controller");
+    },
+    async installCrds(crds) {
+      for (const crd of crds) await serverSideApply(admin, crd, "kubectl");
+      const wanted = crds.map((crd) => {
+        const spec = crd.spec as { group: string; names: { kind: string } };
+        return `${spec.group}/${spec.names.kind}`;
+      });
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        admin.discovery = await discover(client);
+        if (wanted.every((k) => admin.discovery.byGroupKind.has(k))) return;
+        if (Date.now() > deadline) throw new Error(`the cluster does not serve ${wanted.join(", ")} 15 s after their CRDs were applied`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async seed(objs, manager) {
+      const queue = [...objs];
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let o = queue.shift(); o; o = queue.shift()) await serverSideApply(admin, o, manager);
+        }),
+      );
     },
     async run(envName = "test") {
       const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
@@ -92,7 +119,7 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
       return { ...outcome, runId };
     },
     async cleanup() {
-      await sim.stop();
+      await cluster.release();
       repo.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
     },
