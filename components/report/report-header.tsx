@@ -13,7 +13,7 @@ export function ReportHeader({ report }: { report: IncidentReport }) {
         <dd>{report.environment}</dd>
         <dt className="text-slate-600">Window</dt>
         <dd>
-          <Utc iso={report.window.from} /> to <Utc iso={report.window.to} /> ({formatDuration(length)})
+          <Utc iso={report.window.from} /> to <Utc iso={report.window.to} /> {`(${formatDuration(length)})`}
         </dd>
         <dt className="text-slate-600">Generated</dt>
         <dd>

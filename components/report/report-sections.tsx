@@ -1,7 +1,7 @@
 // The report's sections as plain tables: what a manager reads on paper.
 import Link from "next/link";
 import type { IncidentReport } from "@/lib/reports";
-import { formatDuration } from "@/lib/dashboard/format";
+import { formatDuration, plural } from "@/lib/dashboard/format";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 import { ReportSection, ReportTable, cell } from "./report-section";
 import { Utc } from "./utc";
@@ -125,7 +125,8 @@ export function LeadTimesSection({ report }: { report: IncidentReport }) {
   return (
     <ReportSection id="lead-times" title="Lead times (commit → live)" empty={report.leadTimes.length ? null : `No commit went live in ${report.environment} in this window.`}>
       <p className="text-sm">
-        Median lead time <strong>{formatDuration(median)}</strong> over {report.leadTimes.length} {report.leadTimes.length === 1 ? "commit" : "commits"}. A commit counts as live when the applied revision contains it.
+        Median lead time <strong>{formatDuration(median)}</strong> {`over ${plural(report.leadTimes.length, "commit")}.`} A commit counts as live once the applied revision contains it, so a change
+        made in an earlier environment and promoted counts from its first commit.
       </p>
       <ReportTable caption="Commits that went live in the window" columns={["Commit", "Author", "Committed", "Live", "Lead time"]}>
         {report.leadTimes.map((l) => (
@@ -135,6 +136,7 @@ export function LeadTimesSection({ report }: { report: IncidentReport }) {
                 {l.shortSha}
               </Link>{" "}
               {l.message}
+              {l.changes.length > 0 && <span className="block text-xs text-slate-600">{`changes ${l.changes.join(", ")}`}</span>}
             </td>
             <td className={cell}>{l.authorName}</td>
             <td className={cell}>
@@ -164,7 +166,7 @@ export function TimelineSection({ report }: { report: IncidentReport }) {
             <td className={cell}>
               {e.title}
               {e.detail && <span className="block text-xs text-slate-600">{e.detail}</span>}
-              {e.reason && <span className="block text-xs text-slate-600">“{e.reason}”</span>}
+              {e.reason && e.reason !== e.title.replace(/^Alert: /, "") && <span className="block text-xs text-slate-600">{`“${e.reason}”`}</span>}
             </td>
             <td className={cell}>{e.actor}</td>
           </tr>

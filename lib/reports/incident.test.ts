@@ -61,10 +61,10 @@ describe("assembleIncidentReport", () => {
           { type: "unowned", severity: "warning", title: "yesterday's", openedAt: "2026-03-09T14:07:00Z", resolvedAt: "2026-03-09T14:12:00Z" },
         ],
         commits: [
-          { sha: "1111111aaaa", message: "api: 1.8.0\n\nbody", authorName: "Bob", committedAt: "2026-03-10T13:30:00Z", firstLiveAt: "2026-03-10T14:11:00Z" },
-          { sha: "2222222bbbb", message: "web: 2.5.0", authorName: "Carla", committedAt: "2026-03-10T14:00:00Z", firstLiveAt: "2026-03-10T14:41:00Z" },
-          { sha: "3333333cccc", message: "not live yet", authorName: "Carla", committedAt: "2026-03-10T14:30:00Z", firstLiveAt: null },
-          { sha: "4444444dddd", message: "live before", authorName: "Carla", committedAt: "2026-03-10T12:00:00Z", firstLiveAt: "2026-03-10T13:00:00Z" },
+          { sha: "1111111aaaa", message: "api: 1.8.0\n\nbody", authorName: "Bob", committedAt: "2026-03-10T13:30:00Z", changes: ["test"], firstLiveAt: "2026-03-10T14:11:00Z" },
+          { sha: "2222222bbbb", message: "web: 2.5.0", authorName: "Carla", committedAt: "2026-03-10T14:00:00Z", changes: ["test"], firstLiveAt: "2026-03-10T14:41:00Z" },
+          { sha: "3333333cccc", message: "not live yet", authorName: "Carla", committedAt: "2026-03-10T14:30:00Z", changes: ["test"], firstLiveAt: null },
+          { sha: "4444444dddd", message: "live before", authorName: "Carla", committedAt: "2026-03-10T12:00:00Z", changes: ["test"], firstLiveAt: "2026-03-10T13:00:00Z" },
         ],
       }),
     );

@@ -67,6 +67,8 @@ export interface LiveCommitRow {
   message: string;
   authorName: string;
   committedAt: string;
+  /** Environments whose path it changes (where it was made, for a change later promoted). */
+  changes: string[];
   firstLiveAt: string | null;
 }
 
@@ -117,6 +119,7 @@ export interface ReportLeadTime {
   message: string;
   authorName: string;
   committedAt: string;
+  changes: string[];
   liveAt: string;
   leadTimeMs: number;
 }
@@ -234,6 +237,7 @@ export function assembleIncidentReport(input: IncidentReportInput): IncidentRepo
       message: c.message.split("\n", 1)[0] ?? "",
       authorName: c.authorName,
       committedAt: c.committedAt,
+      changes: c.changes,
       liveAt: c.firstLiveAt,
       leadTimeMs: ms(c.firstLiveAt) - ms(c.committedAt),
     }))

@@ -5,6 +5,7 @@ import { notFound } from "@/lib/api/errors";
 import { getTimeline } from "@/lib/dashboard";
 import { iso } from "@/lib/dashboard/mappers";
 import { repoHistory } from "@/lib/dashboard/revisions";
+import { inPromotionOrder } from "@/lib/dashboard/environments";
 import { liveness, normaliseHistory, touchesPath } from "@/lib/lineage";
 import { assembleIncidentReport, type IncidentReport, type LiveCommitRow, type ReportWindow } from "./incident";
 
@@ -27,6 +28,7 @@ export async function loadIncidentReport(db: PrismaClient, req: IncidentReportRe
     where: { name: req.environment, removedAt: null },
     select: {
       id: true,
+      name: true,
       repositoryId: true,
       path: true,
       appliedSha: true,
@@ -101,32 +103,54 @@ export async function loadIncidentReport(db: PrismaClient, req: IncidentReportRe
 }
 
 /**
- * Commits changing the environment's path that first ran there inside the
- * window. Only revisions applied during the window can carry such a commit,
- * so the candidates are their ancestors, not the repository's whole history.
+ * Commits that first ran in the environment inside the window. Lead time is
+ * counted as the lineage page counts liveness: a commit is live once the
+ * applied revision contains it, so a change made in test and promoted counts
+ * from its first commit, not from the promotion commit. Only commits that
+ * change some environment of the same repository count (a README edit is not
+ * a change that goes live), and only revisions applied during the window can
+ * carry such a commit, so the candidates are their ancestors.
  */
 async function commitsGoingLive(
   db: PrismaClient,
-  env: { repositoryId: string | null; path: string; appliedSha: string | null; appliedSince: Date | null; appliedRevisions: Array<{ sha: string; firstSeenAt: Date; endedAt: Date | null }> },
+  env: {
+    name: string;
+    repositoryId: string | null;
+    path: string;
+    appliedSha: string | null;
+    appliedSince: Date | null;
+    appliedRevisions: Array<{ sha: string; firstSeenAt: Date; endedAt: Date | null }>;
+  },
   from: Date,
   to: Date,
 ): Promise<LiveCommitRow[]> {
-  const h = await repoHistory(db, env.repositoryId!);
+  const [h, chain] = await Promise.all([
+    repoHistory(db, env.repositoryId!),
+    db.environment.findMany({ ...inPromotionOrder, where: { repositoryId: env.repositoryId, removedAt: null }, select: { name: true, path: true } }),
+  ]);
   const history = normaliseHistory(
     env.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
     { sha: env.appliedSha, since: iso(env.appliedSince) },
   );
+  const changes = (paths: readonly string[]) => chain.filter((e) => touchesPath(paths, e.path)).map((e) => e.name);
   const candidates = new Set<string>();
   for (const applied of history) {
     const t = Date.parse(applied.firstSeenAt);
     if (t < from.getTime() || t > to.getTime()) continue;
     for (const sha of h.graph.ancestors(applied.sha)) {
       const c = h.commits.get(sha);
-      if (c && touchesPath(c.changedPaths, env.path)) candidates.add(sha);
+      if (c && changes(c.changedPaths).length > 0) candidates.add(sha);
     }
   }
   return [...candidates].map((sha) => {
     const c = h.commits.get(sha)!;
-    return { sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, firstLiveAt: liveness(h.graph, history, sha).firstLiveAt };
+    return {
+      sha,
+      message: c.message,
+      authorName: c.authorName,
+      committedAt: c.committedAt,
+      changes: changes(c.changedPaths),
+      firstLiveAt: liveness(h.graph, history, sha).firstLiveAt,
+    };
   });
 }
