@@ -62,11 +62,13 @@ test.describe("incident report", () => {
     expect(all).not.toMatch(/staging now runs|shop-test|Show report|Print or save as PDF|Environments Lineage Timeline/);
   });
 
-  test("the form chooses another environment and window; a window with nothing in it says so", async ({ page }) => {
+  test("the form chooses another environment and window; a window with nothing in it says so", async ({ page, capture }) => {
     const report = new IncidentReportPage(page);
     await report.open();
     // With no environment asked for, the end of the promotion chain.
     await expect(report.heading).toHaveText("Incident report: production");
+    await expect(report.form).toBeVisible();
+    await capture(page, "incident-report-screen");
 
     await report.environment.selectOption("test");
     await report.form.getByRole("button", { name: "Show report" }).click();
