@@ -95,6 +95,9 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
         <p className="text-sm text-slate-600">
           Commits, applies, drift, pauses, claims, alerts and collection failures in one stream, oldest first. Times are in your time zone; hover for UTC.
         </p>
+        <Link href={`/reports/incident?${new URLSearchParams({ ...(params.get("environment") ? { env: params.get("environment")! } : {}), ...(t ? { from: t.from, to: t.to } : {}) })}`} className="text-sm text-blue-700 hover:underline">
+          Printable incident report for this window
+        </Link>
       </div>
 
       <form className="space-y-3 rounded-lg border border-slate-200 bg-white p-3" onSubmit={(e) => e.preventDefault()} aria-label="Filter the timeline">

@@ -48,7 +48,10 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
           <p className="text-sm text-slate-600">{env.statusReason}</p>
           <p className="text-xs text-slate-500">
             {env.source.repository ?? "no repository"} · {env.source.branch} · <code>{env.source.path}</code>
-            {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} />
+            {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} /> ·{" "}
+            <a href={`/reports/incident?env=${encodeURIComponent(env.name)}`} className="text-blue-700 hover:underline">
+              incident report
+            </a>
           </p>
         </div>
         <RefreshNow env={env.name} active={env.activeRun} session={session} onDone={onRunDone} now={now} />
