@@ -15,12 +15,12 @@
 //   release storage.
 // Needs the binaries `npm test` builds first (npm run realkube:build), kubectl
 // and kustomize (kubectl's); without them this fails, saying what is missing.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess, type ProcessResult } from "@/test/support/run-process";
 import { stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -63,17 +63,8 @@ let tmp: string;
 let environmentId: string;
 const started = Date.now();
 
-function kubectl(args: string[], input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function kubectl(args: string[], input = ""): Promise<ProcessResult> {
+  return runProcess(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
 }
 
 async function kubectlOk(args: string[], input = ""): Promise<string> {

@@ -7,11 +7,11 @@
 // with its tracking annotation, or server-side where the Application says so).
 // The collector then finds no drift at all; real kubectl edits are found and
 // attributed to the manager the server recorded.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess } from "@/test/support/run-process";
 import { parseAllDocuments, stringify } from "yaml";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
@@ -243,18 +243,7 @@ const repos = new Map<string, TestRepo>();
 let db: PrismaClient;
 let config: DriftwatchConfig;
 
-function run(cmd: string, args: string[], input = "", cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"], cwd });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const run = runProcess;
 
 async function kubectl(args: string[], input = ""): Promise<string> {
   const r = await run(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);

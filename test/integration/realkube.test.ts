@@ -2,10 +2,10 @@
 // @kubernetes/client-node can do with each of its two tokens, and that
 // stopping it leaves no process and no folder behind. Needs the binaries that
 // `npm test` builds first (npm run realkube:build); without them this fails.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess, type ProcessResult } from "@/test/support/run-process";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 
 const kubectlBin = process.env.KUBECTL ?? "kubectl";
@@ -19,17 +19,8 @@ afterAll(async () => {
   await kube?.stop();
 });
 
-function kubectl(args: string[], input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function kubectl(args: string[], input = ""): Promise<ProcessResult> {
+  return runProcess(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
 }
 
 const manifest = `apiVersion: v1
