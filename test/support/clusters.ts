@@ -238,9 +238,13 @@ async function realServer(): Promise<ClusterServer> {
       // The namespace controller (kube-controller-manager) would empty and finalise it; here nothing else will.
       await admin.requestJson("PUT", `/api/v1/namespaces/${ns}/finalize`, { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns }, spec: { finalizers: [] } } }).catch(() => undefined);
     }
-    for (const crd of (await admin.requestJson<{ items: Obj[] }>("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")).items.map(nameOf)) {
+    const crdNames = async () => (await admin.requestJson<{ items: Obj[] }>("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")).items.map(nameOf);
+    for (const crd of await crdNames()) {
       if (!baselineCrds.has(crd)) await admin.requestJson("DELETE", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`).catch(() => undefined);
     }
+    // A CRD's deletion finishes asynchronously (its objects are removed first). The next case may apply the same CRD:
+    // applied while the old one is still terminating, it would vanish under that case a moment later.
+    await until("the case's CRDs are deleted", async () => (await crdNames()).every((crd) => baselineCrds.has(crd)), 30_000);
     await apply(admin, role);
   }
 
