@@ -10,12 +10,11 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setProcessEnv } from "@/test/support/process-env";
 import { stringify } from "yaml";
 import type { z } from "zod";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { resetConfigCache } from "@/lib/config";
-import { resetEnvCache } from "@/lib/env";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import { answersOf, operations, type Operation, type OperationId } from "@/lib/api/contract/operations";
 import { seedShop, type ShopScenario } from "@/test/fixtures/dashboard";
@@ -26,7 +25,7 @@ type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>>
 const db = getPrisma();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-api-contract-"));
 const HOOK_SECRET = `hook-${randomUUID()}`;
-const saved = { config: process.env.DRIFTWATCH_CONFIG, dataDir: process.env.DRIFTWATCH_DATA_DIR, hook: process.env.DW_CONTRACT_HOOK };
+let restoreEnv: () => void = () => {};
 
 /** The seeded environments, as driftwatch.yaml names them, so a webhook push has someone to queue. */
 const config = {
@@ -108,11 +107,7 @@ function sign(body: string): Record<string, string> {
 
 beforeAll(async () => {
   fs.writeFileSync(path.join(tmp, "driftwatch.yaml"), stringify(config));
-  process.env.DRIFTWATCH_CONFIG = path.join(tmp, "driftwatch.yaml");
-  process.env.DRIFTWATCH_DATA_DIR = path.join(tmp, "data");
-  process.env.DW_CONTRACT_HOOK = HOOK_SECRET;
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv = setProcessEnv({ DRIFTWATCH_CONFIG: path.join(tmp, "driftwatch.yaml"), DRIFTWATCH_DATA_DIR: path.join(tmp, "data"), DW_CONTRACT_HOOK: HOOK_SECRET });
   await resetDatabase(db);
   shop = await seedShop(db);
   viewer = await createTestSession(db, "viewer");
@@ -125,12 +120,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const [k, v] of [["DRIFTWATCH_CONFIG", saved.config], ["DRIFTWATCH_DATA_DIR", saved.dataDir], ["DW_CONTRACT_HOOK", saved.hook]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv();
   fs.rmSync(tmp, { recursive: true, force: true });
   await disconnectPrisma();
 });

@@ -7,10 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setProcessEnv } from "@/test/support/process-env";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
-import { resetConfigCache } from "@/lib/config";
 import { verifyAuditChain } from "@/lib/audit";
 import { createLocalUser } from "@/lib/auth/users";
 import { failedAttemptAudit, FAILURE_WINDOW_MS, MAX_SOURCES_PER_WINDOW } from "@/lib/auth/failed-attempts";
@@ -19,27 +18,19 @@ import { flood, signInAddress, signInRequest } from "@/test/support/auth-flood";
 
 const db = getPrisma();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-flood-"));
-const saved = { config: process.env.DRIFTWATCH_CONFIG, secret: process.env.DW_TEST_FLOOD_OIDC };
+let restoreEnv: () => void = () => {};
 
 beforeAll(async () => {
   const file = path.join(tmp, "driftwatch.yaml");
   // The provider is never reached: every callback in the flood fails before that.
   fs.writeFileSync(file, ["auth:", "  local: true", "  oidc:", "    issuer: http://127.0.0.1:9/", "    clientId: driftwatch", "    clientSecretEnv: DW_TEST_FLOOD_OIDC", ""].join("\n"));
-  process.env.DRIFTWATCH_CONFIG = file;
-  process.env.DW_TEST_FLOOD_OIDC = "flood-test-client-secret";
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv = setProcessEnv({ DRIFTWATCH_CONFIG: file, DW_TEST_FLOOD_OIDC: "flood-test-client-secret" });
   await resetDatabase(db);
   await createLocalUser(db, { username: "admin", role: "admin", password: "the admin's own passphrase" }, { type: "system" });
 });
 
 afterAll(async () => {
-  for (const [k, v] of [["DRIFTWATCH_CONFIG", saved.config], ["DW_TEST_FLOOD_OIDC", saved.secret]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv();
   fs.rmSync(tmp, { recursive: true, force: true });
   await disconnectPrisma();
 });

@@ -8,11 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { setProcessEnv } from "@/test/support/process-env";
 import { stringify } from "yaml";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { getConfig, resetConfigCache } from "@/lib/config";
-import { resetEnvCache } from "@/lib/env";
+import { getConfig } from "@/lib/config";
 import { syncConfigToDatabase } from "@/lib/collector";
 import { failedAttemptAudit } from "@/lib/auth/failed-attempts";
 import { POST } from "@/app/api/webhooks/git/route";
@@ -21,7 +21,7 @@ const db = getPrisma();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-webhooks-"));
 const SHOP_SECRET = `shop-${randomUUID()}`;
 const INFRA_SECRET = `infra-${randomUUID()}`;
-const saved = { config: process.env.DRIFTWATCH_CONFIG, shop: process.env.DW_TEST_HOOK_SHOP, infra: process.env.DW_TEST_HOOK_INFRA };
+let restoreEnv: () => void = () => {};
 
 const cluster = { kubeconfig: "/nonexistent/kubeconfig" };
 const config = {
@@ -42,19 +42,10 @@ const config = {
 beforeAll(() => {
   const file = path.join(tmp, "driftwatch.yaml");
   fs.writeFileSync(file, stringify(config));
-  process.env.DRIFTWATCH_CONFIG = file;
-  process.env.DW_TEST_HOOK_SHOP = SHOP_SECRET;
-  process.env.DW_TEST_HOOK_INFRA = INFRA_SECRET;
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv = setProcessEnv({ DRIFTWATCH_CONFIG: file, DW_TEST_HOOK_SHOP: SHOP_SECRET, DW_TEST_HOOK_INFRA: INFRA_SECRET });
 });
 afterAll(async () => {
-  for (const [k, v] of [["DRIFTWATCH_CONFIG", saved.config], ["DW_TEST_HOOK_SHOP", saved.shop], ["DW_TEST_HOOK_INFRA", saved.infra]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetEnvCache();
-  resetConfigCache();
+  restoreEnv();
   fs.rmSync(tmp, { recursive: true, force: true });
   await disconnectPrisma();
 });
