@@ -45,6 +45,9 @@ export class EnvironmentPage {
 
   async open(query = ""): Promise<void> {
     await this.page.goto(EnvironmentPage.path(this.env) + (query ? `?${query}` : ""));
+    // The server's HTML is on screen before React attaches its handlers: a filter chosen earlier changes the
+    // native select but not the URL. Once the page's scripts have loaded and its first queries answered, it is live.
+    await this.page.waitForLoadState("networkidle");
     await expect(this.heading).toBeVisible();
   }
 
