@@ -18,6 +18,8 @@ export const gitRefSchema = z
     commit: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
     /** A full ref name (Flux `ref.name`, e.g. refs/pull/1/head). */
     name: z.string().min(1).optional(),
+    /** A pinned OCI artifact digest (Flux OCIRepository `ref.digest`, `sha256:…`). */
+    digest: z.string().regex(/^[a-z0-9]+:[0-9a-f]{32,}$/).optional(),
   })
   .strict();
 

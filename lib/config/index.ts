@@ -4,6 +4,7 @@ export type {
   DriftwatchConfig,
   EnvironmentConfig,
   RepositoryConfig,
+  CredentialConfig,
   IgnoreRuleConfig,
   ClusterConfig,
   ControllerConfig,

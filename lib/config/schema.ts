@@ -2,6 +2,7 @@
 // var name or a file path); their values never enter the database.
 import { z } from "zod";
 import { parseDuration } from "./duration";
+import { discoverSchema } from "@/lib/applications/discovery-config";
 
 const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -30,6 +31,16 @@ export const repositorySchema = z
   .superRefine((repo, ctx) => {
     if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(repo.url)) {
       ctx.addIssue({ code: "custom", path: ["url"], message: "must not contain credentials; use auth.tokenEnv" });
+    }
+  });
+
+/** Auth for every repository whose URL starts with urlPrefix (as Argo CD's credential templates), declared or not. */
+export const credentialSchema = z
+  .object({ urlPrefix: z.string().min(1), auth: repositoryAuth })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(c.urlPrefix)) {
+      ctx.addIssue({ code: "custom", path: ["urlPrefix"], message: "must not contain credentials; use auth" });
     }
   });
 
@@ -157,6 +168,8 @@ export const environmentSchema = z
       .strict()
       .refine((s) => !(s.flux && s.argocd), { message: "a source renders as Flux or as Argo CD, not both", path: ["argocd"] }),
     controller: controllerSchema.optional(),
+    /** Applications found in the cluster: Flux Kustomizations/HelmReleases, Argo CD Applications (lib/applications). */
+    discover: discoverSchema.optional(),
     /** A label `key=value` that marks live objects as belonging to this environment (for Extra drift). */
     trackingLabel: z
       .string()
@@ -194,6 +207,7 @@ const managerLists = z
 export const configSchema = z
   .object({
     repositories: z.array(repositorySchema).default([]),
+    credentials: z.array(credentialSchema).default([]),
     /**
      * Repositories a kustomization may name as a remote base. Driftwatch
      * fetches them itself (with their auth) and kustomize reads the local copy;
@@ -271,6 +285,7 @@ export const configSchema = z
 export type DriftwatchConfig = z.infer<typeof configSchema>;
 export type EnvironmentConfig = z.infer<typeof environmentSchema>;
 export type RepositoryConfig = z.infer<typeof repositorySchema>;
+export type CredentialConfig = z.infer<typeof credentialSchema>;
 export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type ControllerConfig = z.infer<typeof controllerSchema>;

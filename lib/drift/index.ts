@@ -23,6 +23,7 @@ export { OwnershipIndex, decodeFieldsV1, displayFieldsV1Path, type OwnerEntry } 
 export {
   classifyManager,
   createManagerClassifier,
+  globToRegExp,
   DEFAULT_HUMAN_MANAGERS,
   DEFAULT_SYSTEM_MANAGERS,
   DEFAULT_CONTROLLER_MANAGERS,

@@ -1,0 +1,66 @@
+// An Argo CD Application (argoproj.io/v1alpha1) → an ApplicationSpec: each of
+// `spec.source` or `spec.sources` becomes a source (repoURL, targetRevision,
+// path, chart, how it renders), and the destination says which cluster it
+// deploys to (a hub maps it to an environment by it). Pure.
+import { rec, str, strMap, type Obj } from "@/lib/git";
+import { applicationSpecSchema, type ApplicationSource, type ControllerRef } from "./spec";
+import { argoTargetRevisionRef, chartVersionRef, normalisePath, promotionKeyOf } from "./refs";
+import { refOf, type TransformOptions, type TransformProblem, type TransformResult } from "./flux-application";
+
+function sourcesOf(spec: Obj): Obj[] {
+  const many = Array.isArray(spec.sources) ? spec.sources.map(rec).filter((s): s is Obj => s !== undefined) : [];
+  if (many.length > 0) return many;
+  const single = rec(spec.source);
+  return single ? [single] : [];
+}
+
+function sourceOf(owner: string, source: Obj, opts: TransformOptions, problems: TransformProblem[]): ApplicationSource | undefined {
+  const url = str(source.repoURL);
+  if (!url) {
+    problems.push({ code: "source", message: `${owner} has a source without repoURL` });
+    return undefined;
+  }
+  const chart = str(source.chart);
+  const path = str(source.path);
+  // A `ref:` source with neither path nor chart only lends its files to another source's Helm valueFiles.
+  if (str(source.ref) && !chart && !path) return undefined;
+  let out: Omit<ApplicationSource, "repository">;
+  if (chart) out = { url, ref: chartVersionRef(str(source.targetRevision)), path: ".", render: "helm", chart };
+  else {
+    const plugin = rec(source.plugin);
+    if (plugin) problems.push({ code: "unsupported", message: `${owner} renders ${normalisePath(path)} with a config management plugin${str(plugin.name) ? ` (${str(plugin.name)})` : ""}, which Driftwatch does not run; it is read as plain YAML` });
+    // Without helm or kustomize options Argo CD still detects either from the folder (Chart.yaml,
+    // kustomization.yaml); "plain" here means "as the folder holds it".
+    const render = rec(source.helm) ? "helm" : rec(source.kustomize) ? "kustomize" : "plain";
+    out = { url, ref: argoTargetRevisionRef(str(source.targetRevision)), path: normalisePath(path), render };
+  }
+  const repository = opts.repositoryFor(url);
+  return repository ? { ...out, repository } : out;
+}
+
+export function argoApplicationSpec(app: Obj, opts: TransformOptions): TransformResult {
+  const ref = refOf(app);
+  const owner = `Application ${ref.namespace}/${ref.name}`;
+  const spec = rec(app.spec) ?? {};
+  const problems: TransformProblem[] = [];
+  const controller: ControllerRef = { type: "argocd", kind: "Application", ...ref };
+  const sources = sourcesOf(spec).flatMap((s) => sourceOf(owner, s, opts, problems) ?? []);
+  if (sources.length === 0 && problems.length === 0) problems.push({ code: "source", message: `${owner} has no source` });
+  const dest = rec(spec.destination) ?? {};
+  const destination = Object.fromEntries(
+    (["server", "name", "namespace"] as const).flatMap((k) => (str(dest[k]) ? [[k, str(dest[k])]] : [])),
+  ) as { server?: string; name?: string; namespace?: string };
+  const meta = rec(app.metadata) ?? {};
+  return {
+    spec: applicationSpecSchema.parse({
+      name: `${ref.namespace}/${ref.name}`,
+      kind: "argocd-application",
+      promotionKey: promotionKeyOf(app, opts.promotionKeys),
+      controller,
+      sources,
+      destination,
+      labels: strMap(meta.labels) ?? {},
+    }),
+    problems,
+  };
+}
