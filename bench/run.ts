@@ -17,6 +17,7 @@ import type { ScaleOutBenchResult } from "./scale-out";
 import type { DriftBenchResult } from "./drift";
 import type { KubesimListBenchResult } from "./kubesim-list";
 import type { AuthFloodBenchResult } from "./auth-flood";
+import type { DiscoveryBenchResult } from "./discovery";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -38,6 +39,7 @@ function benches(full: boolean): Bench[] {
   return [
     { name: "drift", file: "bench/drift.ts", args: [] },
     { name: "kubesim-list", file: "bench/kubesim-list.ts", args: [] },
+    { name: "discovery", file: "bench/discovery.ts", args: [] },
     { name: "collect", file: "bench/collect.ts", args: full ? ["--full"] : [] },
     { name: "latency", file: "bench/latency.ts", args: [] },
     { name: "api", file: "bench/api.ts", args: [] },
@@ -99,6 +101,20 @@ function rows(outcomes: Outcome[]): Row[] {
   const list = get<KubesimListBenchResult>("kubesim-list");
   if (list) out.push(["kubesim list", `${n(list.objects)} ConfigMaps, pages of ${list.pageSize}`, `${n(list.elapsedMs)} ms`, "—", "—", "< 2 s", yes(list.target.met)]);
 
+  const discovery = get<DiscoveryBenchResult>("discovery");
+  if (discovery) {
+    for (const r of discovery.servers) {
+      out.push([
+        `Discovery (${r.server})`,
+        `${n(r.controllerObjects)} controller objects (Kustomizations, HelmReleases, hub Applications) + ${n(r.sourceObjects)} sources, ${r.samples} samples`,
+        `median ${r.discovery.medianMs} ms, p95 ${r.discovery.p95Ms} ms`,
+        `bare list of the same kinds: median ${r.baseline.medianMs} ms`,
+        `${r.ratio}×`,
+        "≤ 200 ms",
+        yes(r.discovery.medianMs <= discovery.target.maxMedianMs),
+      ]);
+    }
+  }
   const collect = get<CollectBenchResult>("collect");
   if (collect) {
     for (const s of collect.sizes) {

@@ -64,6 +64,7 @@ const KINDS = {
   HelmChart: FLUX_SOURCE_GROUP,
 } as const;
 type ListedKind = keyof typeof KINDS;
+const CONTROLLER_KINDS = { Kustomization: true, HelmRelease: true, Application: true };
 
 /** Where to list a kind: everywhere (null) or in these namespaces. */
 type Scope = null | Set<string>;
@@ -84,7 +85,12 @@ function identity(obj: Obj): ObjectIdentity {
   return { namespace: str(meta.namespace) ?? "", name: str(meta.name) ?? "", labels: strMap(meta.labels) ?? {} };
 }
 
-async function listKind(client: ClusterClient, resource: ApiResource | undefined, scope: Scope, unlisted: UnlistedKind[], warnings: DiscoveryWarning[]): Promise<Listing> {
+/**
+ * Lists a kind where the scope says. A controller kind the credential may not
+ * list is reported (warning + unlisted); a source kind is not: the
+ * applications that name a source there say it could not be read.
+ */
+async function listKind(client: ClusterClient, resource: ApiResource | undefined, scope: Scope, report: { unlisted: UnlistedKind[]; warnings: DiscoveryWarning[] } | null): Promise<Listing> {
   const listing: Listing = { objects: [], unreadable: [] };
   // Not served: Flux or Argo CD is not installed there, so there is nothing of this kind.
   if (!resource) return listing;
@@ -102,8 +108,8 @@ async function listKind(client: ClusterClient, resource: ApiResource | undefined
         if (e instanceof KubeError && (e.category === "forbidden" || e.category === "unauthorised")) {
           const where = namespace ? `in namespace ${namespace}` : "in any namespace";
           listing.unreadable.push(namespace ?? null);
-          unlisted.push({ kind: resource.kind, namespace: namespace ?? null, reason: e.message });
-          warnings.push({ code: "forbidden", message: `cannot list ${resource.resource}.${resource.group} ${where}: ${e.message}. Its applications are not discovered; grant list on it to the collector's role.` });
+          report?.unlisted.push({ kind: resource.kind, namespace: namespace ?? null, reason: e.message });
+          report?.warnings.push({ code: "forbidden", message: `cannot list ${resource.resource}.${resource.group} ${where}: ${e.message}. Its applications are not discovered; grant list on it to the collector's role.` });
           return;
         }
         throw e;
@@ -141,6 +147,43 @@ function uniqueNames(specs: ApplicationSpec[]): ApplicationSpec[] {
 }
 
 /**
+ * Flux read in some namespaces: its sources are read where the controllers
+ * point (a sourceRef may cross namespaces), and a HelmChart named by a
+ * chartRef points on to its own source, in its own namespace.
+ */
+async function listReferencedSources(
+  kustomizations: Obj[],
+  helmReleases: Obj[],
+  sourceKinds: ListedKind[],
+  list: (kind: ListedKind, scope: Scope | undefined) => Promise<Listing>,
+): Promise<Partial<Record<ListedKind, Listing>>> {
+  const scopes: Partial<Record<ListedKind, Set<string>>> = {};
+  const want = (kind: string | undefined, namespace: string) => {
+    if (kind && kind in KINDS) (scopes[kind as ListedKind] ??= new Set()).add(namespace);
+  };
+  for (const o of [...kustomizations, ...helmReleases]) {
+    const from = refOf(o).namespace;
+    const spec = rec(o.spec) ?? {};
+    for (const ref of [rec(spec.sourceRef), rec(spec.chartRef), rec(rec(rec(spec.chart)?.spec)?.sourceRef)]) want(str(ref?.kind), str(ref?.namespace) || from);
+  }
+  const first = await Promise.all(sourceKinds.map((k) => list(k, scopes[k])));
+  const listings: Partial<Record<ListedKind, Listing>> = Object.fromEntries(sourceKinds.map((k, i) => [k, first[i]]));
+  const more: Partial<Record<ListedKind, Set<string>>> = {};
+  for (const chart of listings.HelmChart?.objects ?? []) {
+    const kind = str(rec(rec(chart.spec)?.sourceRef)?.kind);
+    const namespace = refOf(chart).namespace;
+    if (kind && kind in KINDS && !scopes[kind as ListedKind]?.has(namespace)) (more[kind as ListedKind] ??= new Set()).add(namespace);
+  }
+  for (const [kind, namespaces] of Object.entries(more) as Array<[ListedKind, Set<string>]>) {
+    const extra = await list(kind, namespaces);
+    const into = (listings[kind] ??= { objects: [], unreadable: [] });
+    into.objects.push(...extra.objects);
+    into.unreadable.push(...extra.unreadable);
+  }
+  return listings;
+}
+
+/**
  * Discovers the applications of `targets` (environments whose controller
  * objects live in this cluster: one, or several on an Argo CD hub). Throws
  * KubeError only for what stops the whole cluster being read (unreachable,
@@ -158,43 +201,19 @@ export async function discoverApplications(client: ClusterClient, discovery: Dis
     if (t.discover.argocd) argoScope = widen(argoScope, t.discover.argocd.namespaces);
   }
   const list = (kind: ListedKind, scope: Scope | undefined) =>
-    scope === undefined ? Promise.resolve<Listing>({ objects: [], unreadable: [] }) : listKind(client, resource(kind), scope, unlisted, warnings);
-  const [kustomizations, helmReleases, applications] = await Promise.all([list("Kustomization", fluxScope), list("HelmRelease", fluxScope), list("Application", argoScope)]);
-
-  // Sources are read where the controllers point (a sourceRef may cross namespaces), or everywhere when Flux is.
-  const sourceScopes: Partial<Record<ListedKind, Scope>> = {};
-  const want = (kind: ListedKind, namespace: string) => {
-    const current = sourceScopes[kind];
-    if (current === null) return;
-    sourceScopes[kind] = fluxScope === null ? null : new Set([...(current ?? []), namespace]);
-  };
-  for (const o of [...kustomizations.objects, ...helmReleases.objects]) {
-    const from = refOf(o).namespace;
-    const spec = rec(o.spec) ?? {};
-    for (const ref of [rec(spec.sourceRef), rec(spec.chartRef), rec(rec(rec(spec.chart)?.spec)?.sourceRef)]) {
-      const kind = str(ref?.kind);
-      if (kind && kind in KINDS) want(kind as ListedKind, str(ref?.namespace) || from);
-    }
-  }
+    scope === undefined ? Promise.resolve<Listing>({ objects: [], unreadable: [] }) : listKind(client, resource(kind), scope, kind in CONTROLLER_KINDS ? { unlisted, warnings } : null);
   const sourceKinds: ListedKind[] = ["GitRepository", "OCIRepository", "HelmRepository", "HelmChart"];
-  const first = await Promise.all(sourceKinds.map((k) => list(k, sourceScopes[k])));
-  const listings: Partial<Record<ListedKind, Listing>> = Object.fromEntries(sourceKinds.map((k, i) => [k, first[i]]));
-  // A HelmChart named by a chartRef points on to its own source, in its own namespace.
-  const chartSourceScopes: Partial<Record<ListedKind, Set<string>>> = {};
-  for (const chart of listings.HelmChart?.objects ?? []) {
-    const ref = rec(rec(chart.spec)?.sourceRef);
-    const kind = str(ref?.kind) as ListedKind | undefined;
-    const scope = kind ? sourceScopes[kind] : null;
-    if (kind && kind in KINDS && scope !== null && !(scope ?? new Set()).has(refOf(chart).namespace)) {
-      (chartSourceScopes[kind] ??= new Set()).add(refOf(chart).namespace);
-    }
-  }
-  for (const [kind, namespaces] of Object.entries(chartSourceScopes) as Array<[ListedKind, Set<string>]>) {
-    const more = await list(kind, namespaces);
-    const into = (listings[kind] ??= { objects: [], unreadable: [] });
-    into.objects.push(...more.objects);
-    into.unreadable.push(...more.unreadable);
-  }
+  // With Flux read everywhere its sources are too: listed beside the controllers, in the same round trip.
+  const sourcesEverywhere = fluxScope === null;
+  const [kustomizations, helmReleases, applications, ...prefetched] = await Promise.all([
+    list("Kustomization", fluxScope),
+    list("HelmRelease", fluxScope),
+    list("Application", argoScope),
+    ...(sourcesEverywhere ? sourceKinds.map((k) => list(k, null)) : []),
+  ]);
+  const listings: Partial<Record<ListedKind, Listing>> = sourcesEverywhere
+    ? Object.fromEntries(sourceKinds.map((k, i) => [k, prefetched[i]]))
+    : await listReferencedSources(kustomizations.objects, helmReleases.objects, sourceKinds, list);
   const sources = sourceLookup(listings);
 
   const repositories = new Map<string, string | undefined>();
