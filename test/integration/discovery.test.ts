@@ -227,6 +227,21 @@ forEachCluster((server) => {
       expect(outcome.unlisted).toEqual([{ kind: "HelmRelease", namespace: null, reason: expect.any(String) }]);
       expect(outcome.warnings).toEqual([{ code: "forbidden", message: expect.stringMatching(/^cannot list helmreleases\.helm\.toolkit\.fluxcd\.io in any namespace: .*grant list/) }]);
     });
+
+    it("a source kind the credential may not list: the applications stay, each saying its source could not be read", async () => {
+      await installControllersCrds();
+      await applyFluxProduction();
+      await cluster?.faults.forbid("gitrepositories", "source.toolkit.fluxcd.io");
+      const outcome = await run([target("production", { flux: {} })]);
+      const apps = outcome.applications.get("production") ?? [];
+      expect(apps).toHaveLength(9);
+      expect(apps.filter((a) => a.sources.length === 0).map((a) => a.name)).toHaveLength(8);
+      expect(outcome.unlisted).toEqual([]);
+      expect(new Set(outcome.warnings.map((w) => w.code))).toEqual(new Set(["source"]));
+      expect(outcome.warnings.find((w) => w.controller?.name === "shop-api")?.message).toBe(
+        "Kustomization flux-system/shop-api: its source GitRepository flux-system/flux-system could not be read (the credential may not list GitRepository there)",
+      );
+    });
   });
 });
 
