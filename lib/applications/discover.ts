@@ -138,7 +138,7 @@ function sourceLookup(listings: Partial<Record<ListedKind, Listing>>): SourceLoo
 }
 
 /** Gives each environment unique application names: `namespace/name`, the kind added where two kinds share one. */
-function uniqueNames(specs: ApplicationSpec[]): ApplicationSpec[] {
+export function withUniqueNames(specs: ApplicationSpec[]): ApplicationSpec[] {
   const counts = new Map<string, number>();
   for (const s of specs) counts.set(s.name, (counts.get(s.name) ?? 0) + 1);
   return specs
@@ -288,7 +288,7 @@ export async function discoverApplications(client: ClusterClient, discovery: Dis
 
   const objectsRead = [kustomizations, helmReleases, applications, ...Object.values(listings)].reduce((n, l) => n + (l?.objects.length ?? 0), 0);
   return {
-    applications: new Map([...perEnvironment].map(([env, specs]) => [env, uniqueNames(specs)])),
+    applications: new Map([...perEnvironment].map(([env, specs]) => [env, withUniqueNames(specs)])),
     unmatched,
     warnings,
     unlisted,
