@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rollupApplications, type RollupApplication } from "./rollup";
+import { applicationStatus, rollupApplications, type ApplicationStatus, type RollupApplication } from "./rollup";
 
 const now = new Date("2026-12-03T12:00:00Z");
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
@@ -23,5 +23,18 @@ describe("rollupApplications", () => {
 
   it("leaves removed applications out", () => {
     expect(rollupApplications([app({}), app({ removedAt: minutesAgo(5), driftCount: 2 })], now, 600_000)).toEqual({ total: 1, inSync: 1, drifted: 0, stale: 0, paused: 0, failing: 0 });
+  });
+});
+
+describe("applicationStatus", () => {
+  it.each<[Partial<RollupApplication>, ApplicationStatus]>([
+    [{}, "In sync"],
+    [{ driftCount: 2 }, "Drifted"],
+    [{ driftCount: 2, appliedSha: "old", approvedAt: minutesAgo(30) }, "Stale"],
+    [{ driftCount: 2, paused: true }, "Paused"],
+    [{ driftCount: 2, paused: true, failing: true }, "Collection failing"],
+    [{ failing: true, removedAt: minutesAgo(1) }, "Removed"],
+  ])("%j → %s", (over, expected) => {
+    expect(applicationStatus(app(over), now, 10 * 60_000)).toBe(expected);
   });
 });
