@@ -312,7 +312,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (!r) continue;
       rollout.push(r);
       const owner = ownerOf.get(l.key);
-      if (owner) rolloutByApp.set(owner, [...(rolloutByApp.get(owner) ?? []), r]);
+      if (owner) (rolloutByApp.get(owner) ?? rolloutByApp.set(owner, []).get(owner)!).push(r);
     }
     // A stable order (lists may interleave kinds), so an unchanged summary is recognised and not rewritten.
     const byKey = (a: RolloutStatus, b: RolloutStatus) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -284,12 +284,19 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   /** An open item belongs to the application that now has its object, else to the one it was opened in. */
   const itemApp = (i: OpenItem) => appById.get(state.ownerOf.get(i.key) ?? i.applicationId ?? primary.id) ?? primary;
 
+  // Each application's share of the comparison, split once (hundreds of applications, tens of thousands of objects).
+  const resultsOf = partition(results, (key) => appOf(key).id, apps.length === 1 ? primary.id : null);
+  // An observation goes with its open item's application, so that item is updated or resolved, never opened twice.
+  const observationsOf = partition(observations, (key) => (openByKey.has(key) ? itemApp(openByKey.get(key)!).id : appOf(key).id), apps.length === 1 ? primary.id : null);
+  const push = <T>(m: Map<string, T[]>, owner: string, v: T) => (m.get(owner) ?? m.set(owner, []).get(owner)!).push(v);
+  const openOf = new Map<string, OpenItem[]>();
+  for (const i of openItems) push(openOf, itemApp(i).id, i);
+  const desiredChangedOf = new Map<string, string[]>();
+  for (const key of desiredChanged) push(desiredChangedOf, appOf(key).id, key);
+
   // Each application's applied revision, from its own objects' results.
   const applied = new Map<string, { sha: string | null; source: "controller" | "inferred" }>();
-  for (const app of apps) {
-    const own = apps.length === 1 ? results : new Map([...results].filter(([key]) => appOf(key) === app));
-    applied.set(app.id, await app.resolveApplied(own));
-  }
+  for (const app of apps) applied.set(app.id, await app.resolveApplied(resultsOf.get(app.id) ?? new Map()));
   const events: ObservedEvent[] = [];
   const multi = apps.length > 1 || state.skipped.length > 0;
   /** Events name their application once an environment has more than one. */
@@ -332,14 +339,11 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       const resolutions: Array<ReturnType<typeof planDriftLifecycle>["resolve"][number]> = [];
       const opened: NewDriftRow[] = [];
       for (const app of apps) {
-        const mine = (key: string) => apps.length === 1 || appOf(key) === app;
         const plan = planDriftLifecycle({
           now,
-          open: openItems
-            .filter((i) => itemApp(i) === app)
-            .map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
-          results: apps.length === 1 ? observations : new Map([...observations].filter(([key]) => (openByKey.has(key) ? itemApp(openByKey.get(key)!) === app : mine(key)))),
-          desiredChanges: new Map([...desiredChanged].filter(mine).map((k) => [k, app.compareSha])),
+          open: (openOf.get(app.id) ?? []).map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
+          results: observationsOf.get(app.id) ?? new Map(),
+          desiredChanges: new Map((desiredChangedOf.get(app.id) ?? []).map((k) => [k, app.compareSha])),
           approvedSha: app.approvedSha,
           context: app.compareContext,
           previousResolutions,
@@ -485,6 +489,19 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
 }
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/** Splits a map by owner in one pass; with `only` set (one application) the map itself is its share. */
+function partition<V>(map: Map<string, V>, ownerOf: (key: string) => string, only: string | null): Map<string, Map<string, V>> {
+  if (only !== null) return new Map([[only, map]]);
+  const out = new Map<string, Map<string, V>>();
+  for (const [key, value] of map) {
+    const owner = ownerOf(key);
+    let part = out.get(owner);
+    if (!part) out.set(owner, (part = new Map()));
+    part.set(key, value);
+  }
+  return out;
+}
 
 /**
  * The run's applications as rows: each collected or skipped one upserted with
