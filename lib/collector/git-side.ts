@@ -3,6 +3,9 @@
 // kustomize bases fetched through the same mirrors.
 import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
+
+/** The repositories one run fetched, by name: each is fetched once however many applications follow it. */
+export type RunFetches = Map<string, ReturnType<typeof syncMirror>>;
 import { memoGit } from "./run-memo";
 import { RunFailure, type CollectorContext } from "./run-context";
 
@@ -14,14 +17,19 @@ export interface GitSide {
 }
 
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
-export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig): Promise<GitSide> {
+export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
   const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
   let mirrorPath: string;
   let approved: string | null;
   let tipSha: string | undefined;
   try {
     let heads: Record<string, string>;
-    ({ mirrorPath, heads } = await syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs }));
+    let fetch = fetches.get(repo.name);
+    if (!fetch) {
+      fetch = syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs });
+      fetches.set(repo.name, fetch);
+    }
+    ({ mirrorPath, heads } = await fetch);
     tipSha = heads[env.source.branch];
     const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
     // An unmoved branch has nothing new to ingest; asking git would only cost processes.

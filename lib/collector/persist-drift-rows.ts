@@ -25,6 +25,7 @@ export function nextConflict(previous: StoredConflict | null, changes: readonly 
 
 export interface NewDriftRow {
   id: string;
+  applicationId: string;
   key: string;
   apiVersion: string;
   kind: string;
@@ -41,15 +42,15 @@ const attributionTime = (a: Attribution | null): string | null => (a?.time ? new
 export async function insertDriftItems(tx: Tx, environmentId: string, rows: NewDriftRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRaw`
-    INSERT INTO "DriftItem" (id, "environmentId", key, "apiVersion", kind, namespace, name, type, changes, ignored, "openedAt", "lastSeenAt", "reopenCount", conflict,
+    INSERT INTO "DriftItem" (id, "environmentId", "applicationId", key, "apiVersion", kind, namespace, name, type, changes, ignored, "openedAt", "lastSeenAt", "reopenCount", conflict,
                              "attributionManager", "attributionClass", "attributionTime")
-    SELECT id::uuid, ${environmentId}::uuid, k, av, ki, ns, n, ty::"DriftType", ch::jsonb, ig::jsonb, ${now}, ${now}, rc, co::jsonb, am, ac, at::timestamptz
-    FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.apiVersion)}::text[], ${rows.map((r) => r.kind)}::text[],
+    SELECT id::uuid, ${environmentId}::uuid, app::uuid, k, av, ki, ns, n, ty::"DriftType", ch::jsonb, ig::jsonb, ${now}, ${now}, rc, co::jsonb, am, ac, at::timestamptz
+    FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.applicationId)}::text[], ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.apiVersion)}::text[], ${rows.map((r) => r.kind)}::text[],
                 ${rows.map((r) => r.namespace)}::text[], ${rows.map((r) => r.name)}::text[], ${rows.map((r) => r.item.type)}::text[],
                 ${rows.map((r) => json(r.item.changes))}::text[], ${rows.map((r) => json(r.item.ignored))}::text[], ${rows.map((r) => r.item.reopenCount)}::int[],
                 ${rows.map((r) => json(r.conflict))}::text[], ${rows.map((r) => r.item.attribution?.manager ?? null)}::text[],
                 ${rows.map((r) => r.item.attribution?.class ?? null)}::text[], ${rows.map((r) => attributionTime(r.item.attribution))}::text[])
-      AS t(id, k, av, ki, ns, n, ty, ch, ig, rc, co, am, ac, at)`;
+      AS t(id, app, k, av, ki, ns, n, ty, ch, ig, rc, co, am, ac, at)`;
 }
 
 /** Open drift items whose content changed (type, fields, attribution), one statement. */

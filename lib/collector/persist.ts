@@ -4,10 +4,12 @@
 // it is skipped for objects that did not change since the last good run.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
-import type { ControllerStatus, RolloutStatus, RunStats } from "@/lib/domain/types";
+import type { ControllerStatus, RolloutStatus, RunError, RunStats } from "@/lib/domain/types";
+import type { ApplicationSpec } from "@/lib/applications/spec";
+import { rollupApplications } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
-import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow } from "./store";
+import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type Tx } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
@@ -27,24 +29,46 @@ export interface LiveEntry {
   resourceVersion: string | null;
 }
 
-export interface CollectedState {
-  environmentId: string;
-  runId: number;
+/** One application as this run collected it. */
+export interface ApplicationState {
+  /** Its Application row's id (new applications get theirs from the run). */
+  id: string;
+  spec: ApplicationSpec;
   approvedSha: string;
-  /** The revision desired objects were rendered at (the applied one when the controller reports it). */
+  /** The revision its desired objects were rendered at (the applied one when the controller reports it). */
   compareSha: string;
-  desired: Map<string, DesiredEntry>;
-  live: Map<string, LiveEntry>;
-  /** Files that failed to parse: their objects keep their last good desired state. */
-  failingFiles: Set<string>;
-  /** `${group}/${kind}` the credential may not list: their last good live state is kept and not compared. */
-  forbiddenKinds: Set<string>;
   controller: ControllerStatus | null;
   compareOptions: CompareOptions;
   compareContext: CompareContext;
+  /** Files that failed to parse: their objects keep their last good desired state. */
+  failingFiles: Set<string>;
   rollout: RolloutStatus[];
-  appliedSha: string | null;
-  appliedSource: "controller" | "inferred" | null;
+  /** Applied revision: the controller's word, else inferred from live state (given this application's drift results). */
+  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<{ sha: string | null; source: "controller" | "inferred" }>;
+}
+
+/** An application the run could not collect: its last good state is kept untouched, and the reason shown on it. */
+export interface SkippedApplication {
+  id: string;
+  spec: ApplicationSpec;
+  error: RunError;
+}
+
+export interface CollectedState {
+  environmentId: string;
+  runId: number;
+  /** At least one; the first stands for the environment in its per-environment columns (approved/applied/controller). */
+  applications: ApplicationState[];
+  skipped: SkippedApplication[];
+  /** Which application each desired and live key belongs to (its Application id). */
+  ownerOf: Map<string, string>;
+  desired: Map<string, DesiredEntry>;
+  live: Map<string, LiveEntry>;
+  /** `${group}/${kind}` the credential may not list: their last good live state is kept and not compared. */
+  forbiddenKinds: Set<string>;
+  /** Every workload of the environment. */
+  rollout: RolloutStatus[];
+  staleAfterMs: number;
   /** readPersistInputs, started early by the run; read here when absent. */
   inputs?: Promise<PersistInputs>;
 }
@@ -70,7 +94,7 @@ function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
   return { key, apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name, blobHash };
 }
 
-type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
+type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; applicationId: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
 
 /** An open drift item's lastSeenAt is accurate to this (the environment's lastGoodCollectedAt is exact). */
 export const LAST_SEEN_STEP_MS = 5 * 60_000;
@@ -83,34 +107,56 @@ export type PersistInputs = Awaited<ReturnType<typeof readPersistInputs>>;
  * Nothing in the run changes these, so a run may start reading them early.
  */
 export async function readPersistInputs(db: CollectorContext["db"], envId: string, now: Date) {
-  const [lastGoodRows, openItems, recent] = await Promise.all([
+  const [lastGoodRows, openItems, recent, applicationRows] = await Promise.all([
     db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null }>>`
       SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash"
       FROM "Environment" e LEFT JOIN "CollectionRun" r ON r.id = e."lastGoodRunId"
       WHERE e.id = ${envId}::uuid`,
     db.driftItem.findMany({
       where: { environmentId: envId, resolvedAt: null },
-      select: { id: true, key: true, type: true, changes: true, conflict: true, openedAt: true, lastSeenAt: true },
+      select: { id: true, applicationId: true, key: true, type: true, changes: true, conflict: true, openedAt: true, lastSeenAt: true },
     }),
     db.driftItem.findMany({
       where: { environmentId: envId, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
       select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
     }),
+    db.application.findMany({ where: { environmentId: envId }, select: { id: true, name: true, removedAt: true, approvedSha: true } }),
   ]);
-  return { lastGoodRows, openItems, recent };
+  return { lastGoodRows, openItems, recent, applicationRows };
 }
 
-export async function persistRun(
-  ctx: CollectorContext,
-  state: CollectedState,
-  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<{ sha: string | null; source: "controller" | "inferred" }>,
-): Promise<{ stats: Omit<RunStats, "durationMs">; appliedSha: string | null }> {
+/**
+ * Each application's Application row id: the stored one for a name seen
+ * before (removed ones come back under their old id and history), a new one
+ * otherwise. Duplicate names keep the first.
+ */
+export function applicationIds(inputs: PersistInputs, specs: readonly ApplicationSpec[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const spec of specs) {
+    if (ids.has(spec.name)) continue;
+    ids.set(spec.name, inputs.applicationRows.find((r) => r.name === spec.name)?.id ?? randomUUID());
+  }
+  return ids;
+}
+
+function optionsHashOf(apps: readonly ApplicationState[]): string {
+  const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
+  // One application hashes as the environment did before applications, so an upgrade does not recompare everything.
+  return contentHash(apps.length === 1 ? strip(apps[0]!.compareOptions) : apps.map((a) => [a.spec.name, strip(a.compareOptions)])).hash;
+}
+
+export async function persistRun(ctx: CollectorContext, state: CollectedState): Promise<{ stats: Omit<RunStats, "durationMs">; appliedSha: string | null }> {
   const now = ctx.now();
   const { db } = ctx;
   const envId = state.environmentId;
-  const optionsHash = contentHash({ ...state.compareOptions, secretKey: undefined, extraTracking: { ...state.compareOptions.extraTracking, fluxInventory: undefined } }).hash;
+  const apps = state.applications;
+  const primary = apps[0];
+  if (!primary) throw new Error("a run collects at least one application");
+  const appById = new Map(apps.map((a) => [a.id, a]));
+  const skippedIds = new Set(state.skipped.map((a) => a.id));
+  const optionsHash = optionsHashOf(apps);
 
-  const { lastGoodRows, openItems, recent } = await (state.inputs ?? readPersistInputs(db, envId, now));
+  const { lastGoodRows, openItems, recent, applicationRows } = await (state.inputs ?? readPersistInputs(db, envId, now));
   const lastGood = lastGoodRows[0];
   if (!lastGood) throw new Error(`environment ${envId} does not exist`);
   // The rows this process wrote as the last good run are the rows in Postgres, unless someone ran since.
@@ -120,15 +166,25 @@ export async function persistRun(
     : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
   forgetRows(envId);
   const sameOptions = lastGood.optionsHash === optionsHash;
+  // Rows an older release wrote carry no application: they are the first application's (the migration's "default").
+  const storedOwner = (row: CurrentRow | undefined) => row?.applicationId ?? primary.id;
+  /** Unknown this run, not gone: kinds the credential may not list, and applications the run could not collect. */
+  const frozen = (key: string) => forbidden(state, key) || (skippedIds.size > 0 && !state.ownerOf.has(key) && skippedIds.has(storedOwner(prevLive.get(key) ?? prevDesired.get(key))));
+  const ownerOf = (key: string) => state.ownerOf.get(key) ?? storedOwner(prevDesired.get(key) ?? prevLive.get(key));
+  const appOf = (key: string) => appById.get(ownerOf(key)) ?? primary;
 
   // ── Live rows ──────────────────────────────────────────────────────────
   const blobs: Blob[] = [];
   const liveUpserts: CurrentRow[] = [];
   const liveVersions: Array<{ key: string; blobHash: string | null }> = [];
   const rvTouches: Array<{ key: string; resourceVersion: string | null }> = [];
+  const liveMoved: Array<{ key: string; applicationId: string }> = [];
   const liveChanged = new Set<string>();
   for (const l of state.live.values()) {
     const prev = prevLive.get(l.key);
+    const applicationId = ownerOf(l.key);
+    // An object that changed hands between applications, unchanged itself: only its owner is rewritten.
+    if (prev && prev.applicationId !== applicationId) liveMoved.push({ key: l.key, applicationId });
     if (prev && l.resourceVersion !== null && prev.resourceVersion === l.resourceVersion) continue; // untouched since last run
     const { hash, text } = contentHash(stored(l.object));
     if (prev?.blobHash === hash) {
@@ -136,14 +192,14 @@ export async function persistRun(
       continue;
     }
     blobs.push({ hash, text });
-    liveUpserts.push({ ...rowFor(l.key, l.object, hash), resourceVersion: l.resourceVersion });
+    liveUpserts.push({ ...rowFor(l.key, l.object, hash), resourceVersion: l.resourceVersion, applicationId });
     liveVersions.push({ key: l.key, blobHash: hash });
     liveChanged.add(l.key);
   }
   const liveDeleted: string[] = [];
   for (const key of prevLive.keys()) {
     if (state.live.has(key)) continue;
-    if (forbidden(state, key)) continue; // unknown, not gone
+    if (frozen(key)) continue;
     liveDeleted.push(key);
     liveVersions.push({ key, blobHash: null });
     liveChanged.add(key);
@@ -152,18 +208,21 @@ export async function persistRun(
   // ── Desired rows ───────────────────────────────────────────────────────
   const desiredUpserts: CurrentRow[] = [];
   const desiredVersions: Array<{ key: string; blobHash: string | null }> = [];
-  const desiredMoved: string[] = [];
+  const desiredMoved = new Map<string, string[]>(); // revision → keys
+  const desiredReassigned: Array<{ key: string; applicationId: string }> = [];
   const desiredChanged = new Set<string>();
   for (const d of state.desired.values()) {
     const prev = prevDesired.get(d.key);
+    const applicationId = ownerOf(d.key);
+    if (prev && prev.applicationId !== applicationId) desiredReassigned.push({ key: d.key, applicationId });
     // Desired objects come from a render that is reused while Git does not move: hash each once.
     const hash = desiredHash(d.object, () => contentHash(stored(d.object)).hash);
     if (prev?.blobHash === hash) {
-      if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.push(d.key);
+      if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.set(d.revisionSha, [...(desiredMoved.get(d.revisionSha) ?? []), d.key]);
       continue;
     }
     blobs.push({ hash, text: contentHash(stored(d.object)).text });
-    desiredUpserts.push({ ...rowFor(d.key, d.object, hash), revisionSha: d.revisionSha, sourcePath: d.sourcePath });
+    desiredUpserts.push({ ...rowFor(d.key, d.object, hash), revisionSha: d.revisionSha, sourcePath: d.sourcePath, applicationId });
     desiredVersions.push({ key: d.key, blobHash: hash });
     desiredChanged.add(d.key);
   }
@@ -171,7 +230,8 @@ export async function persistRun(
   const desiredDeleted: string[] = [];
   for (const [key, prev] of prevDesired) {
     if (state.desired.has(key)) continue;
-    if (prev.sourcePath && state.failingFiles.has(prev.sourcePath)) {
+    if (frozen(key)) continue;
+    if (prev.sourcePath && appById.get(storedOwner(prev))?.failingFiles.has(prev.sourcePath)) {
       carried.set(key, prev);
       continue;
     }
@@ -181,9 +241,8 @@ export async function persistRun(
   }
   const carriedBodies = await readBlobs(db, [...carried.values()].map((c) => c.blobHash));
 
-  // ── Compare (only what changed, unless the comparison itself changed) ─────
+  // ── Compare (only what changed, unless the comparison itself changed), each object as its application compares ──
   const openByKey = new Map<string, OpenItem>(openItems.map((i) => [i.key, i]));
-  const compareContext = state.compareContext;
   const results = new Map<string, ObjectDrift>();
   const observations = new Map<string, Observation>();
   const allKeys = new Set<string>([...state.desired.keys(), ...carried.keys(), ...state.live.keys()]);
@@ -198,13 +257,13 @@ export async function persistRun(
     }
     const desiredObj = state.desired.get(key)?.object ?? (carried.has(key) ? (carriedBodies.get(carried.get(key)?.blobHash ?? "") as KubeObject | undefined) : undefined) ?? null;
     const liveObj = state.live.get(key)?.object ?? null;
-    const drift = compareObject(desiredObj, liveObj, compareContext);
+    const drift = compareObject(desiredObj, liveObj, appOf(key).compareContext);
     results.set(key, drift);
     observations.set(key, { drift, inDesired: desiredObj !== null, inLive: liveObj !== null });
   }
   // Open items whose object is now gone from both sides.
   for (const open of openItems) {
-    if (allKeys.has(open.key) || forbidden(state, open.key)) continue;
+    if (allKeys.has(open.key) || frozen(open.key) || (open.applicationId && skippedIds.has(open.applicationId))) continue;
     observations.set(open.key, { drift: { type: "InSync", ignored: {} }, inDesired: false, inLive: false });
   }
   const previousResolutions = new Map<string, number>();
@@ -222,9 +281,26 @@ export async function persistRun(
     });
     recentEpisodes.set(r.key, list);
   }
+  /** An open item belongs to the application that now has its object, else to the one it was opened in. */
+  const itemApp = (i: OpenItem) => appById.get(state.ownerOf.get(i.key) ?? i.applicationId ?? primary.id) ?? primary;
 
-  const applied = await resolveApplied(results);
+  // Each application's share of the comparison, split once (hundreds of applications, tens of thousands of objects).
+  const resultsOf = partition(results, (key) => appOf(key).id, apps.length === 1 ? primary.id : null);
+  // An observation goes with its open item's application, so that item is updated or resolved, never opened twice.
+  const observationsOf = partition(observations, (key) => (openByKey.has(key) ? itemApp(openByKey.get(key)!).id : appOf(key).id), apps.length === 1 ? primary.id : null);
+  const push = <T>(m: Map<string, T[]>, owner: string, v: T) => (m.get(owner) ?? m.set(owner, []).get(owner)!).push(v);
+  const openOf = new Map<string, OpenItem[]>();
+  for (const i of openItems) push(openOf, itemApp(i).id, i);
+  const desiredChangedOf = new Map<string, string[]>();
+  for (const key of desiredChanged) push(desiredChangedOf, appOf(key).id, key);
+
+  // Each application's applied revision, from its own objects' results.
+  const applied = new Map<string, { sha: string | null; source: "controller" | "inferred" }>();
+  for (const app of apps) applied.set(app.id, await app.resolveApplied(resultsOf.get(app.id) ?? new Map()));
   const events: ObservedEvent[] = [];
+  const multi = apps.length > 1 || state.skipped.length > 0;
+  /** Events name their application once an environment has more than one. */
+  const tagged = (app: ApplicationState, after: Record<string, unknown>) => (multi ? { ...after, application: app.spec.name } : after);
 
   const stats = {
     desired: state.desired.size + carried.size,
@@ -240,114 +316,142 @@ export async function persistRun(
   }
 
   const rolloutJson = JSON.stringify(state.rollout);
-  const controllerJson = JSON.stringify(state.controller ?? null);
+  const controllerJson = JSON.stringify(primary.controller ?? null);
   await db.$transaction(
     async (tx) => {
+      // Applications first: the rows below refer to them.
+      await upsertApplications(tx, envId, state, now);
       stats.blobsWritten = await writeBlobs(tx, blobs);
       await upsertLiveRows(tx, envId, liveUpserts, now);
       await touchResourceVersions(tx, envId, rvTouches);
+      await reassignRows(tx, "LiveObject", envId, liveMoved);
       await deleteRows(tx, "LiveObject", envId, liveDeleted);
       await appendVersions(tx, envId, state.runId, "live", liveVersions, now);
       await upsertDesiredRows(tx, envId, desiredUpserts, now);
-      await moveDesiredRevision(tx, envId, desiredMoved, state.compareSha);
+      for (const [sha, keys] of desiredMoved) await moveDesiredRevision(tx, envId, keys, sha);
+      await reassignRows(tx, "DesiredObject", envId, desiredReassigned);
       await deleteRows(tx, "DesiredObject", envId, desiredDeleted);
       await appendVersions(tx, envId, state.runId, "desired", desiredVersions, now);
 
-      // ── Drift lifecycle ──────────────────────────────────────────────────
-      const plan = planDriftLifecycle({
-        now,
-        open: openItems.map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
-        results: observations,
-        desiredChanges: new Map([...desiredChanged].map((k) => [k, state.compareSha])),
-        approvedSha: state.approvedSha,
-        context: compareContext,
-        previousResolutions,
-      });
-      const stillSeen = openItems.filter((i) => !observations.has(i.key) && !forbidden(state, i.key)).map((i) => i.id);
+      // ── Drift lifecycle, per application (its approved revision and comparison) ──
+      const stillSeen = openItems.filter((i) => !observations.has(i.key) && !frozen(i.key)).map((i) => i.id);
+      const updates: Array<ReturnType<typeof planDriftLifecycle>["update"][number]> = [];
+      const resolutions: Array<ReturnType<typeof planDriftLifecycle>["resolve"][number]> = [];
+      const opened: NewDriftRow[] = [];
+      for (const app of apps) {
+        const plan = planDriftLifecycle({
+          now,
+          open: (openOf.get(app.id) ?? []).map((i) => ({ id: i.id, key: i.key, type: i.type, changes: i.changes as unknown as Change[], openedAt: i.openedAt.toISOString() })),
+          results: observationsOf.get(app.id) ?? new Map(),
+          desiredChanges: new Map((desiredChangedOf.get(app.id) ?? []).map((k) => [k, app.compareSha])),
+          approvedSha: app.approvedSha,
+          context: app.compareContext,
+          previousResolutions,
+        });
+        updates.push(...plan.update);
+        resolutions.push(...plan.resolve);
+        for (const n of plan.open) {
+          const parts = parseObjectKey(n.key);
+          const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
+          const episodes = recentEpisodes.get(n.key) ?? [];
+          const reopen = detectReopenConflicts(
+            [...episodes, { key: n.key, openedAt: n.openedAt, resolvedAt: null, resolution: null, managers: [n.attribution?.manager ?? null], paths: n.changes.map((c) => c.display) }],
+            { controllerManager: app.compareOptions.controllerManagers?.[0] ?? "controller" },
+          )[0];
+          const conflict = nextConflict(null, n.changes, reopen ? { path: reopen.path, managers: reopen.managers, flips: reopen.flips } : null);
+          const id = randomUUID();
+          opened.push({ id, applicationId: app.id, key: n.key, apiVersion: obj?.apiVersion ?? "", kind: parts.kind, namespace: parts.namespace, name: parts.name, item: n, conflict });
+          events.push({ action: "drift.opened", targetId: id, key: n.key, after: tagged(app, { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null }) });
+        }
+      }
       // Seen again, unchanged: one statement for all of them, and only for items
       // last stamped LAST_SEEN_STEP_MS ago, so every run does not rewrite every
       // open item (MVCC keeps each rewrite until vacuum).
       const stale = new Date(now.getTime() - LAST_SEEN_STEP_MS);
       const lastSeen = new Map(openItems.map((i) => [i.id, i.lastSeenAt]));
-      const seen = [...stillSeen, ...plan.update.filter((u) => !u.contentChanged).map((u) => u.id)].filter((id) => (lastSeen.get(id) ?? now) < stale);
+      const seen = [...stillSeen, ...updates.filter((u) => !u.contentChanged).map((u) => u.id)].filter((id) => (lastSeen.get(id) ?? now) < stale);
       if (seen.length > 0) {
         await tx.driftItem.updateMany({ where: { id: { in: seen }, lastSeenAt: { lt: new Date(now.getTime() - LAST_SEEN_STEP_MS) } }, data: { lastSeenAt: now } });
       }
-      const changed = plan.update
-        .filter((u) => u.contentChanged)
-        .map((u) => ({ u, conflict: nextConflict(openByKey.get(u.key)?.conflict as StoredConflict | null, u.changes) }));
+      const changed = updates.filter((u) => u.contentChanged).map((u) => ({ u, conflict: nextConflict(openByKey.get(u.key)?.conflict as StoredConflict | null, u.changes) }));
       await updateDriftContent(tx, changed, now);
       // Resolutions that end the same way are written (and their claims closed) together.
-      const resolvedBy = new Map<string, { reason: (typeof plan.resolve)[number]["reason"]; sha: string | null; ids: string[] }>();
-      for (const r of plan.resolve) {
+      const resolvedBy = new Map<string, { reason: (typeof resolutions)[number]["reason"]; sha: string | null; ids: string[] }>();
+      for (const r of resolutions) {
         const how = `${r.reason}\0${r.sha ?? ""}`;
         const group = resolvedBy.get(how) ?? { reason: r.reason, sha: r.sha ?? null, ids: [] };
         group.ids.push(r.id);
         resolvedBy.set(how, group);
-        events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: openByKey.get(r.key)?.type }, after: { resolution: r.reason, sha: r.sha, durationMs: r.durationMs } });
+        const item = openByKey.get(r.key);
+        const after = { resolution: r.reason, sha: r.sha, durationMs: r.durationMs };
+        events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: item?.type }, after: item ? tagged(itemApp(item), after) : after });
       }
       for (const g of resolvedBy.values()) {
         await tx.driftItem.updateMany({ where: { id: { in: g.ids } }, data: { resolvedAt: now, resolution: g.reason, resolutionSha: g.sha, lastSeenAt: now } });
       }
       // A claimed divergence ends by itself when its drift does, recording how.
       for (const g of resolvedBy.values()) await closeClaimsForResolvedDrift(tx, g.ids, { resolution: g.reason, sha: g.sha }, now);
-      const opened: NewDriftRow[] = [];
-      for (const n of plan.open) {
-        const parts = parseObjectKey(n.key);
-        const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
-        const episodes = recentEpisodes.get(n.key) ?? [];
-        const reopen = detectReopenConflicts(
-          [...episodes, { key: n.key, openedAt: n.openedAt, resolvedAt: null, resolution: null, managers: [n.attribution?.manager ?? null], paths: n.changes.map((c) => c.display) }],
-          { controllerManager: state.compareOptions.controllerManagers?.[0] ?? "controller" },
-        )[0];
-        const conflict = nextConflict(null, n.changes, reopen ? { path: reopen.path, managers: reopen.managers, flips: reopen.flips } : null);
-        const id = randomUUID();
-        opened.push({ id, key: n.key, apiVersion: obj?.apiVersion ?? "", kind: parts.kind, namespace: parts.namespace, name: parts.name, item: n, conflict });
-        events.push({ action: "drift.opened", targetId: id, key: n.key, after: { type: n.type, fields: n.changes.map((c) => c.display), manager: n.attribution?.manager ?? null } });
-      }
       await insertDriftItems(tx, envId, opened, now);
+      // Items that moved with their object to another application follow it.
+      const movedItems = openItems.filter((i) => state.ownerOf.has(i.key) && i.applicationId !== state.ownerOf.get(i.key));
+      for (const i of movedItems) await tx.driftItem.update({ where: { id: i.id }, data: { applicationId: state.ownerOf.get(i.key) } });
 
-      // ── Lineage ──────────────────────────────────────────────────────────
-      let appliedSince: Date | undefined;
-      if (applied.sha) {
+      // ── Lineage, per application ─────────────────────────────────────────
+      const appliedSince = new Map<string, Date>();
+      for (const app of apps) {
+        const a = applied.get(app.id);
+        if (!a?.sha) continue;
         // Still the same applied revision (nearly every run): one statement stamps it and says since when.
         const [still] = await tx.$queryRaw<Array<{ firstSeenAt: Date }>>`
-          UPDATE "AppliedRevision" SET "lastSeenAt" = ${now}, source = ${applied.source}
-          WHERE id = (SELECT id FROM "AppliedRevision" WHERE "environmentId" = ${envId}::uuid AND "endedAt" IS NULL ORDER BY "firstSeenAt" DESC LIMIT 1)
-            AND sha = ${applied.sha}
+          UPDATE "AppliedRevision" SET "lastSeenAt" = ${now}, source = ${a.source}
+          WHERE id = (SELECT id FROM "AppliedRevision" WHERE "applicationId" = ${app.id}::uuid AND "endedAt" IS NULL ORDER BY "firstSeenAt" DESC LIMIT 1)
+            AND sha = ${a.sha}
           RETURNING "firstSeenAt"`;
         if (still) {
-          appliedSince = still.firstSeenAt;
+          appliedSince.set(app.id, still.firstSeenAt);
         } else {
-          const current = await tx.appliedRevision.findFirst({ where: { environmentId: envId, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
+          const current = await tx.appliedRevision.findFirst({ where: { applicationId: app.id, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
           if (current) await tx.appliedRevision.update({ where: { id: current.id }, data: { endedAt: now } });
-          await tx.appliedRevision.create({ data: { environmentId: envId, sha: applied.sha, source: applied.source, firstSeenAt: now, lastSeenAt: now } });
-          appliedSince = now;
-          events.push({ action: "revision.applied", targetId: applied.sha, key: null, before: { sha: current?.sha ?? null }, after: { sha: applied.sha, source: applied.source } });
+          await tx.appliedRevision.create({ data: { environmentId: envId, applicationId: app.id, sha: a.sha, source: a.source, firstSeenAt: now, lastSeenAt: now } });
+          appliedSince.set(app.id, now);
+          events.push({ action: "revision.applied", targetId: a.sha, key: null, before: { sha: current?.sha ?? null }, after: tagged(app, { sha: a.sha, source: a.source }) });
         }
       }
-      if (lastGood.approvedSha !== state.approvedSha) {
-        events.push({ action: "revision.approved", targetId: state.approvedSha, key: null, before: { sha: lastGood.approvedSha }, after: { sha: state.approvedSha } });
+      for (const app of apps) {
+        // One application's approved revision is the environment's (as before applications).
+        const before = apps.length === 1 ? lastGood.approvedSha : (applicationRows.find((r) => r.id === app.id)?.approvedSha ?? null);
+        if (before !== app.approvedSha) {
+          events.push({ action: "revision.approved", targetId: app.approvedSha, key: null, before: { sha: before }, after: tagged(app, { sha: app.approvedSha }) });
+        }
       }
+      await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, now);
+      const rollup = await rollupOf(tx, envId, now, state.staleAfterMs);
+      const primaryApplied = applied.get(primary.id) ?? { sha: null, source: "inferred" as const };
       // The environment's summary and the run's stats in one statement. The
       // rollout summary (one entry per workload) and the controller status are
       // written only when they changed: each rewrite is a new copy until vacuum.
-      const controllerChanged = state.controller !== null && remembered?.controller !== controllerJson;
+      const controllerChanged = primary.controller !== null && remembered?.controller !== controllerJson;
       const rolloutChanged = remembered?.rollout !== rolloutJson;
       await tx.$executeRaw`
-        WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash })}::jsonb WHERE id = ${state.runId})
+        WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash, applications: apps.length + state.skipped.length })}::jsonb WHERE id = ${state.runId})
         UPDATE "Environment" SET
-          "approvedSha" = ${state.approvedSha},
-          "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${state.approvedSha} LIMIT 1),
-          "appliedSha" = ${applied.sha},
-          "appliedSource" = ${applied.sha ? applied.source : null},
-          "appliedSince" = COALESCE(${appliedSince ?? null}::timestamptz, "appliedSince"),
+          "approvedSha" = ${primary.approvedSha},
+          "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${primary.approvedSha} LIMIT 1),
+          "appliedSha" = ${primaryApplied.sha},
+          "appliedSource" = ${primaryApplied.sha ? primaryApplied.source : null},
+          "appliedSince" = COALESCE(${appliedSince.get(primary.id) ?? null}::timestamptz, "appliedSince"),
           "objectCount" = ${stats.live},
           "lastRunId" = ${state.runId},
           "lastGoodRunId" = ${state.runId},
           "lastCollectedAt" = ${now},
           "lastGoodCollectedAt" = ${now},
           "lastError" = NULL,
+          "applicationsTotal" = ${rollup.total},
+          "applicationsInSync" = ${rollup.inSync},
+          "applicationsDrifted" = ${rollup.drifted},
+          "applicationsStale" = ${rollup.stale},
+          "applicationsPaused" = ${rollup.paused},
+          "applicationsFailing" = ${rollup.failing},
           "updatedAt" = ${new Date()}
           ${controllerChanged ? Prisma.sql`, controller = ${controllerJson}::jsonb` : Prisma.empty}
           ${rolloutChanged ? Prisma.sql`, rollout = ${rolloutJson}::jsonb` : Prisma.empty}
@@ -363,13 +467,113 @@ export async function persistRun(
     const row = prevLive.get(t.key);
     if (row) prevLive.set(t.key, { ...row, resourceVersion: t.resourceVersion });
   }
+  for (const m of liveMoved) {
+    const row = prevLive.get(m.key);
+    if (row) prevLive.set(m.key, { ...row, applicationId: m.applicationId });
+  }
   for (const key of liveDeleted) prevLive.delete(key);
   for (const r of desiredUpserts) prevDesired.set(r.key, r);
-  for (const key of desiredMoved) {
-    const row = prevDesired.get(key);
-    if (row) prevDesired.set(key, { ...row, revisionSha: state.compareSha });
+  for (const [sha, keys] of desiredMoved) {
+    for (const key of keys) {
+      const row = prevDesired.get(key);
+      if (row) prevDesired.set(key, { ...row, revisionSha: sha });
+    }
+  }
+  for (const m of desiredReassigned) {
+    const row = prevDesired.get(m.key);
+    if (row) prevDesired.set(m.key, { ...row, applicationId: m.applicationId });
   }
   for (const key of desiredDeleted) prevDesired.delete(key);
   rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson });
-  return { stats, appliedSha: applied.sha };
+  return { stats, appliedSha: applied.get(primary.id)?.sha ?? null };
+}
+
+const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/** Splits a map by owner in one pass; with `only` set (one application) the map itself is its share. */
+function partition<V>(map: Map<string, V>, ownerOf: (key: string) => string, only: string | null): Map<string, Map<string, V>> {
+  if (only !== null) return new Map([[only, map]]);
+  const out = new Map<string, Map<string, V>>();
+  for (const [key, value] of map) {
+    const owner = ownerOf(key);
+    let part = out.get(owner);
+    if (!part) out.set(owner, (part = new Map()));
+    part.set(key, value);
+  }
+  return out;
+}
+
+/**
+ * The run's applications as rows: each collected or skipped one upserted with
+ * its current definition (a removed one that is back is no longer removed),
+ * every other application of the environment marked removed, its rows and
+ * history kept.
+ */
+async function upsertApplications(tx: Tx, envId: string, state: CollectedState, now: Date): Promise<void> {
+  const all = [...state.applications.map((a) => ({ id: a.id, spec: a.spec })), ...state.skipped.map((a) => ({ id: a.id, spec: a.spec }))];
+  for (const { id, spec } of all) {
+    await tx.$executeRaw`
+      INSERT INTO "Application" (id, "environmentId", name, kind, "promotionKey", "controllerRef", sources, spec, "firstSeenAt", "lastSeenAt", "updatedAt")
+      VALUES (${id}::uuid, ${envId}::uuid, ${spec.name}, ${spec.kind}, ${spec.promotionKey}, ${json(spec.controller)}::jsonb, ${json(spec.sources)}::jsonb, ${json(spec)}::jsonb, ${now}, ${now}, ${now})
+      ON CONFLICT ("environmentId", name) DO UPDATE SET kind = EXCLUDED.kind, "promotionKey" = EXCLUDED."promotionKey", "controllerRef" = EXCLUDED."controllerRef",
+        sources = EXCLUDED.sources, spec = EXCLUDED.spec, "lastSeenAt" = EXCLUDED."lastSeenAt", "removedAt" = NULL, "updatedAt" = EXCLUDED."updatedAt"`;
+  }
+  await tx.application.updateMany({ where: { environmentId: envId, removedAt: null, id: { notIn: all.map((a) => a.id) } }, data: { removedAt: now } });
+}
+
+/** What each collected application now is: revisions, controller, rollout, objects, open drift; skipped ones keep theirs and show why. */
+async function writeApplicationSummaries(
+  tx: Tx,
+  state: CollectedState,
+  applied: Map<string, { sha: string | null; source: "controller" | "inferred" }>,
+  appliedSince: Map<string, Date>,
+  appOf: (key: string) => ApplicationState,
+  now: Date,
+): Promise<void> {
+  const objects = new Map<string, number>();
+  for (const key of state.live.keys()) objects.set(appOf(key).id, (objects.get(appOf(key).id) ?? 0) + 1);
+  for (const app of state.applications) {
+    const a = applied.get(app.id);
+    await tx.$executeRaw`
+      UPDATE "Application" SET
+        "approvedSha" = ${app.approvedSha},
+        "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${app.approvedSha} LIMIT 1),
+        "appliedSha" = ${a?.sha ?? null},
+        "appliedSource" = ${a?.sha ? a.source : null},
+        "appliedSince" = COALESCE(${appliedSince.get(app.id) ?? null}::timestamptz, "appliedSince"),
+        controller = ${json(app.controller)}::jsonb,
+        rollout = ${json(app.rollout)}::jsonb,
+        "objectCount" = ${objects.get(app.id) ?? 0},
+        "driftCount" = (SELECT count(*)::int FROM "DriftItem" WHERE "applicationId" = ${app.id}::uuid AND "resolvedAt" IS NULL),
+        "lastError" = NULL,
+        "updatedAt" = ${now}
+      WHERE id = ${app.id}::uuid`;
+  }
+  for (const s of state.skipped) {
+    await tx.application.update({ where: { id: s.id }, data: { lastError: { ...s.error, at: now.toISOString() }, updatedAt: now } });
+  }
+}
+
+/** The environment's rollup over its applications as now stored (pauses included). */
+async function rollupOf(tx: Tx, envId: string, now: Date, staleAfterMs: number) {
+  const [rows, pauses] = await Promise.all([
+    tx.application.findMany({ where: { environmentId: envId }, select: { id: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, controller: true, lastError: true } }),
+    tx.pause.findMany({ where: { environmentId: envId, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true } }),
+  ]);
+  const wholeEnvironmentPaused = pauses.some((p) => p.applicationId === null);
+  const pausedApps = new Set(pauses.map((p) => p.applicationId));
+  return rollupApplications(
+    rows.map((r) => ({
+      removedAt: r.removedAt,
+      driftCount: r.driftCount,
+      approvedSha: r.approvedSha,
+      approvedAt: r.approvedAt,
+      appliedSha: r.appliedSha,
+      suspended: (r.controller as { suspended?: boolean } | null)?.suspended === true,
+      paused: wholeEnvironmentPaused || pausedApps.has(r.id),
+      failing: r.lastError !== null,
+    })),
+    now,
+    staleAfterMs,
+  );
 }

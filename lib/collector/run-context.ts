@@ -3,9 +3,11 @@
 // records. Shared by the run's phases (collect-environment.ts and the files it
 // calls), the worker and the watcher.
 import type { PrismaClient } from "@/lib/db/generated/client";
-import type { DriftwatchConfig } from "@/lib/config";
+import type { DriftwatchConfig, EnvironmentConfig } from "@/lib/config";
+import type { ApplicationSpec } from "@/lib/applications/spec";
+import type { ClusterClient } from "@/lib/kube/client";
 import type { RunError, RunStats } from "@/lib/domain/types";
-import type { ApiResource } from "@/lib/kube/discovery";
+import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
 import type { Logger } from "@/lib/log";
 
@@ -27,6 +29,12 @@ export interface CollectorContext {
    * list, so polling stays a safety net under the watches.
    */
   liveSource?: LiveSource;
+  /**
+   * The applications of an environment for this run. Unset: the ones
+   * driftwatch.yaml declares (lib/applications/declared.ts). Discovery plugs in
+   * here: it reads the controller objects through the run's cluster client.
+   */
+  applicationsFor?: (env: EnvironmentConfig, cluster: { client: ClusterClient; discovery: Discovery }) => Promise<ApplicationSpec[]>;
 }
 
 /**

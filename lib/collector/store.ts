@@ -17,6 +17,8 @@ export interface CurrentRow {
   resourceVersion?: string | null;
   revisionSha?: string;
   sourcePath?: string;
+  /** The application the object belongs to (null: written before applications). */
+  applicationId?: string | null;
 }
 
 export interface Blob {
@@ -48,13 +50,13 @@ export async function writeBlobs(tx: Tx, blobs: Blob[]): Promise<number> {
 export async function upsertLiveRows(tx: Tx, environmentId: string, rows: CurrentRow[], now: Date): Promise<void> {
   for (const part of chunks(rows)) {
     await tx.$executeRaw`
-      INSERT INTO "LiveObject" ("environmentId", key, "apiVersion", kind, namespace, name, "blobHash", "resourceVersion", "updatedAt")
-      SELECT ${environmentId}::uuid, k, av, ki, ns, n, h, rv, ${now}
+      INSERT INTO "LiveObject" ("environmentId", key, "apiVersion", kind, namespace, name, "blobHash", "resourceVersion", "applicationId", "updatedAt")
+      SELECT ${environmentId}::uuid, k, av, ki, ns, n, h, rv, app::uuid, ${now}
       FROM unnest(${part.map((r) => r.key)}::text[], ${part.map((r) => r.apiVersion)}::text[], ${part.map((r) => r.kind)}::text[],
                   ${part.map((r) => r.namespace)}::text[], ${part.map((r) => r.name)}::text[], ${part.map((r) => r.blobHash)}::text[],
-                  ${part.map((r) => r.resourceVersion ?? null)}::text[]) AS t(k, av, ki, ns, n, h, rv)
+                  ${part.map((r) => r.resourceVersion ?? null)}::text[], ${part.map((r) => r.applicationId ?? null)}::text[]) AS t(k, av, ki, ns, n, h, rv, app)
       ON CONFLICT ("environmentId", key) DO UPDATE SET "apiVersion" = EXCLUDED."apiVersion", "blobHash" = EXCLUDED."blobHash",
-        "resourceVersion" = EXCLUDED."resourceVersion", "updatedAt" = EXCLUDED."updatedAt"`;
+        "resourceVersion" = EXCLUDED."resourceVersion", "applicationId" = EXCLUDED."applicationId", "updatedAt" = EXCLUDED."updatedAt"`;
   }
 }
 
@@ -71,13 +73,14 @@ export async function touchResourceVersions(tx: Tx, environmentId: string, rows:
 export async function upsertDesiredRows(tx: Tx, environmentId: string, rows: CurrentRow[], now: Date): Promise<void> {
   for (const part of chunks(rows)) {
     await tx.$executeRaw`
-      INSERT INTO "DesiredObject" ("environmentId", key, "apiVersion", kind, namespace, name, "blobHash", "revisionSha", "sourcePath", "updatedAt")
-      SELECT ${environmentId}::uuid, k, av, ki, ns, n, h, sha, sp, ${now}
+      INSERT INTO "DesiredObject" ("environmentId", key, "apiVersion", kind, namespace, name, "blobHash", "revisionSha", "sourcePath", "applicationId", "updatedAt")
+      SELECT ${environmentId}::uuid, k, av, ki, ns, n, h, sha, sp, app::uuid, ${now}
       FROM unnest(${part.map((r) => r.key)}::text[], ${part.map((r) => r.apiVersion)}::text[], ${part.map((r) => r.kind)}::text[],
                   ${part.map((r) => r.namespace)}::text[], ${part.map((r) => r.name)}::text[], ${part.map((r) => r.blobHash)}::text[],
-                  ${part.map((r) => r.revisionSha ?? "")}::text[], ${part.map((r) => r.sourcePath ?? "")}::text[]) AS t(k, av, ki, ns, n, h, sha, sp)
+                  ${part.map((r) => r.revisionSha ?? "")}::text[], ${part.map((r) => r.sourcePath ?? "")}::text[], ${part.map((r) => r.applicationId ?? null)}::text[])
+        AS t(k, av, ki, ns, n, h, sha, sp, app)
       ON CONFLICT ("environmentId", key) DO UPDATE SET "apiVersion" = EXCLUDED."apiVersion", "blobHash" = EXCLUDED."blobHash",
-        "revisionSha" = EXCLUDED."revisionSha", "sourcePath" = EXCLUDED."sourcePath", "updatedAt" = EXCLUDED."updatedAt"`;
+        "revisionSha" = EXCLUDED."revisionSha", "sourcePath" = EXCLUDED."sourcePath", "applicationId" = EXCLUDED."applicationId", "updatedAt" = EXCLUDED."updatedAt"`;
   }
 }
 
@@ -87,6 +90,19 @@ export async function moveDesiredRevision(tx: Tx, environmentId: string, keys: s
     await tx.$executeRaw`
       UPDATE "DesiredObject" SET "revisionSha" = ${sha}
       WHERE "environmentId" = ${environmentId}::uuid AND key = ANY(${part}::text[]) AND "revisionSha" <> ${sha}`;
+  }
+}
+
+/** Rows whose object changed hands between applications, content unchanged: only the owner is rewritten. */
+export async function reassignRows(tx: Tx, table: "LiveObject" | "DesiredObject", environmentId: string, rows: Array<{ key: string; applicationId: string }>): Promise<void> {
+  for (const part of chunks(rows)) {
+    const keys = part.map((r) => r.key);
+    const apps = part.map((r) => r.applicationId);
+    if (table === "LiveObject") {
+      await tx.$executeRaw`UPDATE "LiveObject" o SET "applicationId" = t.app::uuid FROM unnest(${keys}::text[], ${apps}::text[]) AS t(k, app) WHERE o."environmentId" = ${environmentId}::uuid AND o.key = t.k`;
+    } else {
+      await tx.$executeRaw`UPDATE "DesiredObject" o SET "applicationId" = t.app::uuid FROM unnest(${keys}::text[], ${apps}::text[]) AS t(k, app) WHERE o."environmentId" = ${environmentId}::uuid AND o.key = t.k`;
+    }
   }
 }
 
@@ -119,8 +135,8 @@ export async function appendVersions(
 export async function readCurrent(tx: Tx, table: "LiveObject" | "DesiredObject", environmentId: string): Promise<Map<string, CurrentRow>> {
   const rows =
     table === "LiveObject"
-      ? await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "resourceVersion" FROM "LiveObject" WHERE "environmentId" = ${environmentId}::uuid`
-      : await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "revisionSha", "sourcePath" FROM "DesiredObject" WHERE "environmentId" = ${environmentId}::uuid`;
+      ? await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "resourceVersion", "applicationId" FROM "LiveObject" WHERE "environmentId" = ${environmentId}::uuid`
+      : await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "revisionSha", "sourcePath", "applicationId" FROM "DesiredObject" WHERE "environmentId" = ${environmentId}::uuid`;
   return new Map(rows.map((r) => [r.key, r]));
 }
 

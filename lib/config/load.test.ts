@@ -103,3 +103,35 @@ describe("parseDuration", () => {
   ])("%s → %d ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
   it.each(["", "10", "soon", "5 minutes", "-1s"])("rejects %j", (text) => expect(parseDuration(text)).toBeNull());
 });
+
+describe("environments[].applications", () => {
+  const REPOS = `
+repositories:
+  - { name: shop, url: https://git.example.com/shop.git }
+environments:
+  - name: production
+    cluster: { kubeconfig: ./k.yaml }
+`;
+  it("accepts a list of declared applications; per-environment views see the first one's source", () => {
+    const cfg = parseConfig(`${REPOS}    applications:
+      - { name: web, source: { repository: shop, path: web }, controller: { type: flux, name: web } }
+      - { name: api, source: { repository: shop, path: api } }
+`);
+    const env = cfg.environments[0]!;
+    expect(env.applications?.map((a) => a.name)).toEqual(["web", "api"]);
+    expect(env.source).toEqual({ repository: "shop", branch: "main", path: "web", render: "plain" });
+    expect(env.controller).toEqual({ type: "flux", namespace: "flux-system", name: "web" });
+  });
+
+  it.each([
+    ["neither source nor applications", "", "environments[0].source: an environment needs a source or a list of applications"],
+    ["both", `    source: { repository: shop }\n    applications: [{ name: a, source: { repository: shop } }]\n`, "environments[0].applications: give either source (one application) or applications, not both"],
+    ["a duplicate name", `    applications: [{ name: a, source: { repository: shop } }, { name: a, source: { repository: shop, path: x } }]\n`, 'environments[0].applications[1].name: duplicate application "a"'],
+    ["an unknown repository", `    applications: [{ name: a, source: { repository: shpo } }]\n`, 'environments[0].applications[0].source.repository: unknown repository "shpo" (declared: shop)'],
+    ["an environment-level controller", `    controller: { type: flux, name: x }\n    applications: [{ name: a, source: { repository: shop } }]\n`, "environments[0].controller: with applications, each application names its own controller"],
+  ])("rejects %s with a clear message", (_what, yaml, message) => {
+    const problems = problemsOf(`${REPOS}${yaml}`);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.replace(/ \(line \d+\)$/, "")).toBe(message);
+  });
+});

@@ -146,6 +146,39 @@ const argocdRenderSchema = z
   })
   .strict();
 
+const sourceSchema = z
+  .object({
+    repository: z.string().min(1),
+    branch: z.string().min(1).default("main"),
+    path: z.string().default("."),
+    render: z.enum(["plain", "kustomize"]).default("plain"),
+    /** Render as Flux renders with these settings (the Kustomization's, when it can be read, win). */
+    flux: fluxRenderSchema.optional(),
+    /** Render as Argo CD renders with these settings (the Application's, when it can be read, win). */
+    argocd: argocdRenderSchema.optional(),
+  })
+  .strict()
+  .refine((s) => !(s.flux && s.argocd), { message: "a source renders as Flux or as Argo CD, not both", path: ["argocd"] });
+
+/** The name today's single `source:` gets as an application; also its promotion key, so such environments still form one chain. */
+export const DEFAULT_APPLICATION_NAME = "default";
+
+/** One application declared in driftwatch.yaml: a source, and the controller object that applies it when one runs. */
+const declaredApplicationSchema = z
+  .object({
+    name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
+    source: sourceSchema,
+    controller: controllerSchema.optional(),
+    /** Matches this application across environments; default: its name. */
+    promotionKey: z.string().min(1).optional(),
+    /** A label `key=value` that marks live objects as this application's (for Extra drift); default: the environment's. */
+    trackingLabel: z
+      .string()
+      .regex(/^[^=\s]+=[^=\s]*$/, "expected key=value")
+      .optional(),
+  })
+  .strict();
+
 export const environmentSchema = z
   .object({
     name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
@@ -154,19 +187,10 @@ export const environmentSchema = z
     /** Namespaces in scope; empty means every namespace the credential can read. */
     namespaces: z.array(z.string()).default([]),
     defaultNamespace: z.string().default("default"),
-    source: z
-      .object({
-        repository: z.string().min(1),
-        branch: z.string().min(1).default("main"),
-        path: z.string().default("."),
-        render: z.enum(["plain", "kustomize"]).default("plain"),
-        /** Render as Flux renders with these settings (the Kustomization's, when it can be read, win). */
-        flux: fluxRenderSchema.optional(),
-        /** Render as Argo CD renders with these settings (the Application's, when it can be read, win). */
-        argocd: argocdRenderSchema.optional(),
-      })
-      .strict()
-      .refine((s) => !(s.flux && s.argocd), { message: "a source renders as Flux or as Argo CD, not both", path: ["argocd"] }),
+    /** One source: the environment holds one declared application named "default" (the layout before applications). */
+    source: sourceSchema.optional(),
+    /** Declared applications, for clusters where no controller runs (or to name them yourself); instead of `source`. */
+    applications: z.array(declaredApplicationSchema).optional(),
     controller: controllerSchema.optional(),
     /** Applications found in the cluster: Flux Kustomizations/HelmReleases, Argo CD Applications (lib/applications). */
     discover: discoverSchema.optional(),
@@ -194,7 +218,24 @@ export const environmentSchema = z
     write: clusterSchema.optional(),
     ignore: z.array(ignoreRuleSchema).default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.source && e.applications) ctx.addIssue({ code: "custom", path: ["applications"], message: "give either source (one application) or applications, not both" });
+    if (!e.source && !e.applications?.length) ctx.addIssue({ code: "custom", path: ["source"], message: "an environment needs a source or a list of applications" });
+    if (e.applications && e.controller) ctx.addIssue({ code: "custom", path: ["controller"], message: "with applications, each application names its own controller" });
+    const names = new Set<string>();
+    e.applications?.forEach((a, i) => {
+      if (names.has(a.name)) ctx.addIssue({ code: "custom", path: ["applications", i, "name"], message: `duplicate application "${a.name}"` });
+      names.add(a.name);
+    });
+  })
+  // Views that are still per environment (webhook routing, adopt, the environment
+  // summary) read `source`/`controller`: with applications they see the first one.
+  // Collection reads every application (lib/applications/declared.ts).
+  .transform((e) => {
+    const first = e.applications?.[0];
+    return { ...e, source: (e.source ?? first?.source) as z.output<typeof sourceSchema>, controller: e.controller ?? first?.controller };
+  });
 
 const managerLists = z
   .object({
@@ -272,12 +313,10 @@ export const configSchema = z
     cfg.environments.forEach((e, i) => {
       if (envNames.has(e.name)) ctx.addIssue({ code: "custom", path: ["environments", i, "name"], message: `duplicate environment "${e.name}"` });
       envNames.add(e.name);
-      if (!repoNames.has(e.source.repository)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["environments", i, "source", "repository"],
-          message: `unknown repository "${e.source.repository}" (declared: ${[...repoNames].join(", ") || "none"})`,
-        });
+      const sources = e.applications ? e.applications.map((a, j) => ({ source: a.source, path: ["environments", i, "applications", j, "source", "repository"] })) : [{ source: e.source, path: ["environments", i, "source", "repository"] }];
+      for (const { source, path } of sources) {
+        if (!source || repoNames.has(source.repository)) continue;
+        ctx.addIssue({ code: "custom", path, message: `unknown repository "${source.repository}" (declared: ${[...repoNames].join(", ") || "none"})` });
       }
     });
   });
@@ -289,3 +328,5 @@ export type CredentialConfig = z.infer<typeof credentialSchema>;
 export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type ControllerConfig = z.infer<typeof controllerSchema>;
+export type SourceConfig = z.output<typeof sourceSchema>;
+export type DeclaredApplicationConfig = z.output<typeof declaredApplicationSchema>;

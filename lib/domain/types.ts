@@ -46,6 +46,10 @@ export interface RunStats {
   ignored: number;
   blobsWritten: number;
   objectsChanged: number;
+  /** Applications the run went through (collected or skipped). */
+  applications?: number;
+  /** Repositories fetched: each once per run, however many applications follow it. */
+  repositoriesFetched?: number;
 }
 
 /** Environment.lastError: why the environment is stale, shown with the last good state. */

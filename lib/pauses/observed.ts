@@ -6,6 +6,7 @@ import type { PrismaClient } from "@/lib/db/generated/client";
 import type { ControllerStatus } from "@/lib/kube/controller-status";
 import { appendAudit, SYSTEM } from "@/lib/audit";
 import { isUniqueViolation, resumePause, type PauseDeps } from "./pauses";
+import { applicationIdForControllerRef } from "@/lib/applications/controller-ref";
 
 type Db = PrismaClient;
 
@@ -35,6 +36,7 @@ export async function reconcileDetectedPauses(
           data: {
             environmentId: environment.id,
             controllerRef: ref,
+            applicationId: await applicationIdForControllerRef(tx, environment.id, ref),
             origin: "detected",
             startedAt: validAt,
             detectedManager: status.suspendedBy?.manager ?? null,

@@ -18,6 +18,7 @@ import {
 } from "./controller";
 import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "./input";
 import type { PauseRecordDto } from "@/lib/api/contract/pauses";
+import { applicationIdForControllerRef } from "@/lib/applications/controller-ref";
 
 type Db = PrismaClient;
 type Tx = Prisma.TransactionClient;
@@ -197,6 +198,7 @@ export async function createPause(
           data: {
             environmentId: env.id,
             controllerRef: ref,
+            applicationId: await applicationIdForControllerRef(tx, env.id, ref),
             origin: "dashboard",
             createdById: userIdOf(actor),
             ownerId: userIdOf(actor),

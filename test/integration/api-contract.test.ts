@@ -133,6 +133,18 @@ describe("every documented operation on a seeded database", () => {
     expect((await call("getEnvironment", { params: { env: "qa" } })).status).toBe(404);
     expect((await call("getEnvironment", { params: { env: "Prod!" } })).status).toBe(400);
     expect((await call("listDrift", { params: prod })).status).toBe(200);
+    // Production as the applications migration leaves an environment of the previous release: one application, "default", owning its drift.
+    const appId = (await db.application.create({ data: { environmentId: shop.env.production, name: "default", kind: "declared", promotionKey: "default", sources: [{ url: "https://github.com/acme/shop.git", repository: "shop", ref: { branch: "main" }, path: "deploy/production", render: "plain" }], spec: {}, firstSeenAt: shop.now, driftCount: 2 } })).id;
+    await db.driftItem.updateMany({ where: { environmentId: shop.env.production }, data: { applicationId: appId } });
+    const apps = await call("listApplications", { params: prod, query: "q=deploy/prod&status=Drifted,In%20sync" });
+    expect(apps.status).toBe(200);
+    expect(apps.json).toMatchObject({ environment: "production", rollup: { total: 1, drifted: 1 }, total: 1, applications: [{ name: "default", status: "Drifted", sources: [{ ref: "main" }] }] });
+    expect((await call("listApplications", { params: prod, query: "status=Sideways" })).status).toBe(400);
+    expect((await call("listApplications", { params: { env: "qa" } })).status).toBe(404);
+    const app = await call("getApplication", { params: { env: "production", app: "default" } });
+    expect(app.status).toBe(200);
+    expect((app.json as { drift: unknown[] }).drift.length).toBeGreaterThan(0);
+    expect((await call("getApplication", { params: { env: "production", app: "nope" } })).status).toBe(404);
     const page = await call("listDrift", { params: prod, query: "status=all&sort=openedAt&dir=desc&limit=2" });
     expect(page.status).toBe(200);
     const next = (page.json as { nextCursor: string | null }).nextCursor;

@@ -51,6 +51,10 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
             {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} /> ·{" "}
             <a href={`/reports/incident?env=${encodeURIComponent(env.name)}`} className="text-blue-700 hover:underline">
               incident report
+            </a>{" "}
+            ·{" "}
+            <a href={`/environments/${encodeURIComponent(env.name)}/applications`} className="text-blue-700 hover:underline">
+              applications
             </a>
           </p>
         </div>

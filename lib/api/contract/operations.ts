@@ -13,6 +13,7 @@ import { usernameSchema } from "@/lib/auth/users";
 import { createPauseSchema, resumePauseSchema, takeOwnershipSchema } from "@/lib/pauses/pauses";
 import { createClaimSchema, releaseClaimSchema, transferClaimSchema } from "@/lib/claims/claims";
 import { AlertList, AlertRefresh, alertListQuery } from "./alerts";
+import { ApplicationDetailDto, ApplicationListDto, applicationListQuery, applicationParams } from "./applications";
 import { AuditPage, ChainVerification, auditQuery } from "./audit";
 import { SessionInfo, SignedIn, SignedOut, UserAnswer, UserList, oidcStartQuery, signInBody } from "./auth";
 import { AdoptPatch, ClaimAnswer, ClaimList, adoptPatchQuery, claimListQuery } from "./claims";
@@ -90,6 +91,29 @@ export const operations = {
     params: envParams,
     ok: { status: 200, description: "The environment", json: EnvironmentDetailDto },
     errors: { 404: "Unknown environment" },
+  }),
+  listApplications: op({
+    method: "get",
+    path: "/api/environments/{env}/applications",
+    summary: "Applications of an environment",
+    description: "Every application (Flux Kustomization or HelmRelease, Argo CD Application, declared source) with its status, revisions and drift count, and the environment's rollup; filtered by status, kind and text.",
+    tag: "environments",
+    access: "signed-in",
+    params: envParams,
+    query: applicationListQuery,
+    ok: { status: 200, description: "The applications", json: ApplicationListDto },
+    errors: { 404: "Unknown environment" },
+  }),
+  getApplication: op({
+    method: "get",
+    path: "/api/environments/{env}/applications/{app}",
+    summary: "One application",
+    description: "The application's summary, its open drift and the revisions it applied. A removed application still answers, with its history.",
+    tag: "environments",
+    access: "signed-in",
+    params: applicationParams,
+    ok: { status: 200, description: "The application", json: ApplicationDetailDto },
+    errors: { 404: "Unknown environment or application" },
   }),
   listDrift: op({
     method: "get",

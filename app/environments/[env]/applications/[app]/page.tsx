@@ -1,0 +1,105 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { requireUser } from "@/lib/auth/server";
+import { getPrisma } from "@/lib/db";
+import { applicationParams } from "@/lib/api/contract/applications";
+import { getApplication } from "@/lib/dashboard/applications";
+import { orNotFound } from "@/lib/dashboard/pages";
+import { objectPagePath } from "@/lib/dashboard/object-key";
+import { Breadcrumb } from "@/components/breadcrumb";
+import { ApplicationStatusBadge } from "@/components/application-status-badge";
+import { ShaLink } from "@/components/revision";
+import { DriftTypeBadge } from "@/components/status-badge";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ env: string; app: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const p = await params;
+  return { title: `${decodeURIComponent(p.app)} · ${p.env}` };
+}
+
+/** One application: where it comes from, what it runs, its open drift and the revisions it applied. */
+export default async function ApplicationPage({ params }: Props) {
+  await requireUser();
+  const raw = await params;
+  const p = applicationParams.safeParse({ env: raw.env, app: decodeURIComponent(raw.app) });
+  if (!p.success) notFound();
+  const { env, app } = p.data;
+  const detail = await orNotFound(getApplication(getPrisma(), env, app));
+  const a = detail.application;
+  return (
+    <main className="mx-auto max-w-6xl space-y-4 p-6">
+      <Breadcrumb
+        trail={[
+          { href: "/", label: "Environments" },
+          { href: `/environments/${env}`, label: env },
+          { href: `/environments/${env}/applications`, label: "Applications" },
+        ]}
+        current={a.name}
+      />
+      <h1 className="flex items-center gap-3 text-2xl font-semibold text-slate-900">
+        {a.name} <ApplicationStatusBadge status={a.status} />
+      </h1>
+      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        <dt className="text-slate-600">Kind</dt>
+        <dd>{a.kind}</dd>
+        <dt className="text-slate-600">Controller</dt>
+        <dd>{a.controller ? `${a.controller.kind} ${a.controller.namespace}/${a.controller.name}` : "none"}</dd>
+        <dt className="text-slate-600">Source</dt>
+        <dd className="font-mono text-xs">{a.sources.map((s) => `${s.repository ?? s.url}:${s.path}@${s.ref} (${s.render})`).join(", ")}</dd>
+        <dt className="text-slate-600">Approved</dt>
+        <dd>{a.approvedSha ? <ShaLink sha={a.approvedSha} /> : "—"}</dd>
+        <dt className="text-slate-600">Applied</dt>
+        <dd>{a.appliedSha ? <ShaLink sha={a.appliedSha} /> : "—"} {a.appliedSource ? `(${a.appliedSource})` : ""}</dd>
+        <dt className="text-slate-600">Objects</dt>
+        <dd>{a.objectCount}</dd>
+        {a.lastError && (
+          <>
+            <dt className="text-slate-600">Last error</dt>
+            <dd className="text-red-700">{a.lastError.message}</dd>
+          </>
+        )}
+        {a.removedAt && (
+          <>
+            <dt className="text-slate-600">Removed</dt>
+            <dd>{a.removedAt} (history kept)</dd>
+          </>
+        )}
+      </dl>
+      <section aria-label="Open drift">
+        <h2 className="text-lg font-semibold text-slate-900">Open drift ({detail.drift.length})</h2>
+        {detail.drift.length === 0 ? (
+          <p className="text-sm text-slate-700">Live matches Git for this application.</p>
+        ) : (
+          <ul className="divide-y divide-slate-200 text-sm">
+            {detail.drift.map((d) => (
+              <li key={d.key} className="flex items-center gap-3 py-1">
+                <DriftTypeBadge type={d.type} />
+                <Link href={objectPagePath(env, d.key)} className="text-blue-700 hover:underline">
+                  {d.kind} {d.namespace ? `${d.namespace}/` : ""}
+                  {d.name}
+                </Link>
+                <span className="text-slate-600">{d.attributionManager ? `by ${d.attributionManager}` : ""}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-label="Applied revisions">
+        <h2 className="text-lg font-semibold text-slate-900">Applied revisions</h2>
+        <ul className="text-sm">
+          {detail.revisions.map((r) => (
+            <li key={`${r.sha}${r.firstSeenAt}`} className="flex gap-3 py-0.5">
+              <ShaLink sha={r.sha} /> <span className="text-slate-600">from {r.firstSeenAt}</span>
+              <span className="text-slate-600">{r.endedAt ? `to ${r.endedAt}` : "(current)"}</span>
+              <span className="text-slate-500">{r.source}</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,80 @@
+// Applications: the deployable units of an environment (Flux Kustomizations
+// and HelmReleases, Argo CD Applications, declared sources), listed with the
+// environment's rollup, and one application with its drift and revisions.
+import { z } from "zod";
+import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
+import { applicationKindSchema } from "@/lib/applications/spec";
+import { DRIFT_TYPES } from "./drift";
+import { envName } from "./params";
+import { count, isoTime, named, object } from "./schema";
+
+export const ApplicationRollupDto = named(
+  "ApplicationRollup",
+  object({ total: count, inSync: count, drifted: count, stale: count, paused: count, failing: count }),
+  "How many of the environment's applications (removed ones left out) are in each state; one application can be in several",
+);
+export type ApplicationRollupDto = z.infer<typeof ApplicationRollupDto>;
+
+export const ApplicationSummaryDto = named(
+  "ApplicationSummary",
+  object({
+    name: z.string(),
+    kind: applicationKindSchema,
+    promotionKey: z.string(),
+    status: z.enum(APPLICATION_STATUSES),
+    controller: object({ type: z.enum(["flux", "argocd"]), kind: z.string(), namespace: z.string(), name: z.string() }).nullable(),
+    sources: z.array(object({ url: z.string(), repository: z.string().nullable(), ref: z.string().describe("branch, tag, semver range or commit, as the controller names it"), path: z.string(), render: z.string() })),
+    approvedSha: z.string().nullable(),
+    approvedAt: isoTime.nullable(),
+    appliedSha: z.string().nullable(),
+    appliedSource: z.string().nullable(),
+    appliedSince: isoTime.nullable(),
+    objectCount: count,
+    driftCount: count,
+    lastError: object({ message: z.string(), at: isoTime.nullable() }).nullable(),
+    firstSeenAt: isoTime,
+    lastSeenAt: isoTime.nullable(),
+    removedAt: isoTime.nullable(),
+  }),
+  "One application as the last good collection saw it",
+);
+export type ApplicationSummaryDto = z.infer<typeof ApplicationSummaryDto>;
+
+export const ApplicationListDto = named(
+  "ApplicationList",
+  object({ environment: z.string(), rollup: ApplicationRollupDto, total: count.describe("Applications matching the filters"), applications: z.array(ApplicationSummaryDto) }),
+  "An environment's applications, worst first (failing, paused, stale, drifted, in sync, removed), then by name",
+);
+export type ApplicationListDto = z.infer<typeof ApplicationListDto>;
+
+export const ApplicationDetailDto = named(
+  "ApplicationDetail",
+  object({
+    environment: z.string(),
+    application: ApplicationSummaryDto,
+    drift: z.array(object({ key: z.string(), type: z.enum(DRIFT_TYPES), kind: z.string(), namespace: z.string(), name: z.string(), openedAt: isoTime, attributionManager: z.string().nullable() })),
+    revisions: z.array(object({ sha: z.string(), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
+  }),
+  "One application: its summary, its open drift (up to 500, by key) and the revisions it applied (newest first, up to 50)",
+);
+export type ApplicationDetailDto = z.infer<typeof ApplicationDetailDto>;
+
+export const applicationParams = z.object({
+  env: envName,
+  app: z.string().min(1).max(253).regex(/^[^\s]+$/, "an application name has no spaces").describe("Application name (URL-encoded; discovered ones are namespace/name)"),
+});
+
+const FILTERABLE = APPLICATION_STATUSES;
+export const applicationListQuery = z.object({
+  q: z.string().trim().max(200).optional().describe("Text in the name, promotion key, path or repository"),
+  status: z
+    .string()
+    .max(200)
+    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(FILTERABLE)).max(FILTERABLE.length))
+    .optional()
+    .describe("Comma-separated statuses"),
+  kind: applicationKindSchema.optional(),
+  removed: z.enum(["include", "exclude", "only"]).default("exclude").describe("Removed applications (their history kept)"),
+});
+export type ApplicationListQuery = z.infer<typeof applicationListQuery>;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config";
+import { applicationView, declaredApplications } from "./declared";
+import type { ApplicationSpec } from "./spec";
+
+const REPOS = `
+repositories:
+  - { name: platform, url: "https://git.example/platform.git" }
+  - { name: shop, url: "https://git.example/shop.git" }
+`;
+
+const config = parseConfig(`${REPOS}
+environments:
+  - name: staging
+    cluster: { kubeconfig: ./k.yaml }
+    source: { repository: shop, path: envs/staging, render: kustomize }
+    controller: { type: flux, name: shop }
+  - name: production
+    cluster: { kubeconfig: ./k.yaml }
+    trackingLabel: team=shop
+    applications:
+      - name: infra
+        source: { repository: platform, path: infra/prod }
+      - name: web
+        source: { repository: shop, branch: release, path: web, render: kustomize, flux: { targetNamespace: web } }
+        controller: { type: flux, name: web }
+        promotionKey: shop-web
+      - name: api
+        source: { repository: shop, path: api }
+        trackingLabel: app=api
+`);
+const [staging, production] = config.environments;
+
+describe("declaredApplications", () => {
+  it("turns today's single source into one application named default", () => {
+    expect(declaredApplications(staging!, config.repositories)).toEqual([
+      {
+        name: "default",
+        kind: "flux-kustomization",
+        promotionKey: "default",
+        controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop" },
+        sources: [{ url: "https://git.example/shop.git", repository: "shop", ref: { branch: "main" }, path: "envs/staging", render: "kustomize" }],
+        labels: {},
+      },
+    ]);
+  });
+
+  it("lists declared applications in order, with their kind and promotion key", () => {
+    const apps = declaredApplications(production!, config.repositories);
+    expect(apps.map((a) => [a.name, a.kind, a.promotionKey, a.sources[0]?.repository, a.sources[0]?.ref.branch])).toEqual([
+      ["infra", "declared", "infra", "platform", "main"],
+      ["web", "flux-kustomization", "shop-web", "shop", "release"],
+      ["api", "declared", "api", "shop", "main"],
+    ]);
+  });
+});
+
+describe("applicationView", () => {
+  const byName = (name: string) => declaredApplications(production!, config.repositories).find((a) => a.name === name)!;
+
+  it("leaves a single-source environment exactly as it was", () => {
+    const [only] = declaredApplications(staging!, config.repositories);
+    const view = applicationView(staging!, only!);
+    expect(view.ok && view.env).toBe(staging);
+  });
+
+  it.each([
+    ["infra", { source: { repository: "platform", branch: "main", path: "infra/prod", render: "plain" }, controller: undefined, trackingLabel: "team=shop" }],
+    ["web", { source: { repository: "shop", branch: "release", path: "web", render: "kustomize", flux: { targetNamespace: "web" } }, controller: { type: "flux", namespace: "flux-system", name: "web" }, trackingLabel: "team=shop" }],
+    ["api", { source: { repository: "shop", branch: "main", path: "api", render: "plain" }, controller: undefined, trackingLabel: "app=api" }],
+  ])("gives declared application %s its own source, controller and tracking label", (name, expected) => {
+    const view = applicationView(production!, byName(name));
+    expect(view.ok).toBe(true);
+    if (view.ok) expect({ source: view.env.source, controller: view.env.controller, trackingLabel: view.env.trackingLabel }).toEqual(expected);
+  });
+
+  const discovered = (over: Partial<ApplicationSpec>): ApplicationSpec => ({
+    name: "flux-system/apps",
+    kind: "flux-kustomization",
+    promotionKey: "apps",
+    controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "apps" },
+    sources: [{ url: "https://git.example/shop.git", repository: "shop", ref: { branch: "main" }, path: "./apps/prod", render: "kustomize" }],
+    labels: {},
+    ...over,
+  });
+
+  it("renders a discovered Kustomization from its source and controller object", () => {
+    const view = applicationView(production!, discovered({}));
+    expect(view.ok && { source: view.env.source, controller: view.env.controller }).toEqual({
+      source: { repository: "shop", branch: "main", path: "./apps/prod", render: "kustomize" },
+      controller: { type: "flux", namespace: "flux-system", name: "apps" },
+    });
+  });
+
+  it.each([
+    ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository in driftwatch.yaml matches https:\/\/other.example\/x.git/],
+    ["a tag", { sources: [{ url: "u", repository: "shop", ref: { tag: "v1" }, path: ".", render: "plain" as const }] }, /only branches/],
+    ["a Helm chart", { sources: [{ url: "u", repository: "shop", ref: { branch: "main" }, path: "chart", render: "helm" as const }] }, /release storage/],
+    ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /HelmRelease; not collected here yet/],
+    ["two sources", { sources: [discovered({}).sources[0]!, discovered({}).sources[0]!] }, /2 sources/],
+  ])("says why it cannot collect an application with %s", (_what, over, reason) => {
+    const view = applicationView(production!, discovered(over));
+    expect(view.ok).toBe(false);
+    if (!view.ok) expect(view.reason).toMatch(reason);
+  });
+});

@@ -1,0 +1,75 @@
+// The applications an environment declares in driftwatch.yaml (its
+// `applications:` list, or today's single `source:` as one application named
+// "default"), as ApplicationSpecs; and, for any application, declared or
+// discovered, the environment as that application's render path sees it
+// (its source, controller and tracking label in place of the environment's).
+import { DEFAULT_APPLICATION_NAME, type DeclaredApplicationConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config/schema";
+import { redactUrl } from "@/lib/collector/sync-config";
+import type { ApplicationKind, ApplicationSpec, ControllerRef } from "./spec";
+
+type ControllerConfig = NonNullable<EnvironmentConfig["controller"]>;
+
+function kindOf(controller: ControllerConfig | undefined): ApplicationKind {
+  if (!controller) return "declared";
+  return controller.type === "flux" ? "flux-kustomization" : "argocd-application";
+}
+
+function controllerRefOf(controller: ControllerConfig | undefined): ControllerRef | undefined {
+  if (!controller) return undefined;
+  return { type: controller.type, kind: controller.type === "flux" ? "Kustomization" : "Application", namespace: controller.namespace, name: controller.name };
+}
+
+/** Today's single `source:` (and `controller:`) as the environment's one application. */
+function defaultApplication(env: EnvironmentConfig): DeclaredApplicationConfig {
+  return { name: DEFAULT_APPLICATION_NAME, source: env.source, controller: env.controller, promotionKey: DEFAULT_APPLICATION_NAME };
+}
+
+function declaredConfigs(env: EnvironmentConfig): DeclaredApplicationConfig[] {
+  return env.applications ?? [defaultApplication(env)];
+}
+
+export function declaredApplications(env: EnvironmentConfig, repositories: readonly RepositoryConfig[]): ApplicationSpec[] {
+  return declaredConfigs(env).map((a) => {
+    const repo = repositories.find((r) => r.name === a.source.repository);
+    const controller = controllerRefOf(a.controller);
+    return {
+      name: a.name,
+      kind: kindOf(a.controller),
+      promotionKey: a.promotionKey ?? a.name,
+      ...(controller ? { controller } : {}),
+      sources: [{ url: repo ? redactUrl(repo.url) : "", repository: a.source.repository, ref: { branch: a.source.branch }, path: a.source.path, render: a.source.render }],
+      labels: {},
+    };
+  });
+}
+
+export type ApplicationView = { ok: true; env: EnvironmentConfig } | { ok: false; reason: string };
+
+/**
+ * The environment as one application's collection sees it. Declared
+ * applications keep everything driftwatch.yaml says of them (render settings
+ * included); a discovered one takes its first source and its controller object.
+ * What the render path cannot follow yet is answered with the reason, so the
+ * run reports it on that application instead of failing the environment.
+ */
+export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): ApplicationView {
+  if (!env.applications && app.name === DEFAULT_APPLICATION_NAME) return { ok: true, env };
+  const declared = env.applications?.find((a) => a.name === app.name);
+  if (declared) {
+    return { ok: true, env: { ...env, source: declared.source, controller: declared.controller, trackingLabel: declared.trackingLabel ?? env.trackingLabel } };
+  }
+  const source = app.sources[0];
+  if (!source) return { ok: false, reason: `application ${app.name} has no source` };
+  if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
+  if (!source.repository) return { ok: false, reason: `no repository in driftwatch.yaml matches ${source.url} (application ${app.name})` };
+  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
+  if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart; its desired state comes from release storage, not collected here yet` };
+  let controller: ControllerConfig | undefined;
+  if (app.controller?.kind === "Kustomization") controller = { type: "flux", namespace: app.controller.namespace, name: app.controller.name };
+  else if (app.controller?.kind === "Application") controller = { type: "argocd", namespace: app.controller.namespace, name: app.controller.name };
+  else if (app.controller) return { ok: false, reason: `application ${app.name} is a ${app.controller.kind}; not collected here yet` };
+  return {
+    ok: true,
+    env: { ...env, source: { repository: source.repository, branch: source.ref.branch, path: source.path, render: source.render }, controller },
+  };
+}

@@ -1,0 +1,197 @@
+// One application's desired state for one run: its Git revision (approved,
+// and the one its controller applied), its controller object, and its render
+// at the revision to compare with, keyed by object. Helm releases will supply
+// desired state from release storage instead of a render: this is the step
+// they replace.
+import { createHash } from "node:crypto";
+import type { EnvironmentConfig } from "@/lib/config";
+import type { ControllerStatus, RunError } from "@/lib/domain/types";
+import { approvedRevision, renderManifests, isAncestor, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
+import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
+import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
+import type { ClusterClient } from "@/lib/kube/client";
+import type { Discovery } from "@/lib/kube/discovery";
+import { controllerRenderFor, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
+import { hashedDesiredSecret, memoDesired, memoGit, memoRender } from "./run-memo";
+import type { DesiredEntry } from "./persist";
+import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
+import { getObject, readController } from "./controller-object";
+import { remoteBaseSource, type GitSide } from "./git-side";
+import { compareOptionsFor } from "./compare-options";
+
+export interface ApplicationDesired {
+  approved: string;
+  /** The revision rendered and compared with live (the applied one when the controller reports it on the branch). */
+  compareSha: string;
+  mirrorPath: string;
+  tipSha: string | undefined;
+  controller: ControllerStatus | null;
+  renderOptions: RenderOptions;
+  secretValues: string[];
+  /** Where a Secret-sourced value went into a non-Secret object, by key. */
+  secretPaths: Map<string, Array<Array<string | number>>>;
+  desired: Map<string, DesiredEntry>;
+  /** Files that failed to parse or render: their objects keep their last good desired state. */
+  failingFiles: Set<string>;
+  /** Keys and kinds of those carried objects (their live objects must be read and kept too). */
+  carriedKeys: Set<string>;
+  carriedKinds: Map<string, { apiVersion: string; kind: string }>;
+  /** Files the render reads outside the path (kustomize), for inferring the applied revision. */
+  inputsOutside: readonly string[];
+  /** Set when the kustomize build was refused or failed: the revision its carried objects were last rendered at. */
+  withheldFrom: string | null;
+  compareOptions: CompareOptions;
+  compareContext: CompareContext;
+  warnings: RunError[];
+}
+
+export interface DesiredStep {
+  ctx: CollectorContext;
+  /** The environment as this application sees it (applicationView). */
+  view: EnvironmentConfig;
+  /** Which of the environment's stored desired rows are this application's. */
+  previousRows: { environmentId: string; applicationId?: string };
+  /** Keys renders are remembered under across runs (one entry each). */
+  memoName: string;
+  git: GitSide;
+  client: ClusterClient;
+  discovery: Discovery;
+}
+
+/** Whether a live object Git lacks is one this application's controller or label tracks. */
+export function tracks(context: CompareContext, obj: KubeObject): boolean {
+  return compareObject(null, obj, context).type === "Extra";
+}
+
+export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesired> {
+  const { ctx, view: env, git, client, discovery } = step;
+  const warnings: RunError[] = [];
+  const { mirrorPath, tipSha } = git;
+  let approved = git.approved;
+  const read = await readController(client, discovery, env).catch((e: unknown) => {
+    throw new RunFailure([kubeRunError(e)]);
+  });
+  const controller = read?.status ?? null;
+  const controllerObject = read?.object ?? null;
+  if (env.controller && controller && !controller.found) {
+    warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
+  }
+  // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
+  const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
+    throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+  });
+  if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
+  const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
+  // A kustomize render reads files outside the path (bases, components, patches,
+  // generator files): a commit to any of them is approved too. The inputs are the
+  // tip's render's; when it cannot render, the path alone decides, and the run says so.
+  let inputsOutside: readonly string[] = [];
+  if (env.source.render === "kustomize" && tipSha) {
+    const tip = tipSha;
+    const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
+    const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+      if (e instanceof GitError && e.category === "render") return null;
+      throw e;
+    });
+    if (inputs) {
+      const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
+      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+      if (byInputs) approved = byInputs;
+      inputsOutside = inputs;
+    } else {
+      warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
+    }
+  }
+  // Drift is measured against what the controller applied: the gap between
+  // approved and applied is a pending rollout (the stale alert), not a manual change.
+  let compareSha = approved;
+  if (controller?.appliedRevision && controller.appliedRevision !== approved) {
+    const applied = controller.appliedRevision;
+    const ancestor = () => isAncestor(mirrorPath, applied, `refs/heads/${env.source.branch}`);
+    if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
+    else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
+  }
+  // Variables enter the key only through controllerRenderKey's digest.
+  const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+  const failingFiles = new Set<string>();
+  let rendered: RenderResult;
+  let withheldFrom: string | null = null;
+  const previousWhere = step.previousRows;
+  try {
+    rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e;
+    if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
+    const problems: RunError[] =
+      e instanceof RenderRefusedError
+        ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
+        : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
+    // A kustomize build renders all or nothing: when it cannot run, every object it
+    // rendered last time keeps that desired state and is still compared with live.
+    const previous = env.source.render === "kustomize" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
+    if (previous.length === 0) throw new RunFailure(problems);
+    for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
+    withheldFrom = previous[0]?.revisionSha ?? null;
+    warnings.push(...problems, {
+      category: "render",
+      severity: "warning",
+      message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
+    });
+    rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+  }
+  for (const p of rendered.problems) {
+    warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
+    if (p.severity === "error") failingFiles.add(p.path);
+  }
+  if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
+    throw new RunFailure(warnings.filter((w) => w.severity === "error"));
+  }
+  // Built once per render (reused while the commit is) and never changed after: later runs share it.
+  const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
+  const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
+    const map = new Map<string, DesiredEntry>();
+    for (const r of rendered.objects) {
+      const obj = r.object as KubeObject;
+      // Rendered objects are frozen and reused while the commit is: hash their secrets once.
+      const masked = obj.kind === "Secret" ? null : maskSecretSourced(obj, secretValues, ctx.secretKey);
+      const safe = masked ? masked.object : hashedDesiredSecret(obj, ctx.secretKey);
+      const key = objectKey(safe);
+      map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
+    }
+    return map;
+  });
+  // Where Flux put a Secret-sourced value into a non-Secret object (an env var, an annotation): the live strings there are masked too.
+  const secretPaths = secretValues.length > 0 ? secretDerivedPaths(desired.values()) : new Map<string, Array<Array<string | number>>>();
+  // Objects of a file that no longer parses keep their last good desired state
+  // (persist carries them over); their live objects must be read and kept too.
+  const carriedKinds = new Map<string, { apiVersion: string; kind: string }>();
+  const carriedKeys = new Set<string>();
+  if (failingFiles.size > 0) {
+    const rows = await ctx.db.desiredObject.findMany({ where: { ...previousWhere, sourcePath: { in: [...failingFiles] } }, select: { key: true, apiVersion: true, kind: true } });
+    for (const r of rows) {
+      if (desired.has(r.key)) continue;
+      carriedKeys.add(r.key);
+      carriedKinds.set(`${r.apiVersion}\0${r.kind}`, { apiVersion: r.apiVersion, kind: r.kind });
+    }
+  }
+  const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey, env.controller?.type === "argocd" && controllerObject ? argoIgnoreRulesOf(controllerObject) : []);
+  return {
+    approved,
+    compareSha,
+    mirrorPath,
+    tipSha,
+    controller,
+    renderOptions,
+    secretValues,
+    secretPaths,
+    desired,
+    failingFiles,
+    carriedKeys,
+    carriedKinds,
+    inputsOutside,
+    withheldFrom,
+    compareOptions,
+    compareContext: createCompareContext(compareOptions),
+    warnings,
+  };
+}

@@ -1,0 +1,141 @@
+// An environment's applications for the API and pages: the list (with the
+// environment's rollup, filtered and searched in memory — an environment
+// holds hundreds, not millions) and one application with its drift and lineage.
+import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
+import { notFound } from "@/lib/api/errors";
+import { APPLICATION_STATUSES, applicationStatus, rollupApplications, type RollupApplication } from "@/lib/applications/rollup";
+import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/spec";
+import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
+import { envSpec, iso, rec, str } from "./mappers";
+import { findEnvironment } from "./environments";
+
+type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision">;
+
+const SELECT = {
+  id: true,
+  name: true,
+  kind: true,
+  promotionKey: true,
+  controllerRef: true,
+  sources: true,
+  approvedSha: true,
+  approvedAt: true,
+  appliedSha: true,
+  appliedSource: true,
+  appliedSince: true,
+  controller: true,
+  objectCount: true,
+  driftCount: true,
+  lastError: true,
+  firstSeenAt: true,
+  lastSeenAt: true,
+  removedAt: true,
+} as const satisfies Prisma.ApplicationSelect;
+
+type Row = Prisma.ApplicationGetPayload<{ select: typeof SELECT }>;
+
+/** A ref as one word: the branch, else the tag, range, commit or ref name. */
+function refText(ref: unknown): string {
+  const r = rec(ref);
+  return str(r.branch) ?? str(r.tag) ?? str(r.semver) ?? str(r.commit) ?? str(r.name) ?? "";
+}
+
+function kindOf(v: string): ApplicationKind {
+  const parsed = applicationKindSchema.safeParse(v);
+  return parsed.success ? parsed.data : "declared";
+}
+
+function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs: number): ApplicationSummaryDto {
+  const c = rec(row.controllerRef);
+  const error = rec(row.lastError);
+  return {
+    name: row.name,
+    kind: kindOf(row.kind),
+    promotionKey: row.promotionKey,
+    status: applicationStatus(rollupRow, now, staleAfterMs),
+    controller: c.type === "flux" || c.type === "argocd" ? { type: c.type, kind: str(c.kind) ?? "", namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
+    sources: (Array.isArray(row.sources) ? row.sources : []).map((s) => {
+      const o = rec(s);
+      return { url: str(o.url) ?? "", repository: str(o.repository), ref: refText(o.ref), path: str(o.path) ?? ".", render: str(o.render) ?? "plain" };
+    }),
+    approvedSha: row.approvedSha,
+    approvedAt: iso(row.approvedAt),
+    appliedSha: row.appliedSha,
+    appliedSource: row.appliedSource,
+    appliedSince: iso(row.appliedSince),
+    objectCount: row.objectCount,
+    driftCount: row.driftCount,
+    lastError: row.lastError ? { message: str(error.message) ?? "collection failed", at: str(error.at) } : null,
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: iso(row.lastSeenAt),
+    removedAt: iso(row.removedAt),
+  };
+}
+
+async function applicationsOf(db: Db, environment: string, now: Date, where: { name?: string } = {}) {
+  const env = await findEnvironment(db as PrismaClient, environment);
+  const [spec, rows, pauses] = await Promise.all([
+    db.environment.findUniqueOrThrow({ where: { id: env.id }, select: { spec: true } }),
+    db.application.findMany({ where: { environmentId: env.id, ...where }, select: SELECT, orderBy: { name: "asc" } }),
+    db.pause.findMany({ where: { environmentId: env.id, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true } }),
+  ]);
+  const staleAfterMs = envSpec(spec.spec).staleAfterMs;
+  const wholeEnvironmentPaused = pauses.some((p) => p.applicationId === null);
+  const pausedApps = new Set(pauses.map((p) => p.applicationId));
+  const rollupRows = new Map<string, RollupApplication>(
+    rows.map((r) => [
+      r.id,
+      {
+        removedAt: r.removedAt,
+        driftCount: r.driftCount,
+        approvedSha: r.approvedSha,
+        approvedAt: r.approvedAt,
+        appliedSha: r.appliedSha,
+        suspended: rec(r.controller).suspended === true,
+        paused: wholeEnvironmentPaused || pausedApps.has(r.id),
+        failing: r.lastError !== null,
+      },
+    ]),
+  );
+  return { env, rows, rollupRows, staleAfterMs };
+}
+
+export async function listApplications(db: Db, environment: string, q: ApplicationListQuery, now = new Date()): Promise<ApplicationListDto> {
+  const { env, rows, rollupRows, staleAfterMs } = await applicationsOf(db, environment, now);
+  const all = rows.map((r) => summary(r, rollupRows.get(r.id)!, now, staleAfterMs));
+  const text = q.q?.toLowerCase();
+  const statuses = q.status ? new Set(q.status) : null;
+  const matching = all.filter((a) => {
+    if (q.removed === "exclude" && a.removedAt) return false;
+    if (q.removed === "only" && !a.removedAt) return false;
+    if (statuses && !statuses.has(a.status)) return false;
+    if (q.kind && a.kind !== q.kind) return false;
+    if (text && ![a.name, a.promotionKey, ...a.sources.flatMap((s) => [s.path, s.repository ?? "", s.url])].some((v) => v.toLowerCase().includes(text))) return false;
+    return true;
+  });
+  // Worst first: the order of the statuses, then the name.
+  const rank = (a: ApplicationSummaryDto) => APPLICATION_STATUSES.indexOf(a.status);
+  matching.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { environment: env.name, rollup: rollupApplications([...rollupRows.values()], now, staleAfterMs), total: matching.length, applications: matching };
+}
+
+export async function getApplication(db: Db, environment: string, name: string, now = new Date()): Promise<ApplicationDetailDto> {
+  const { env, rows, rollupRows, staleAfterMs } = await applicationsOf(db, environment, now, { name });
+  const row = rows[0];
+  if (!row) throw notFound(`application "${name}" in environment "${environment}"`);
+  const [drift, revisions] = await Promise.all([
+    db.driftItem.findMany({
+      where: { applicationId: row.id, resolvedAt: null },
+      select: { key: true, type: true, kind: true, namespace: true, name: true, openedAt: true, attributionManager: true },
+      orderBy: { key: "asc" },
+      take: 500,
+    }),
+    db.appliedRevision.findMany({ where: { applicationId: row.id }, select: { sha: true, source: true, firstSeenAt: true, lastSeenAt: true, endedAt: true }, orderBy: { firstSeenAt: "desc" }, take: 50 }),
+  ]);
+  return {
+    environment: env.name,
+    application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs),
+    drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),
+    revisions: revisions.map((r) => ({ sha: r.sha, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
+  };
+}

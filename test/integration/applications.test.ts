@@ -1,0 +1,165 @@
+// An environment of three declared applications from two repositories: one
+// run collects them all, fetching each repository once, and attributes every
+// drift, revision and object to the application it belongs to. An
+// application that leaves the configuration is marked removed, its history kept.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { forEachCluster, type TestCluster } from "../support/clusters";
+import { deploymentYaml, KUBECTL_UA } from "../support/collector-env";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { syncConfigToDatabase, collectorContext, enqueueRun, leaseRunById, executeRun } from "@/lib/collector";
+import { createClusterClient } from "@/lib/kube/client";
+import { discover, resourcePath } from "@/lib/kube/discovery";
+import { serverSideApply, type DemoKube } from "@/demo/kube-writer";
+import { logger } from "@/lib/log";
+
+const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "platform-settings", namespace: "shop" }, data: { REGION: "eu-west-1" } };
+const web = deploymentYaml("web", "shop/web:2.0.0", 2);
+const api = deploymentYaml("api", "shop/api:1.4.0", 3);
+const apiConfig = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "api-config", namespace: "shop", labels: { team: "api" } }, data: { CART_TTL: "30m" } };
+// Nobody's in Git, labelled as the api team's: Extra, and the api application's.
+const apiDebug = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "api-debug", namespace: "shop", labels: { team: "api" } }, data: { LEVEL: "trace" } };
+
+const db = getPrisma();
+let dir: string;
+let cluster: TestCluster;
+let platform: TestRepo;
+let shop: TestRepo;
+let admin: DemoKube;
+let config: DriftwatchConfig;
+
+function configWith(applications: Array<Record<string, unknown>>): DriftwatchConfig {
+  return parseConfig(
+    stringify({
+      repositories: [
+        { name: "platform", url: platform.dir },
+        { name: "shop", url: shop.dir },
+      ],
+      environments: [
+        { name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], defaultNamespace: "shop", extraKinds: [], applications },
+      ],
+    }),
+  );
+}
+
+const INFRA = { name: "infra", source: { repository: "platform", path: "clusters/production" } };
+const WEB = { name: "web", source: { repository: "shop", path: "apps/web" } };
+const API = { name: "api", source: { repository: "shop", path: "apps/api" }, trackingLabel: "team=api" };
+
+async function run() {
+  await syncConfigToDatabase(db, config);
+  const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+  const runId = await enqueueRun(db, env.id, "test");
+  const leased = await leaseRunById(db, runId, "test-worker", 60_000);
+  if (!leased) throw new Error("could not lease the run");
+  const ctx = collectorContext(db, config, { mirrorsDir: path.join(dir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
+  const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
+  const stats = (await db.collectionRun.findUniqueOrThrow({ where: { id: runId } })).stats as Record<string, unknown> | null;
+  return { ...outcome, stats };
+}
+
+async function applications() {
+  const rows = await db.application.findMany({ orderBy: { name: "asc" } });
+  return new Map(rows.map((r) => [r.name, r]));
+}
+
+forEachCluster((server) => {
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-applications-"));
+    cluster = await server().forCase(dir);
+    platform = TestRepo.create("platform-repo");
+    platform.write("clusters/production/settings.yaml", stringify(settings)).commit("platform settings");
+    shop = TestRepo.create("shop-repo");
+    shop.write("apps/web/deployment.yaml", stringify(web));
+    shop.write("apps/api/deployment.yaml", [api, apiConfig].map((o) => stringify(o)).join("---\n"));
+    shop.commit("web and api");
+    config = configWith([INFRA, WEB, API]);
+    await resetDatabase(db);
+    const client = createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "t" });
+    admin = { client, discovery: await discover(client) };
+    await serverSideApply(admin, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } }, "kubectl");
+    for (const o of [settings, web, api, apiConfig]) await serverSideApply(admin, o, "kustomize-controller");
+  });
+  afterEach(async () => {
+    await cluster.release();
+    platform.cleanup();
+    shop.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe("an environment of three applications from two repositories", () => {
+    it("collects all three in one run, fetching each repository once, and attributes drift to the right application", async () => {
+      const first = await run();
+      expect(first.status).toBe("succeeded");
+      expect(first.stats).toMatchObject({ applications: 3, repositoriesFetched: 2, desired: 4, live: 4, drift: { Modified: 0, Missing: 0, Extra: 0 } });
+      let apps = await applications();
+      expect([...apps.keys()]).toEqual(["api", "infra", "web"]);
+      // Each application's own revision: the platform repository's for infra, the shop's for the others.
+      expect(apps.get("infra")).toMatchObject({ kind: "declared", promotionKey: "infra", approvedSha: platform.head(), appliedSha: platform.head(), appliedSource: "inferred", objectCount: 1, driftCount: 0, removedAt: null });
+      expect(apps.get("web")).toMatchObject({ approvedSha: shop.head(), appliedSha: shop.head(), objectCount: 1 });
+      expect(apps.get("api")).toMatchObject({ approvedSha: shop.head(), appliedSha: shop.head(), objectCount: 2 });
+      const owners = await db.liveObject.findMany({ select: { key: true, applicationId: true }, orderBy: { key: "asc" } });
+      const nameOf = new Map([...apps.values()].map((a) => [a.id, a.name]));
+      expect(owners.map((o) => [o.key, nameOf.get(o.applicationId ?? "")])).toEqual([
+        ["/ConfigMap/shop/api-config", "api"],
+        ["/ConfigMap/shop/platform-settings", "infra"],
+        ["apps/Deployment/shop/api", "api"],
+        ["apps/Deployment/shop/web", "web"],
+      ]);
+      const lineage = await db.appliedRevision.findMany({ select: { applicationId: true, sha: true } });
+      expect(lineage.map((l) => [nameOf.get(l.applicationId ?? ""), l.sha]).sort()).toEqual([["api", shop.head()], ["infra", platform.head()], ["web", shop.head()]]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 3, applicationsInSync: 3, applicationsDrifted: 0 });
+
+      // A human scales web and leaves a debug ConfigMap labelled for the api team.
+      const deployments = admin.discovery.lookup("apps/v1", "Deployment")!;
+      await admin.client.requestJson("PATCH", resourcePath(deployments, "shop", "web") + "/scale", { body: { spec: { replicas: 5 } }, contentType: "application/merge-patch+json", userAgent: KUBECTL_UA });
+      await serverSideApply(admin, apiDebug, "kubectl");
+      const second = await run();
+      expect(second.status).toBe("succeeded");
+      expect(second.stats).toMatchObject({ repositoriesFetched: 2, drift: { Modified: 1, Missing: 0, Extra: 1 } });
+      apps = await applications();
+      const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true, attributionManager: true }, orderBy: { key: "asc" } });
+      expect(items.map((i) => [i.key, i.type, nameOf.get(i.applicationId ?? ""), i.attributionManager])).toEqual([
+        ["/ConfigMap/shop/api-debug", "Extra", "api", null],
+        ["apps/Deployment/shop/web", "Modified", "web", "kubectl"],
+      ]);
+      expect([...apps.values()].map((a) => [a.name, a.driftCount])).toEqual([["api", 1], ["infra", 0], ["web", 1]]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 3, applicationsInSync: 1, applicationsDrifted: 2 });
+      // The audit log names the application of each drift.
+      const opened = await db.auditEvent.findMany({ where: { action: "drift.opened" }, select: { reason: true, after: true }, orderBy: { id: "asc" } });
+      expect(opened.map((e) => [e.reason, (e.after as { application?: string }).application]).sort()).toEqual([["/ConfigMap/shop/api-debug", "api"], ["apps/Deployment/shop/web", "web"]]);
+    });
+
+    it("marks an application that left the configuration removed and keeps its history; it comes back under the same id", async () => {
+      await run();
+      await serverSideApply(admin, apiDebug, "kubectl");
+      await run();
+      const before = (await applications()).get("api")!;
+      const openExtra = await db.driftItem.findFirstOrThrow({ where: { applicationId: before.id, resolvedAt: null } });
+
+      config = configWith([INFRA, WEB]);
+      const without = await run();
+      expect(without.status).toBe("succeeded");
+      expect(without.stats).toMatchObject({ applications: 2, repositoriesFetched: 2, live: 2 });
+      let apps = await applications();
+      expect(apps.get("api")?.removedAt).not.toBeNull();
+      expect(apps.get("web")?.removedAt).toBeNull();
+      // Its history stays: the drift it had (ended, the object no longer anyone's) and its lineage.
+      expect(await db.driftItem.findUniqueOrThrow({ where: { id: openExtra.id } })).toMatchObject({ applicationId: before.id, resolution: "deleted" });
+      expect(await db.appliedRevision.count({ where: { applicationId: before.id } })).toBe(1);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 2, applicationsInSync: 2 });
+
+      config = configWith([INFRA, WEB, API]);
+      expect((await run()).status).toBe("succeeded");
+      apps = await applications();
+      expect(apps.get("api")).toMatchObject({ id: before.id, removedAt: null, objectCount: 3 });
+      expect(await db.driftItem.count({ where: { applicationId: before.id } })).toBe(2);
+    });
+  });
+});
