@@ -2,7 +2,7 @@
 // drift out, stored in one transaction. Any failure before the transaction
 // leaves the last good state untouched; the run records why.
 import { createHash } from "node:crypto";
-import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import { controllerKindOf, type DriftwatchConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
@@ -21,12 +21,13 @@ import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type 
 import { getObject, parseInventoryId, readController } from "./controller-object";
 import { remoteBaseSource, syncGit } from "./git-side";
 import { inferApplied } from "./infer-applied";
+import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
 
 export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer, controllerIgnore: IgnoreRule[] = []): CompareOptions {
   const controllerManagers =
-    env.controller?.type === "flux" ? ["kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
+    env.controller?.type === "flux" ? [env.controller.kind === "HelmRelease" ? "helm-controller" : "kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
   const [labelKey, labelValue] = env.trackingLabel ? env.trackingLabel.split("=") : [];
   return {
     controllerManagers: [...controllerManagers, ...(config.managers.controller ?? [])],
@@ -96,14 +97,14 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       throw new RunFailure([kubeRunError(e)]);
     }
     if (env.controller && controller && !controller.found) {
-      warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
+      warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${controllerKindOf(env.controller)} ${env.controller.namespace}/${env.controller.name} not found` });
     }
     // ── Render ────────────────────────────────────────────────────────────
     progress.phase = "render";
     report();
     if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
+    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, isHelmReleaseEnvironment(env) ? null : controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
     if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
@@ -172,6 +173,29 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
     if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
       throw new RunFailure(warnings.filter((w) => w.severity === "error"));
+    }
+    // A HelmRelease's desired state is the release Helm installed; Git's HelmRelease says only whether it is released yet.
+    let helmSide: HelmReleaseSide | null = null;
+    if (isHelmReleaseEnvironment(env)) {
+      const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+      helmSide = await helmReleaseSide({
+        env,
+        client,
+        discovery,
+        live: controllerObject,
+        rendered,
+        compared: compareSha,
+        secretKey: ctx.secretKey,
+        mirrorPath,
+        renderAt: (sha) => memoGit([mirrorPath, "render-at", sha, ...optionsKey], () => renderManifests(mirrorPath, sha, renderOptions)),
+      }).catch((e: unknown) => {
+        throw new RunFailure([e instanceof HelmReleaseDecodeError ? { category: "render", message: e.message } : kubeRunError(e)]);
+      });
+      rendered = helmSide.rendered;
+      if (helmSide.helm.message) warnings.push({ category: "render", severity: "warning", message: helmSide.helm.message });
+      if (!helmSide.helm.release) {
+        warnings.push({ category: "render", severity: "warning", message: `no Helm release ${helmSide.helm.ref.releaseName} in namespace ${helmSide.helm.ref.storageNamespace}: nothing installed yet` });
+      }
     }
     // Built once per render (reused while the commit is) and never changed after: later runs share it.
     const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
@@ -352,6 +376,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     report();
     const result = await persistRun(ctx, state, async (results) => {
       // Applied revision: the controller's word, else inferred from live state.
+      if (helmSide) return { sha: await helmSide.applied(), source: "controller" as const };
       if (controller?.appliedRevision) return { sha: controller.appliedRevision, source: "controller" as const };
       // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
       return inferApplied(ctx, env, renderOptions, secretValues, mirrorPath, tipSha, withheldFrom ?? (approved as string), results, live, compareContext, inputsOutside);

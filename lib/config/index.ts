@@ -9,3 +9,4 @@ export type {
   ControllerConfig,
 } from "./schema";
 export { getConfig, resetConfigCache } from "./current";
+export { controllerKindOf, type ControllerKind } from "./controller-kind";
