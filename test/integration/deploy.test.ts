@@ -282,16 +282,24 @@ describe("deploy/ files", () => {
     expect(committed).toBe(renderPauseRbac(config));
   });
 
-  it("guard every spec field of the Flux Kustomization CRD except spec.suspend", () => {
+  it.each([
+    ["Kustomization", "kustomize.toolkit.fluxcd.io_kustomizations.yaml", "kustomizations"],
+    ["HelmRelease", "helm.toolkit.fluxcd.io_helmreleases.yaml", "helmreleases"],
+  ])("guard every spec field of the Flux %s CRD except spec.suspend", (_kind, crdFile, resource) => {
     // CEL cannot iterate over a typed object's fields, so the policy names them; a field it
     // forgets (or misspells: `.?` on an unknown field is simply absent on both sides) could be
     // changed by the pause account. The server's type-checking status that would flag a misspelling
     // is written by kube-controller-manager, which realkube does not run; this check stands in
     // for it. The CRD is the one the real-server test installs.
-    const crd = parseAllDocuments(fs.readFileSync(path.join(root, "test/fixtures/flux-crds/kustomize.toolkit.fluxcd.io_kustomizations.yaml"), "utf8"))[0]?.toJSON() as {
+    const crd = parseAllDocuments(fs.readFileSync(path.join(root, "test/fixtures/flux-crds", crdFile), "utf8"))[0]?.toJSON() as {
       spec: { versions: Array<{ name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }> };
     };
-    const policy = fs.readFileSync(path.join(root, "deploy/base/pause-policy.yaml"), "utf8");
+    // The policy that matches this resource, not one of the others in the file.
+    const policy = fs
+      .readFileSync(path.join(root, "deploy/base/pause-policy.yaml"), "utf8")
+      .split(/^---$/m)
+      .find((doc) => doc.includes("kind: ValidatingAdmissionPolicy\n") && doc.includes(`resources: ["${resource}"]`));
+    expect(policy, resource).toBeDefined();
     for (const version of crd.spec.versions) {
       for (const field of Object.keys(version.schema.openAPIV3Schema.properties.spec.properties)) {
         if (field === "suspend") continue;
