@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { controllerKindOf, type DriftwatchConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config";
 import type { RunError, RunProgress, RolloutStatus, ControllerStatus } from "@/lib/domain/types";
 import { approvedRevision, renderManifests, isAncestor, networkIsolation, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
-import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
+import { controllerRenderFor, mergeSecretValues, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { compareObject, createCompareContext, hashSecretValues, objectKey, type KubeObject, type CompareOptions, type IgnoreRule } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
@@ -104,10 +104,11 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     report();
     if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-    const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, isHelmReleaseEnvironment(env) ? null : controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
+    const { render: controllerRender, secretValues: substituteSecretValues, pathMismatch } = await controllerRenderFor(env, isHelmReleaseEnvironment(env) ? null : controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
     if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
+    let secretValues = substituteSecretValues;
     const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
     // A kustomize render reads files outside the path (bases, components, patches,
     // generator files): a commit to any of them is approved too. The inputs are the
@@ -192,6 +193,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         throw new RunFailure([e instanceof HelmReleaseDecodeError ? { category: "render", message: e.message } : kubeRunError(e)]);
       });
       rendered = helmSide.rendered;
+      secretValues = mergeSecretValues(secretValues, helmSide.helm.secretValues);
       if (helmSide.helm.message) warnings.push({ category: "render", severity: "warning", message: helmSide.helm.message });
       if (!helmSide.helm.release) {
         warnings.push({ category: "render", severity: "warning", message: `no Helm release ${helmSide.helm.ref.releaseName} in namespace ${helmSide.helm.ref.storageNamespace}: nothing installed yet` });

@@ -50,7 +50,8 @@ describe("composeValues", () => {
       }),
       read,
     );
-    expect(composed).toEqual({ ok: true, values: { replicaCount: 1, ui: { color: "red", message: "hi" }, tolerations: [], db: { password: "hunter2" }, flag: true } });
+    // What came from the Secret is named, so it can be masked wherever the chart puts it outside a Secret.
+    expect(composed).toEqual({ ok: true, values: { replicaCount: 1, ui: { color: "red", message: "hi" }, tolerations: [], db: { password: "hunter2" }, flag: true }, secretStrings: ["hunter2"] });
   });
 
   it("fails where helm-controller fails, without any value in the message", async () => {

@@ -52,7 +52,16 @@ export function helmReleaseRefOf(helmRelease: Obj): HelmReleaseRef {
 /** Reads one ConfigMap or Secret in the HelmRelease's namespace (null when it does not exist). */
 export type ReadValuesSource = (kind: "ConfigMap" | "Secret", namespace: string, name: string) => Promise<Obj | null>;
 
-export type ComposedValues = { ok: true; values: Obj } | { ok: false; reason: string };
+export type ComposedValues =
+  /** `secretStrings`: the string values that came from Secrets; wherever the chart puts them outside a Secret, they are masked. */
+  | { ok: true; values: Obj; secretStrings?: string[] }
+  | { ok: false; reason: string };
+
+function stringLeaves(node: unknown, out: Set<string>): void {
+  if (typeof node === "string") out.add(node);
+  else if (Array.isArray(node)) node.forEach((n) => stringLeaves(n, out));
+  else if (node && typeof node === "object") Object.values(node).forEach((n) => stringLeaves(n, out));
+}
 
 /** fluxcd/pkg chartutil.MergeMaps: maps merge key by key, anything else in `b` replaces. */
 export function mergeMaps(a: Obj, b: Obj): Obj {
@@ -74,6 +83,7 @@ export async function composeValues(helmRelease: Obj, read: ReadValuesSource): P
   const spec = rec(helmRelease.spec);
   const namespace = str(rec(helmRelease.metadata).namespace) ?? "default";
   let result: Obj = {};
+  const secretStrings = new Set<string>();
   const fetched = new Map<string, Obj | null>();
   for (const raw of Array.isArray(spec.valuesFrom) ? spec.valuesFrom : []) {
     const ref = rec(raw);
@@ -103,9 +113,10 @@ export async function composeValues(helmRelease: Obj, read: ReadValuesSource): P
     if (doc !== undefined && doc !== null && (typeof doc !== "object" || Array.isArray(doc))) {
       return { ok: false, reason: `values in key '${key}' of ${kind} '${namespace}/${name}' are not a map` };
     }
+    if (kind === "Secret") stringLeaves(doc, secretStrings);
     result = mergeMaps(result, rec(doc));
   }
-  return { ok: true, values: mergeMaps(result, rec(spec.values)) };
+  return { ok: true, values: mergeMaps(result, rec(spec.values)), secretStrings: [...secretStrings] };
 }
 
 /** One entry of status.history, as helm-controller writes it (v2 Snapshot). */

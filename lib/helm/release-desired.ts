@@ -41,6 +41,8 @@ export interface HelmReleaseDesired {
   verdict: ReleaseVerdict | null;
   /** A sentence for the run when Git's version is not (known to be) released. */
   message: string | null;
+  /** String values Git's HelmRelease takes from Secrets (valuesFrom): masked wherever they land outside a Secret. In memory only. */
+  secretValues: string[];
 }
 
 export interface HelmReleaseDesiredInput {
@@ -64,11 +66,14 @@ export async function helmReleaseDesired(input: HelmReleaseDesiredInput): Promis
   const objects = release ? releaseObjects(release, input.isNamespaced) : [];
   let declared: DeclaredRelease | null = null;
   let verdict: ReleaseVerdict | null = null;
+  let secretValues: string[] = [];
   if (input.declared) {
-    declared = declaredRelease(input.declared, await composeValues(input.declared, input.readValues), input.digestKey);
+    const composed = await composeValues(input.declared, input.readValues);
+    if (composed.ok) secretValues = composed.secretStrings ?? [];
+    declared = declaredRelease(input.declared, composed, input.digestKey);
     verdict = releaseVerdict(declared, input.live, release?.configDigest ?? null);
   }
   const metadata = (basis.metadata ?? {}) as Obj;
   const message = verdict ? describeVerdict({ namespace: String(metadata.namespace ?? ""), name: String(metadata.name ?? "") }, verdict) : null;
-  return { ref, release, revisions, objects, declared, verdict, message };
+  return { ref, release, revisions, objects, declared, verdict, message, secretValues };
 }
