@@ -90,8 +90,8 @@ describe("releaseVerdict", () => {
 
   it("without history, falls back to the keyed digest of the release in storage", () => {
     const declared = declaredRelease(hr({ values }), { ok: true, values }, "k");
-    expect(releaseVerdict(declared, hr({}), declared.keyedConfigDigest).state).toBe("unknown");
-    expect(releaseVerdict(declared, hr({}), "hmac-sha256:other")).toMatchObject({ state: "pending", changes: ["values changed"] });
+    expect(releaseVerdict(declared, hr({}), { keyedConfigDigest: declared.keyedConfigDigest as string, chartVersion: "6.7.1" })).toEqual({ state: "released", snapshot: null });
+    expect(releaseVerdict(declared, hr({}), { keyedConfigDigest: "hmac-sha256:other", chartVersion: "6.7.0" })).toMatchObject({ state: "pending", changes: ["chart version 6.7.0 → 6.7.1", "values changed"] });
     expect(releaseVerdict(declared, null)).toMatchObject({ state: "pending", changes: ["not installed yet"] });
   });
 

@@ -182,7 +182,8 @@ export function declaredRelease(helmRelease: Obj, values: ComposedValues, digest
 }
 
 export type ReleaseVerdict =
-  | { state: "released"; snapshot: ReleaseSnapshot }
+  /** `snapshot` is null when the controller keeps no history and the release in storage decided. */
+  | { state: "released"; snapshot: ReleaseSnapshot | null }
   /** Git asks for something the last release does not have: an upgrade is due (or failing). */
   | { state: "pending"; snapshot: ReleaseSnapshot | null; changes: string[]; reason: string | null }
   | { state: "unknown"; reason: string };
@@ -193,11 +194,11 @@ const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
  * Whether the HelmRelease in Git has been released: its chart version (when
  * Git pins one; a range is the source's business) and the config digest
  * against status.history[0], the release helm-controller last made. When the
- * controller reports no history, the keyed digest of the release found in
- * storage stands in. `reason` is the controller's own account (Ready, else
+ * controller reports no history, the release found in storage stands in
+ * (its chart version, and its values by keyed digest). `reason` is the controller's own account (Ready, else
  * Released condition message) of why it has not released.
  */
-export function releaseVerdict(declared: DeclaredRelease, helmRelease: Obj | null, storedKeyedDigest: string | null = null): ReleaseVerdict {
+export function releaseVerdict(declared: DeclaredRelease, helmRelease: Obj | null, stored: { keyedConfigDigest: string; chartVersion: string } | null = null): ReleaseVerdict {
   if (declared.valuesProblem) return { state: "unknown", reason: declared.valuesProblem };
   const snapshot = helmRelease ? (releaseHistoryOf(helmRelease)[0] ?? null) : null;
   const reason = helmRelease ? controllerReason(helmRelease) : null;
@@ -212,9 +213,12 @@ export function releaseVerdict(declared: DeclaredRelease, helmRelease: Obj | nul
     if (declared.configDigest && snapshot.configDigest && declared.configDigest !== snapshot.configDigest) changes.push("values changed");
     return changes.length === 0 ? { state: "released", snapshot } : { state: "pending", snapshot, changes, reason };
   }
-  if (storedKeyedDigest && declared.keyedConfigDigest) {
-    if (storedKeyedDigest !== declared.keyedConfigDigest) return { state: "pending", snapshot: null, changes: ["values changed"], reason };
-    return { state: "unknown", reason: "the HelmRelease reports no release history; its values match the release in storage" };
+  if (stored && declared.keyedConfigDigest) {
+    if (!declared.chartRef && EXACT_VERSION.test(declared.version) && declared.version.replace(/^v/, "") !== stored.chartVersion.replace(/^v/, "")) {
+      changes.push(`chart version ${stored.chartVersion} → ${declared.version}`);
+    }
+    if (stored.keyedConfigDigest !== declared.keyedConfigDigest) changes.push("values changed");
+    return changes.length === 0 ? { state: "released", snapshot: null } : { state: "pending", snapshot: null, changes, reason };
   }
   return { state: "pending", snapshot: null, changes: ["not installed yet"], reason };
 }

@@ -71,7 +71,7 @@ export async function helmReleaseDesired(input: HelmReleaseDesiredInput): Promis
     const composed = await composeValues(input.declared, input.readValues);
     if (composed.ok) secretValues = composed.secretStrings ?? [];
     declared = declaredRelease(input.declared, composed, input.digestKey);
-    verdict = releaseVerdict(declared, input.live, release?.configDigest ?? null);
+    verdict = releaseVerdict(declared, input.live, release ? { keyedConfigDigest: release.configDigest, chartVersion: release.chart.version } : null);
   }
   const metadata = (basis.metadata ?? {}) as Obj;
   const message = verdict ? describeVerdict({ namespace: String(metadata.namespace ?? ""), name: String(metadata.name ?? "") }, verdict) : null;
