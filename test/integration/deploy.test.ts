@@ -210,7 +210,7 @@ describe("deploy/ Kubernetes manifests", () => {
     }
     const granted = collector.flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).map((res) => `${g}/${res}`)));
     // What the collector reads: the kinds GitOps repositories carry, Secrets (hashed), and the controllers' objects.
-    for (const needed of ["/configmaps", "/secrets", "/services", "apps/deployments", "batch/cronjobs", "networking.k8s.io/ingresses", "kustomize.toolkit.fluxcd.io/kustomizations", "source.toolkit.fluxcd.io/gitrepositories", "argoproj.io/applications"]) {
+    for (const needed of ["/configmaps", "/secrets", "/services", "apps/deployments", "batch/cronjobs", "networking.k8s.io/ingresses", "kustomize.toolkit.fluxcd.io/kustomizations", "helm.toolkit.fluxcd.io/helmreleases", "source.toolkit.fluxcd.io/gitrepositories", "argoproj.io/applications"]) {
       expect(granted).toContain(needed);
     }
     expect(granted).not.toContain("/pods");
@@ -240,7 +240,7 @@ describe("deploy/ Kubernetes manifests", () => {
 
   it("ship cluster-scoped admission policies that match only the pause account's updates", () => {
     const policies = objects.filter((o) => o.kind === "ValidatingAdmissionPolicy");
-    expect(policies.map((p) => p.metadata.name).sort()).toEqual(["driftwatch-pause-argocd", "driftwatch-pause-flux"]);
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual(["driftwatch-pause-argocd", "driftwatch-pause-flux", "driftwatch-pause-flux-helmrelease"]);
     for (const p of objects.filter((o) => o.apiVersion.startsWith("admissionregistration.k8s.io/"))) expect(p.metadata.namespace, p.metadata.name).toBeUndefined();
     for (const p of policies) {
       const spec = p.spec as { failurePolicy: string; matchConditions: Array<{ expression: string }> };
@@ -428,7 +428,7 @@ spec:
   });
 
   it("lets the collector account list what it reads, and not pods, their logs or node proxies", async () => {
-    for (const resource of ["namespaces", "configmaps", "secrets", "services", "deployments.apps", "cronjobs.batch", "ingresses.networking.k8s.io", "roles.rbac.authorization.k8s.io", "customresourcedefinitions.apiextensions.k8s.io", "kustomizations.kustomize.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"]) {
+    for (const resource of ["namespaces", "configmaps", "secrets", "services", "deployments.apps", "cronjobs.batch", "ingresses.networking.k8s.io", "roles.rbac.authorization.k8s.io", "customresourcedefinitions.apiextensions.k8s.io", "kustomizations.kustomize.toolkit.fluxcd.io", "helmreleases.helm.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"]) {
       const r = await asCollector(["get", resource, "--all-namespaces", "-o", "name"]);
       expect(r.status, `${resource}: ${r.stderr}`).toBe(0);
     }

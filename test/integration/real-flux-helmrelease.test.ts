@@ -8,7 +8,8 @@
 //   the release's manifest is the desired state: zero drift right after install,
 //   and the config digest Driftwatch computes equals helm-controller's →
 //   `kubectl scale` and `kubectl edit` on the chart's Deployment are drift
-//   attributed to their field managers → a values change committed to Git while
+//   attributed to their field managers → the pause account may change only
+//   spec.suspend → a values change committed to Git while
 //   the HelmRelease is paused (from Driftwatch) shows as "not released yet" with
 //   the applied revision still the old commit → resuming lets helm-controller
 //   upgrade, and the environment is applied at the new commit.
@@ -273,6 +274,23 @@ describe("a Flux HelmRelease environment against real helm-controller and a real
       ["spec.replicas", 2, 4, "kubectl", "scale", "human"],
       ["spec.template.spec.containers[name=podinfo].env[name=PODINFO_UI_COLOR].value", "#34577c", "#ff0000", "kubectl-edit", null, "human"],
     ]);
+  });
+
+  it("lets Driftwatch's pause account change nothing of the HelmRelease but spec.suspend", async () => {
+    const asPause = (patch: unknown) =>
+      runProcess(kubectlBin, ["--kubeconfig", path.join(tmp, "driftwatch-kubeconfig"), "--context", "pause", "-n", "podinfo", "patch", "helmrelease", "podinfo", "--type=merge", "-p", JSON.stringify(patch)]);
+    for (const [what, patch] of [
+      ["spec.values", { spec: { values: { replicaCount: 9 } } }],
+      ["spec.chart with a suspend", { spec: { suspend: true, chart: { spec: { version: "6.0.0" } } } }],
+      ["spec.valuesFrom", { spec: { valuesFrom: [] } }],
+    ] as const) {
+      const r = await asPause(patch);
+      expect(r.status, what).not.toBe(0);
+      expect(r.stderr, what).toMatch(/Driftwatch's pause account may change only spec.suspend of a Flux HelmRelease/);
+    }
+    const hr = await getObject(HELMRELEASE);
+    expect(rec(hr?.spec).suspend).toBeUndefined();
+    expect(rec(rec(hr?.spec).values).replicaCount).toBe(2);
   });
 
   it("shows a values change in Git as not released while the HelmRelease is paused, and applied once helm-controller upgrades", async () => {
