@@ -17,6 +17,7 @@ import type { ScaleOutBenchResult } from "./scale-out";
 import type { DriftBenchResult } from "./drift";
 import type { KubesimListBenchResult } from "./kubesim-list";
 import type { AuthFloodBenchResult } from "./auth-flood";
+import type { HelmReleaseStorageBenchResult } from "./helm-release-storage";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -38,6 +39,7 @@ function benches(full: boolean): Bench[] {
   return [
     { name: "drift", file: "bench/drift.ts", args: [] },
     { name: "kubesim-list", file: "bench/kubesim-list.ts", args: [] },
+    { name: "helm-release-storage", file: "bench/helm-release-storage.ts", args: [] },
     { name: "collect", file: "bench/collect.ts", args: full ? ["--full"] : [] },
     { name: "latency", file: "bench/latency.ts", args: [] },
     { name: "api", file: "bench/api.ts", args: [] },
@@ -99,6 +101,11 @@ function rows(outcomes: Outcome[]): Row[] {
   const list = get<KubesimListBenchResult>("kubesim-list");
   if (list) out.push(["kubesim list", `${n(list.objects)} ConfigMaps, pages of ${list.pageSize}`, `${n(list.elapsedMs)} ms`, "—", "—", "< 2 s", yes(list.target.met)]);
 
+  const helm = get<HelmReleaseStorageBenchResult>("helm-release-storage");
+  if (helm) {
+    const what = `${n(helm.releases)} releases × ${helm.revisionsPerRelease} revisions (${n(helm.secrets)} Secrets, ${helm.namespaces} namespaces), current decoded, manifest parsed`;
+    out.push(["Helm release storage", what, `${n(helm.readMs)} ms (one release at a time: ${n(helm.perReleaseMs)} ms)`, `bare list of the same Secrets ${n(helm.baselineMs)} ms`, `${helm.ratio}×`, "≤ 2 s", yes(helm.target.met)]);
+  }
   const collect = get<CollectBenchResult>("collect");
   if (collect) {
     for (const s of collect.sizes) {

@@ -14,25 +14,83 @@ type Obj = Record<string, unknown>;
 /** Lists Secrets of one namespace matching a label selector (the API's list, items as returned). */
 export type ListSecrets = (namespace: string, labelSelector: string) => Promise<Obj[]>;
 
-/** Every stored revision of one release (Helm's own selector: owner=helm, name=<release>), decoded; values become a keyed digest. */
-export async function readReleaseRevisions(listSecrets: ListSecrets, ref: Pick<HelmReleaseRef, "releaseName" | "storageNamespace">, digestKey: string | Uint8Array): Promise<HelmRelease[]> {
-  const items = await listSecrets(ref.storageNamespace, `owner=helm,name=${ref.releaseName}`);
-  const revisions: HelmRelease[] = [];
-  for (const item of items) {
-    if (item.type !== HELM_RELEASE_SECRET_TYPE) continue;
+/** One stored revision as Helm's labels on its Secret describe it (no decoding needed). */
+export interface StoredRevision {
+  revision: number;
+  status: string;
+}
+
+/**
+ * The current release (Helm's choice: the newest `deployed` revision, else
+ * the newest) among one release's Secrets, and its stored revisions, decoding
+ * only the current one: Helm labels every release Secret with its `version`
+ * and `status`, so the others need not be decompressed and parsed. Secrets
+ * without those labels (written by something else than Helm) are all decoded
+ * and chosen from as decoded.
+ */
+export function currentOfSecrets(items: Obj[], digestKey: string | Uint8Array): { current: HelmRelease | null; history: StoredRevision[] } {
+  const releases = items.filter((i) => i.type === HELM_RELEASE_SECRET_TYPE);
+  const labelled = releases.map((item) => {
+    const labels = ((item.metadata as Obj | undefined)?.labels ?? {}) as Record<string, unknown>;
+    return { item, revision: Number(labels.version), status: typeof labels.status === "string" ? labels.status : "" };
+  });
+  const decode = (item: Obj) => {
     const value = (item.data as Record<string, unknown> | undefined)?.release;
-    if (typeof value !== "string") continue;
-    revisions.push(decodeReleaseSecretValue(value, digestKey));
+    return typeof value === "string" ? decodeReleaseSecretValue(value, digestKey) : null;
+  };
+  if (labelled.some((l) => !Number.isInteger(l.revision) || !l.status)) {
+    const decoded = releases.map(decode).filter((r): r is HelmRelease => r !== null);
+    return { current: currentRelease(decoded), history: decoded.map((r) => ({ revision: r.revision, status: r.status })).sort((a, b) => b.revision - a.revision) };
   }
-  return revisions.sort((a, b) => b.revision - a.revision);
+  const newestFirst = labelled.sort((a, b) => b.revision - a.revision);
+  const chosen = newestFirst.find((l) => l.status === "deployed") ?? newestFirst[0];
+  return { current: chosen ? decode(chosen.item) : null, history: newestFirst.map((l) => ({ revision: l.revision, status: l.status })) };
+}
+
+/** One release's current revision and history, with Helm's own selector. */
+export async function readCurrentRelease(
+  listSecrets: ListSecrets,
+  ref: Pick<HelmReleaseRef, "releaseName" | "storageNamespace">,
+  digestKey: string | Uint8Array,
+): Promise<{ current: HelmRelease | null; history: StoredRevision[] }> {
+  return currentOfSecrets(await listSecrets(ref.storageNamespace, `owner=helm,name=${ref.releaseName}`), digestKey);
+}
+
+/**
+ * Many releases at once (an environment holding many HelmReleases): one list
+ * per storage namespace (`owner=helm`) instead of one per release, grouped by
+ * Helm's `name` label. Keyed `storageNamespace/releaseName`.
+ */
+export async function readCurrentReleases(
+  listSecrets: ListSecrets,
+  refs: ReadonlyArray<Pick<HelmReleaseRef, "releaseName" | "storageNamespace">>,
+  digestKey: string | Uint8Array,
+): Promise<Map<string, { current: HelmRelease | null; history: StoredRevision[] }>> {
+  const byNamespace = new Map<string, Set<string>>();
+  for (const r of refs) byNamespace.set(r.storageNamespace, (byNamespace.get(r.storageNamespace) ?? new Set()).add(r.releaseName));
+  const out = new Map<string, { current: HelmRelease | null; history: StoredRevision[] }>();
+  for (const [namespace, names] of byNamespace) {
+    if (names.size === 1) {
+      const name = [...names][0] as string;
+      out.set(`${namespace}/${name}`, await readCurrentRelease(listSecrets, { storageNamespace: namespace, releaseName: name }, digestKey));
+      continue;
+    }
+    const grouped = new Map<string, Obj[]>([...names].map((n) => [n, []]));
+    for (const item of await listSecrets(namespace, "owner=helm")) {
+      const name = (((item.metadata as Obj | undefined)?.labels ?? {}) as Record<string, unknown>).name;
+      if (typeof name === "string") grouped.get(name)?.push(item);
+    }
+    for (const [name, items] of grouped) out.set(`${namespace}/${name}`, currentOfSecrets(items, digestKey));
+  }
+  return out;
 }
 
 export interface HelmReleaseDesired {
   ref: HelmReleaseRef;
   /** The release whose manifest is the desired state (null: nothing installed yet). */
   release: HelmRelease | null;
-  /** Stored revisions, newest first: the release history (no values). */
-  revisions: HelmRelease[];
+  /** Stored revisions, newest first: the release history. */
+  history: StoredRevision[];
   /** The release manifest's objects, namespaced ones defaulted to the release's namespace. */
   objects: Obj[];
   /** What Git's HelmRelease asks for, when Git has one. */
@@ -61,8 +119,7 @@ export async function helmReleaseDesired(input: HelmReleaseDesiredInput): Promis
   const basis = input.live ?? input.declared;
   if (!basis) throw new HelmReleaseDecodeError("no HelmRelease in the cluster or in Git");
   const ref = helmReleaseRefOf(basis);
-  const revisions = await readReleaseRevisions(input.listSecrets, ref, input.digestKey);
-  const release = currentRelease(revisions);
+  const { current: release, history } = await readCurrentRelease(input.listSecrets, ref, input.digestKey);
   const objects = release ? releaseObjects(release, input.isNamespaced) : [];
   let declared: DeclaredRelease | null = null;
   let verdict: ReleaseVerdict | null = null;
@@ -75,5 +132,5 @@ export async function helmReleaseDesired(input: HelmReleaseDesiredInput): Promis
   }
   const metadata = (basis.metadata ?? {}) as Obj;
   const message = verdict ? describeVerdict({ namespace: String(metadata.namespace ?? ""), name: String(metadata.name ?? "") }, verdict) : null;
-  return { ref, release, revisions, objects, declared, verdict, message, secretValues };
+  return { ref, release, history, objects, declared, verdict, message, secretValues };
 }
