@@ -193,6 +193,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         throw new RunFailure([e instanceof HelmReleaseDecodeError ? { category: "render", message: e.message } : kubeRunError(e)]);
       });
       rendered = helmSide.rendered;
+      if (controller) controller = { ...controller, helm: helmSide.helm.summary };
       secretValues = mergeSecretValues(secretValues, helmSide.helm.secretValues);
       if (helmSide.helm.message) warnings.push({ category: "render", severity: "warning", message: helmSide.helm.message });
       if (!helmSide.helm.release) {

@@ -7,7 +7,8 @@
 // the HelmRelease's crds policy, never part of a release manifest) — so it is
 // compared with live as it is, with no re-rendering and no guess.
 import { currentRelease, decodeReleaseSecretValue, HELM_RELEASE_SECRET_TYPE, HelmReleaseDecodeError, releaseObjects, type HelmRelease } from "./release-storage";
-import { composeValues, declaredRelease, describeVerdict, helmReleaseRefOf, releaseVerdict, type DeclaredRelease, type HelmReleaseRef, type ReadValuesSource, type ReleaseVerdict } from "./helm-release";
+import { composeValues, declaredRelease, describeVerdict, helmReleaseRefOf, releaseHistoryOf, releaseVerdict, type DeclaredRelease, type HelmReleaseRef, type ReadValuesSource, type ReleaseVerdict } from "./helm-release";
+import { valuesDiff, type ValuesDiffEntry } from "./values-diff";
 
 type Obj = Record<string, unknown>;
 
@@ -101,6 +102,23 @@ export interface HelmReleaseDesired {
   message: string | null;
   /** String values Git's HelmRelease takes from Secrets (valuesFrom): masked wherever they land outside a Secret. In memory only. */
   secretValues: string[];
+  /** Where Git's values and the release's differ (Git's side masked where it could be a secret). */
+  valuesDiff: { entries: ValuesDiffEntry[]; total: number } | null;
+  /** What the page shows: no values, no manifest. */
+  summary: HelmReleaseSummary;
+}
+
+/** A HelmRelease environment's release, for the environment page: chart, version, verdict, values diff and history. */
+export interface HelmReleaseSummary {
+  releaseName: string;
+  releaseNamespace: string;
+  storageNamespace: string;
+  released: { revision: number; status: string; chart: { name: string; version: string; appVersion: string | null }; deployedAt: string | null } | null;
+  declared: { chart: string | null; version: string; chartRef: string | null } | null;
+  verdict: { state: "released" | "pending" | "unknown"; changes: string[]; reason: string | null } | null;
+  valuesDiff: { entries: ValuesDiffEntry[]; total: number } | null;
+  /** Newest first: helm-controller's history where it keeps one (chart versions), else Helm's storage labels. */
+  history: Array<{ revision: number; status: string; chartVersion: string | null; deployedAt: string | null }>;
 }
 
 export interface HelmReleaseDesiredInput {
@@ -124,13 +142,27 @@ export async function helmReleaseDesired(input: HelmReleaseDesiredInput): Promis
   let declared: DeclaredRelease | null = null;
   let verdict: ReleaseVerdict | null = null;
   let secretValues: string[] = [];
+  let diff: HelmReleaseDesired["valuesDiff"] = null;
   if (input.declared) {
     const composed = await composeValues(input.declared, input.readValues);
     if (composed.ok) secretValues = composed.secretStrings ?? [];
+    if (composed.ok && release) diff = valuesDiff(composed.values, secretValues, release.configLeaves, input.digestKey);
     declared = declaredRelease(input.declared, composed, input.digestKey);
     verdict = releaseVerdict(declared, input.live, release ? { keyedConfigDigest: release.configDigest, chartVersion: release.chart.version } : null);
   }
   const metadata = (basis.metadata ?? {}) as Obj;
   const message = verdict ? describeVerdict({ namespace: String(metadata.namespace ?? ""), name: String(metadata.name ?? "") }, verdict) : null;
-  return { ref, release, history, objects, declared, verdict, message, secretValues };
+  const snapshots = input.live ? releaseHistoryOf(input.live) : [];
+  const summary: HelmReleaseSummary = {
+    ...ref,
+    released: release ? { revision: release.revision, status: release.status, chart: release.chart, deployedAt: release.deployedAt } : null,
+    declared: declared ? { chart: declared.chart, version: declared.version, chartRef: declared.chartRef } : null,
+    verdict: verdict ? { state: verdict.state, changes: verdict.state === "pending" ? verdict.changes : [], reason: verdict.state === "released" ? null : verdict.reason } : null,
+    valuesDiff: diff,
+    history:
+      snapshots.length > 0
+        ? snapshots.map((s) => ({ revision: s.version, status: s.status, chartVersion: s.chartVersion || null, deployedAt: s.lastDeployed }))
+        : history.map((h) => ({ revision: h.revision, status: h.status, chartVersion: h.revision === release?.revision ? release.chart.version : null, deployedAt: h.revision === release?.revision ? release.deployedAt : null })),
+  };
+  return { ref, release, history, objects, declared, verdict, message, secretValues, valuesDiff: diff, summary };
 }

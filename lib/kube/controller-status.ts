@@ -1,6 +1,7 @@
 // Reads what a GitOps controller says about itself: which revision it applied,
 // whether it is suspended, and the conditions that explain why an environment
 // is behind ("AuthenticationFailed" on the source, a failed sync, …). Pure.
+import type { HelmReleaseSummary } from "@/lib/helm/release-desired";
 
 export interface ControllerCondition {
   object: string; // "Kustomization/flux-system/shop" or "GitRepository/…" or "Application/…"
@@ -37,6 +38,8 @@ export interface ControllerStatus {
    */
   inventory: string[];
   health: string | null;
+  /** A HelmRelease's release as the collector found it (chart, version, Git vs released); absent for other kinds. */
+  helm?: HelmReleaseSummary;
 }
 
 type Obj = Record<string, unknown>;

@@ -34,6 +34,8 @@ import { startGitHttpServer, type GitHttpServer } from "@/lib/git/test-support/g
 import { logger } from "@/lib/log";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
+import { GET as getEnvironment } from "@/app/api/environments/[env]/route";
+import type { EnvironmentDetailDto } from "@/lib/api/contract";
 import { request, startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
@@ -114,6 +116,15 @@ async function collect(): Promise<RunOutcome> {
 async function openDrift() {
   const items = await db.driftItem.findMany({ where: { environmentId, resolvedAt: null } });
   return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** The environment as the page gets it, through the API route (its zod contract included). */
+async function environmentPage(): Promise<EnvironmentDetailDto> {
+  const res = await getEnvironment(new NextRequest("http://localhost/api/environments/test", { headers: { host: "localhost", ...operator.headers } }), { params: Promise.resolve({ env: "test" }) });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  expect(text).not.toContain(CANARY);
+  return JSON.parse(text) as EnvironmentDetailDto;
 }
 
 function postJson(url: string, body: unknown): NextRequest {
@@ -315,6 +326,16 @@ describe("a Flux HelmRelease environment against real helm-controller and a real
     expect(notReleased?.message).toMatch(/^HelmRelease podinfo\/podinfo: changed in Git, not released yet \(values changed; released revision 1 \(podinfo 6\.14\.1\)\)/);
     const env = await db.environment.findUniqueOrThrow({ where: { id: environmentId } });
     expect([env.approvedSha, env.appliedSha]).toEqual([upgradeSha, installSha]);
+    // The page: chart and version released, the verdict, Git's changed value by path, the history.
+    const page = (await environmentPage()).controller?.helm;
+    expect(page).toMatchObject({
+      releaseName: "podinfo",
+      released: { revision: 1, status: "deployed", chart: { name: "podinfo", version: "6.14.1" } },
+      declared: { chart: "podinfo", version: "6.14.1" },
+      verdict: { state: "pending", changes: ["values changed"] },
+      valuesDiff: { entries: [{ path: "ui.message", change: "changed", git: '"hello again from Git"' }], total: 1 },
+      history: [{ revision: 1, status: "deployed", chartVersion: "6.14.1" }],
+    });
 
     const resumed = await postResume(postJson(`http://localhost/api/pauses/${paused.pause?.id}/resume`, {}), { params: Promise.resolve({ id: paused.pause?.id as string }) });
     expect(resumed.status).toBe(200);
@@ -326,6 +347,9 @@ describe("a Flux HelmRelease environment against real helm-controller and a real
     const released = await collect();
     expect(released.errors.filter((e) => e.message.includes("not released"))).toEqual([]);
     expect(released.appliedSha).toBe(upgradeSha);
+    const after = (await environmentPage()).controller?.helm;
+    expect(after).toMatchObject({ released: { revision: 2 }, verdict: { state: "released", changes: [] }, valuesDiff: { entries: [], total: 0 } });
+    expect(after?.history.map((h) => [h.revision, h.status])).toEqual([[2, "deployed"], [1, "superseded"]]);
     const deployment = await db.desiredObject.findFirstOrThrow({ where: { environmentId, key: DEPLOYMENT_KEY } });
     expect(JSON.stringify(deployment)).not.toContain("hello from Git");
   });
