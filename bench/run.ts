@@ -18,6 +18,7 @@ import type { DriftBenchResult } from "./drift";
 import type { KubesimListBenchResult } from "./kubesim-list";
 import type { AuthFloodBenchResult } from "./auth-flood";
 import type { DiscoveryBenchResult } from "./discovery";
+import type { HelmReleaseStorageBenchResult } from "./helm-release-storage";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -40,6 +41,7 @@ function benches(full: boolean): Bench[] {
     { name: "drift", file: "bench/drift.ts", args: [] },
     { name: "kubesim-list", file: "bench/kubesim-list.ts", args: [] },
     { name: "discovery", file: "bench/discovery.ts", args: [] },
+    { name: "helm-release-storage", file: "bench/helm-release-storage.ts", args: [] },
     { name: "collect", file: "bench/collect.ts", args: full ? ["--full"] : [] },
     { name: "latency", file: "bench/latency.ts", args: [] },
     { name: "api", file: "bench/api.ts", args: [] },
@@ -114,6 +116,11 @@ function rows(outcomes: Outcome[]): Row[] {
         yes(r.discovery.medianMs <= discovery.target.maxMedianMs),
       ]);
     }
+  }
+  const helm = get<HelmReleaseStorageBenchResult>("helm-release-storage");
+  if (helm) {
+    const what = `${n(helm.releases)} releases × ${helm.revisionsPerRelease} revisions (${n(helm.secrets)} Secrets, ${helm.namespaces} namespaces), current decoded, manifest parsed`;
+    out.push(["Helm release storage", what, `${n(helm.readMs)} ms (one release at a time: ${n(helm.perReleaseMs)} ms)`, `bare list of the same Secrets ${n(helm.baselineMs)} ms`, `${helm.ratio}×`, "≤ 2 s", yes(helm.target.met)]);
   }
   const collect = get<CollectBenchResult>("collect");
   if (collect) {

@@ -65,7 +65,7 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
   if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
   if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart; its desired state comes from release storage, not collected here yet` };
   let controller: ControllerConfig | undefined;
-  if (app.controller?.kind === "Kustomization") controller = { type: "flux", namespace: app.controller.namespace, name: app.controller.name };
+  if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller?.kind === "Application") controller = { type: "argocd", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller) return { ok: false, reason: `application ${app.name} is a ${app.controller.kind}; not collected here yet` };
   return {

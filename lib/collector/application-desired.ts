@@ -4,14 +4,15 @@
 // desired state from release storage instead of a render: this is the step
 // they replace.
 import { createHash } from "node:crypto";
-import type { EnvironmentConfig } from "@/lib/config";
+import { controllerKindOf, type EnvironmentConfig } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
 import { approvedRevision, renderManifests, isAncestor, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
 import type { Discovery } from "@/lib/kube/discovery";
-import { controllerRenderFor, maskSecretSourced, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
+import { controllerRenderFor, maskSecretSourced, mergeSecretValues, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
+import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
 import { hashedDesiredSecret, memoDesired, memoGit, memoRender } from "./run-memo";
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
@@ -40,6 +41,8 @@ export interface ApplicationDesired {
   inputsOutside: readonly string[];
   /** Set when the kustomize build was refused or failed: the revision its carried objects were last rendered at. */
   withheldFrom: string | null;
+  /** A Flux HelmRelease's release side (its desired state is the installed release), else null. */
+  helmSide: HelmReleaseSide | null;
   compareOptions: CompareOptions;
   compareContext: CompareContext;
   warnings: RunError[];
@@ -71,16 +74,17 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   const read = await readController(client, discovery, env).catch((e: unknown) => {
     throw new RunFailure([kubeRunError(e)]);
   });
-  const controller = read?.status ?? null;
+  let controller = read?.status ?? null;
   const controllerObject = read?.object ?? null;
   if (env.controller && controller && !controller.found) {
-    warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${env.controller.type === "flux" ? "Kustomization" : "Application"} ${env.controller.namespace}/${env.controller.name} not found` });
+    warnings.push({ category: "unreachable", severity: "warning", message: `controller object ${controllerKindOf(env.controller)} ${env.controller.namespace}/${env.controller.name} not found` });
   }
   // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
-  const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
+  const { render: controllerRender, secretValues: substituteSecretValues, pathMismatch } = await controllerRenderFor(env, isHelmReleaseEnvironment(env) ? null : controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
     throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
   });
   if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
+  let secretValues = substituteSecretValues;
   const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
   // A kustomize render reads files outside the path (bases, components, patches,
   // generator files): a commit to any of them is approved too. The inputs are the
@@ -146,6 +150,31 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
     throw new RunFailure(warnings.filter((w) => w.severity === "error"));
   }
+  // A HelmRelease's desired state is the release Helm installed; Git's HelmRelease says only whether it is released yet.
+  let helmSide: HelmReleaseSide | null = null;
+  if (isHelmReleaseEnvironment(env)) {
+    const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    helmSide = await helmReleaseSide({
+      env,
+      client,
+      discovery,
+      live: controllerObject,
+      rendered,
+      compared: compareSha,
+      secretKey: ctx.secretKey,
+      mirrorPath,
+      renderAt: (sha) => memoGit([mirrorPath, "render-at", sha, ...optionsKey], () => renderManifests(mirrorPath, sha, renderOptions)),
+    }).catch((e: unknown) => {
+      throw new RunFailure([e instanceof HelmReleaseDecodeError ? { category: "render", message: e.message } : kubeRunError(e)]);
+    });
+    rendered = helmSide.rendered;
+    if (controller) controller = { ...controller, helm: helmSide.helm.summary };
+    secretValues = mergeSecretValues(secretValues, helmSide.helm.secretValues);
+    if (helmSide.helm.message) warnings.push({ category: "render", severity: "warning", message: helmSide.helm.message });
+    if (!helmSide.helm.release) {
+      warnings.push({ category: "render", severity: "warning", message: `no Helm release ${helmSide.helm.ref.releaseName} in namespace ${helmSide.helm.ref.storageNamespace}: nothing installed yet` });
+    }
+  }
   // Built once per render (reused while the commit is) and never changed after: later runs share it.
   const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
   const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
@@ -190,6 +219,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     carriedKinds,
     inputsOutside,
     withheldFrom,
+    helmSide,
     compareOptions,
     compareContext: createCompareContext(compareOptions),
     warnings,

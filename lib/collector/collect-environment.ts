@@ -331,7 +331,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         // Applied revision: the controller's word, else inferred from live state.
         // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
         resolveApplied: async (results) =>
-          d.controller?.appliedRevision
+          d.helmSide
+            ? { sha: await d.helmSide.applied(), source: "controller" as const }
+            : d.controller?.appliedRevision
             ? { sha: d.controller.appliedRevision, source: "controller" as const }
             : inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside),
       };

@@ -7,7 +7,7 @@ import type { CompareOptions, IgnoreRule } from "@/lib/drift";
 
 export function compareOptionsFor(env: EnvironmentConfig, config: DriftwatchConfig, controller: ControllerStatus | null, secretKey: Buffer, controllerIgnore: IgnoreRule[] = []): CompareOptions {
   const controllerManagers =
-    env.controller?.type === "flux" ? ["kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
+    env.controller?.type === "flux" ? [env.controller.kind === "HelmRelease" ? "helm-controller" : "kustomize-controller"] : env.controller?.type === "argocd" ? ["argocd-controller", "argocd-application-controller"] : [];
   const [labelKey, labelValue] = env.trackingLabel ? env.trackingLabel.split("=") : [];
   return {
     controllerManagers: [...controllerManagers, ...(config.managers.controller ?? [])],

@@ -5,7 +5,8 @@ import type { ControllerStatus } from "@/lib/domain/types";
 import type { ClusterClient } from "@/lib/kube/client";
 import { resourcePath, type Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
-import { fluxStatus, argoStatus } from "@/lib/kube/controller-status";
+import { fluxStatus, argoStatus, helmReleaseStatus } from "@/lib/kube/controller-status";
+import { HELM_RELEASE_API_VERSION } from "@/lib/helm/helm-release";
 
 /** Flux inventory ids are `namespace_name_group_kind` (group empty for core). */
 export function parseInventoryId(id: string): { namespace: string; name: string; group: string; kind: string } | null {
@@ -33,6 +34,10 @@ export async function readController(
 ): Promise<{ status: ControllerStatus; object: Record<string, unknown> | null; source?: Record<string, unknown> | null } | null> {
   const c = env.controller;
   if (!c) return null;
+  if (c.type === "flux" && c.kind === "HelmRelease") {
+    const hr = await getObject(client, discovery, HELM_RELEASE_API_VERSION, "HelmRelease", c.namespace, c.name);
+    return { status: helmReleaseStatus(c, hr), object: hr };
+  }
   if (c.type === "flux") {
     const k = await getObject(client, discovery, "kustomize.toolkit.fluxcd.io/v1", "Kustomization", c.namespace, c.name);
     const sourceRef = (k?.spec as { sourceRef?: { kind?: string; name?: string; namespace?: string } } | undefined)?.sourceRef;

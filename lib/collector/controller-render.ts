@@ -88,6 +88,12 @@ async function resolve(env: EnvironmentConfig, controllerObject: Obj | null, rea
 
 const MIN_MASKED_LENGTH = 4;
 
+/** Two sets of Secret-sourced values as one, in the order masking needs (longest first, short ones dropped). */
+export function mergeSecretValues(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return [...a];
+  return [...new Set([...a, ...b.map((v) => v.replace(/\n/g, ""))])].filter((v) => v.length >= MIN_MASKED_LENGTH).sort((x, y) => y.length - x.length);
+}
+
 type Path = Array<string | number>;
 
 function secretDerivedMark(text: string, key: Buffer): string {

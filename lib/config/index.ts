@@ -10,3 +10,4 @@ export type {
   ControllerConfig,
 } from "./schema";
 export { getConfig, resetConfigCache } from "./current";
+export { controllerKindOf, type ControllerKind } from "./controller-kind";

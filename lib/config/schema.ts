@@ -58,7 +58,15 @@ const clusterSchema = z.union([
 ]);
 
 const controllerSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("flux"), namespace: z.string().default("flux-system"), name: z.string().min(1) }).strict(),
+  z
+    .object({
+      type: z.literal("flux"),
+      // A HelmRelease's desired state is the release Helm installed (lib/helm); a Kustomization's is its render.
+      kind: z.enum(["Kustomization", "HelmRelease"]).default("Kustomization"),
+      namespace: z.string().default("flux-system"),
+      name: z.string().min(1),
+    })
+    .strict(),
   z.object({ type: z.literal("argocd"), namespace: z.string().default("argocd"), name: z.string().min(1) }).strict(),
 ]);
 

@@ -2,6 +2,7 @@
 // collector last wrote about each environment, with its status derived.
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
+import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
 import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
@@ -156,7 +157,7 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     controller: controller
       ? {
           type: controller.type,
-          ref: `${controller.type === "flux" ? "Kustomization" : "Application"}/${controller.namespace}/${controller.name}`,
+          ref: `${controller.kind ?? (controller.type === "flux" ? "Kustomization" : "Application")}/${controller.namespace}/${controller.name}`,
           found: controller.found,
           ready: controller.ready,
           health: controller.health,
@@ -164,9 +165,10 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
           suspendedBy: controller.suspendedBy,
           failure: controller.failure,
           conditions: controller.conditions,
+          helm: controller.helm ?? null,
         }
       : spec.controller
-        ? { type: spec.controller.type, ref: `${spec.controller.type === "flux" ? "Kustomization" : "Application"}/${spec.controller.namespace}/${spec.controller.name}`, found: false, ready: "Unknown", health: null, suspended: false, suspendedBy: null, failure: null, conditions: [] }
+        ? { type: spec.controller.type, ref: `${controllerKindOf(spec.controller)}/${spec.controller.namespace}/${spec.controller.name}`, found: false, ready: "Unknown", health: null, suspended: false, suspendedBy: null, failure: null, conditions: [], helm: null }
         : null,
     objectCount: row.objectCount,
     lastCollectedAt: iso(row.lastCollectedAt),

@@ -17,7 +17,7 @@ export interface EnvSpec {
   render: string | null;
   intervalMs: number;
   staleAfterMs: number;
-  controller: { type: "flux" | "argocd"; namespace: string; name: string } | null;
+  controller: { type: "flux" | "argocd"; kind?: "Kustomization" | "HelmRelease"; namespace: string; name: string } | null;
 }
 
 /** Environment.spec is the environment's driftwatch.yaml entry, durations already in ms. Credentials are never read from it here. */
@@ -30,7 +30,7 @@ export function envSpec(spec: unknown): EnvSpec {
     render: str(rec(s.source).render),
     intervalMs: num(s.interval) ?? 60_000,
     staleAfterMs: num(s.staleAfter) ?? 600_000,
-    controller: type ? { type, namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
+    controller: type ? { type, ...(c.kind === "HelmRelease" ? { kind: "HelmRelease" as const } : {}), namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
   };
 }
 

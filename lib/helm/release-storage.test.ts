@@ -57,3 +57,35 @@ describe("currentRelease", () => {
     expect(currentRelease([])).toBeNull();
   });
 });
+
+describe("currentOfSecrets / readCurrentReleases (lib/helm/release-desired)", () => {
+  const secret = (name: string, version: number, status: string, labelled = true) => ({
+    type: "helm.sh/release.v1",
+    metadata: { name: `sh.helm.release.v1.${name}.v${version}`, labels: labelled ? { owner: "helm", name, version: String(version), status } : { owner: "helm", name } },
+    data: { release: apiValue({ ...base, name, version, info: { ...base.info, status } }) },
+  });
+
+  it("chooses Helm's current revision by its labels and decodes only that one", async () => {
+    const { currentOfSecrets } = await import("./release-desired");
+    const broken = { ...secret("shop", 1, "superseded"), data: { release: "not base64 gzip" } };
+    // A failed upgrade (v3) leaves v2 deployed; v1 would not even decode, and is not asked to.
+    const r = currentOfSecrets([broken, secret("shop", 3, "failed"), secret("shop", 2, "deployed")], "k");
+    expect(r.current).toMatchObject({ revision: 2, status: "deployed" });
+    expect(r.history).toEqual([{ revision: 3, status: "failed" }, { revision: 2, status: "deployed" }, { revision: 1, status: "superseded" }]);
+    // Without Helm's labels every revision is decoded and chosen from as decoded.
+    expect(currentOfSecrets([secret("shop", 1, "superseded", false), secret("shop", 2, "deployed", false)], "k").current?.revision).toBe(2);
+  });
+
+  it("reads many releases with one list per storage namespace", async () => {
+    const { readCurrentReleases } = await import("./release-desired");
+    const calls: string[] = [];
+    const stored: Record<string, object[]> = { apps: [secret("a", 1, "deployed"), secret("b", 1, "superseded"), secret("b", 2, "deployed")], web: [secret("c", 1, "deployed")] };
+    const list = async (namespace: string, selector: string) => {
+      calls.push(`${namespace}?${selector}`);
+      return (stored[namespace] ?? []) as Array<Record<string, unknown>>;
+    };
+    const all = await readCurrentReleases(list, [{ storageNamespace: "apps", releaseName: "a" }, { storageNamespace: "apps", releaseName: "b" }, { storageNamespace: "web", releaseName: "c" }], "k");
+    expect(calls).toEqual(["apps?owner=helm", "web?owner=helm,name=c"]);
+    expect([...all].map(([k, v]) => [k, v.current?.revision])).toEqual([["apps/a", 1], ["apps/b", 2], ["web/c", 1]]);
+  });
+});

@@ -9,6 +9,10 @@
 import zlib from "node:zlib";
 import { hashBytes } from "@/lib/drift/secrets";
 import { parseKubernetesYaml } from "@/lib/git/k8s-yaml";
+import { canonicalJson } from "./canonical-json";
+import { leafDigests } from "./values-diff";
+
+export { canonicalJson };
 
 export const HELM_RELEASE_SECRET_TYPE = "helm.sh/release.v1";
 
@@ -25,6 +29,8 @@ export interface HelmRelease {
   chart: { name: string; version: string; appVersion: string | null };
   /** Keyed digest of the values the release was installed with (never the values). */
   configDigest: string;
+  /** Keyed digest of each leaf of those values, by path (`ui.message`): what changed can be told, not what it was. */
+  configLeaves: Record<string, string>;
   /** When Helm last deployed this revision (ISO 8601), when it says. */
   deployedAt: string | null;
   description: string | null;
@@ -65,6 +71,7 @@ export function decodeReleaseSecretValue(apiValue: string, digestKey: string | U
     status: str(info.status) ?? "unknown",
     chart: { name: str(metadata.name) ?? "", version: str(metadata.version) ?? "", appVersion: str(metadata.appVersion) },
     configDigest: hashBytes(Buffer.from(canonicalJson(parsed.config ?? {}), "utf8"), digestKey),
+    configLeaves: leafDigests(parsed.config ?? {}, digestKey),
     deployedAt: str(info.last_deployed),
     description: str(info.description),
     manifest: str(parsed.manifest) ?? "",
@@ -108,16 +115,6 @@ export function releaseObjects(release: HelmRelease, isNamespaced: (apiVersion: 
     objects.push({ ...obj, metadata });
   }
   return objects;
-}
-
-/** JSON with object keys sorted, so the same values always give the same digest. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);

@@ -1,6 +1,7 @@
 // Reads what a GitOps controller says about itself: which revision it applied,
 // whether it is suspended, and the conditions that explain why an environment
 // is behind ("AuthenticationFailed" on the source, a failed sync, …). Pure.
+import type { HelmReleaseSummary } from "@/lib/helm/release-desired";
 
 export interface ControllerCondition {
   object: string; // "Kustomization/flux-system/shop" or "GitRepository/…" or "Application/…"
@@ -13,6 +14,8 @@ export interface ControllerCondition {
 
 export interface ControllerStatus {
   type: "flux" | "argocd";
+  /** The controller object's kind; absent in statuses recorded before HelmRelease support (then Kustomization or Application by type). */
+  kind?: "Kustomization" | "HelmRelease" | "Application";
   namespace: string;
   name: string;
   found: boolean;
@@ -35,6 +38,8 @@ export interface ControllerStatus {
    */
   inventory: string[];
   health: string | null;
+  /** A HelmRelease's release as the collector found it (chart, version, Git vs released); absent for other kinds. */
+  helm?: HelmReleaseSummary;
 }
 
 type Obj = Record<string, unknown>;
@@ -147,6 +152,35 @@ export function fluxStatus(ref: { namespace: string; name: string }, kustomizati
       .map((e) => str(rec(e).id))
       .filter((id): id is string => id !== null),
     // Applying the last artifact is not healthy while its source cannot fetch a newer one.
+    health: failure ? "Degraded" : ready === "True" ? "Healthy" : ready === "False" ? "Failing" : null,
+  };
+}
+
+/**
+ * A Flux HelmRelease: suspended, Ready/Released conditions and its release
+ * history. It reports no Git revision (a chart version and a config digest
+ * instead), so appliedRevision stays null: the collector decides it by
+ * comparing Git's HelmRelease with the release (lib/helm).
+ */
+export function helmReleaseStatus(ref: { namespace: string; name: string }, helmRelease: Obj | null): ControllerStatus {
+  const base = { ...unknownStatus("flux", ref, helmRelease !== null), kind: "HelmRelease" as const };
+  if (!helmRelease) return base;
+  const label = `HelmRelease/${ref.namespace}/${ref.name}`;
+  const conditions = conditionsOf(helmRelease, label);
+  const ready = conditions.find((c) => c.type === "Ready")?.status;
+  const failure = conditions.find(isFailing) ?? null;
+  const suspended = rec(helmRelease.spec).suspend === true;
+  return {
+    ...base,
+    suspended,
+    suspendedBy: suspended ? fieldWriter(helmRelease, ["f:spec", "f:suspend"]) : null,
+    ready: ready === "True" || ready === "False" ? ready : "Unknown",
+    failure,
+    conditions,
+    history: arr(rec(helmRelease.status).history).map((h) => {
+      const s = rec(h);
+      return { revision: `${str(s.chartName) ?? "?"}@${str(s.chartVersion) ?? "?"} (release v${typeof s.version === "number" ? s.version : "?"})`, deployedAt: str(s.lastDeployed) };
+    }),
     health: failure ? "Degraded" : ready === "True" ? "Healthy" : ready === "False" ? "Failing" : null,
   };
 }

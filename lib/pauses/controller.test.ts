@@ -30,7 +30,9 @@ describe("controller pause patches", () => {
     expect(resumePatch("flux", { suspend: false }).spec).toEqual({ suspend: false });
   });
   it("names and addresses the controller object", () => {
-    expect(controllerRefOf({ controller: { type: "flux", namespace: "flux-system", name: "shop" } })).toBe("Kustomization/flux-system/shop");
+    expect(controllerRefOf({ controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop" } })).toBe("Kustomization/flux-system/shop");
+    expect(controllerRefOf({ controller: { type: "flux", kind: "HelmRelease", namespace: "apps", name: "podinfo" } })).toBe("HelmRelease/apps/podinfo");
+    expect(controllerPath({ type: "flux", kind: "HelmRelease", namespace: "apps", name: "podinfo" })).toBe("/apis/helm.toolkit.fluxcd.io/v2/namespaces/apps/helmreleases/podinfo");
     expect(controllerRefOf({ controller: undefined })).toBeNull();
     expect(controllerPath({ type: "argocd", namespace: "argocd", name: "shop" })).toBe("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop");
   });

@@ -3,7 +3,7 @@
 // automated sync policy is removed and kept so resume can put it back. Both
 // carry annotations saying who paused, why and until when, so anyone reading
 // the object with kubectl sees the same answer as the dashboard.
-import type { ClusterConfig, ControllerConfig, EnvironmentConfig } from "@/lib/config";
+import { controllerKindOf, type ClusterConfig, type ControllerConfig, type EnvironmentConfig } from "@/lib/config";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 
 export const ANNOTATION_PAUSED_BY = "driftwatch.dev/paused-by";
@@ -21,15 +21,19 @@ export const defaultClientFactory: ClientFactory = (cluster) => createClusterCli
 export function controllerRefOf(env: Pick<EnvironmentConfig, "controller">): string | null {
   const c = env.controller;
   if (!c) return null;
-  return `${c.type === "flux" ? "Kustomization" : "Application"}/${c.namespace}/${c.name}`;
+  return `${controllerKindOf(c)}/${c.namespace}/${c.name}`;
 }
 
 export function controllerPath(c: ControllerConfig): string {
   const ns = encodeURIComponent(c.namespace);
   const name = encodeURIComponent(c.name);
-  return c.type === "flux"
+  const kind = controllerKindOf(c);
+  // A HelmRelease is suspended like a Kustomization: spec.suspend on its own object.
+  return kind === "Kustomization"
     ? `/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/${ns}/kustomizations/${name}`
-    : `/apis/argoproj.io/v1alpha1/namespaces/${ns}/applications/${name}`;
+    : kind === "HelmRelease"
+      ? `/apis/helm.toolkit.fluxcd.io/v2/namespaces/${ns}/helmreleases/${name}`
+      : `/apis/argoproj.io/v1alpha1/namespaces/${ns}/applications/${name}`;
 }
 
 export interface PauseMeta {

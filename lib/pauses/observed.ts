@@ -25,7 +25,7 @@ export async function reconcileDetectedPauses(
 ): Promise<{ detected: string[]; ended: string[] }> {
   const result = { detected: [] as string[], ended: [] as string[] };
   if (!status || !status.found) return result;
-  const ref = `${status.type === "flux" ? "Kustomization" : "Application"}/${status.namespace}/${status.name}`;
+  const ref = `${status.kind ?? (status.type === "flux" ? "Kustomization" : "Application")}/${status.namespace}/${status.name}`;
   const active = await db.pause.findMany({ where: { environmentId: environment.id, endedAt: null } });
   if (status.suspended && active.length === 0) {
     try {

@@ -3,7 +3,7 @@
 // a grant to object names (`resourceNames`) but not to fields; which fields
 // that account may change is the ValidatingAdmissionPolicy's job
 // (deploy/base/pause-policy.yaml).
-import type { DriftwatchConfig } from "@/lib/config";
+import { controllerKindOf, type DriftwatchConfig } from "@/lib/config";
 
 export interface ServiceAccountRef {
   namespace: string;
@@ -14,8 +14,9 @@ export const defaultPauseAccount: ServiceAccountRef = { namespace: "driftwatch",
 export const pauseRoleName = "driftwatch-pause";
 
 const controllerResource = {
-  flux: { apiGroup: "kustomize.toolkit.fluxcd.io", resource: "kustomizations" },
-  argocd: { apiGroup: "argoproj.io", resource: "applications" },
+  Kustomization: { apiGroup: "kustomize.toolkit.fluxcd.io", resource: "kustomizations" },
+  HelmRelease: { apiGroup: "helm.toolkit.fluxcd.io", resource: "helmreleases" },
+  Application: { apiGroup: "argoproj.io", resource: "applications" },
 } as const;
 
 type Manifest = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
@@ -35,7 +36,7 @@ export function pauseRbac(config: Pick<DriftwatchConfig, "environments">, accoun
   for (const env of config.environments) {
     const c = env.controller;
     if (!c || !env.write || !("inCluster" in env.write) || !env.write.inCluster) continue;
-    const r = controllerResource[c.type];
+    const r = controllerResource[controllerKindOf(c)];
     const grants = byNamespace.get(c.namespace) ?? new Map<string, Set<string>>();
     byNamespace.set(c.namespace, grants);
     const key = `${r.apiGroup}/${r.resource}`;

@@ -210,7 +210,7 @@ describe("deploy/ Kubernetes manifests", () => {
     }
     const granted = collector.flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).map((res) => `${g}/${res}`)));
     // What the collector reads: the kinds GitOps repositories carry, Secrets (hashed), and the controllers' objects.
-    for (const needed of ["/configmaps", "/secrets", "/services", "apps/deployments", "batch/cronjobs", "networking.k8s.io/ingresses", "kustomize.toolkit.fluxcd.io/kustomizations", "source.toolkit.fluxcd.io/gitrepositories", "argoproj.io/applications"]) {
+    for (const needed of ["/configmaps", "/secrets", "/services", "apps/deployments", "batch/cronjobs", "networking.k8s.io/ingresses", "kustomize.toolkit.fluxcd.io/kustomizations", "helm.toolkit.fluxcd.io/helmreleases", "source.toolkit.fluxcd.io/gitrepositories", "argoproj.io/applications"]) {
       expect(granted).toContain(needed);
     }
     expect(granted).not.toContain("/pods");
@@ -240,7 +240,7 @@ describe("deploy/ Kubernetes manifests", () => {
 
   it("ship cluster-scoped admission policies that match only the pause account's updates", () => {
     const policies = objects.filter((o) => o.kind === "ValidatingAdmissionPolicy");
-    expect(policies.map((p) => p.metadata.name).sort()).toEqual(["driftwatch-pause-argocd", "driftwatch-pause-flux"]);
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual(["driftwatch-pause-argocd", "driftwatch-pause-flux", "driftwatch-pause-flux-helmrelease"]);
     for (const p of objects.filter((o) => o.apiVersion.startsWith("admissionregistration.k8s.io/"))) expect(p.metadata.namespace, p.metadata.name).toBeUndefined();
     for (const p of policies) {
       const spec = p.spec as { failurePolicy: string; matchConditions: Array<{ expression: string }> };
@@ -282,16 +282,24 @@ describe("deploy/ files", () => {
     expect(committed).toBe(renderPauseRbac(config));
   });
 
-  it("guard every spec field of the Flux Kustomization CRD except spec.suspend", () => {
+  it.each([
+    ["Kustomization", "kustomize.toolkit.fluxcd.io_kustomizations.yaml", "kustomizations"],
+    ["HelmRelease", "helm.toolkit.fluxcd.io_helmreleases.yaml", "helmreleases"],
+  ])("guard every spec field of the Flux %s CRD except spec.suspend", (_kind, crdFile, resource) => {
     // CEL cannot iterate over a typed object's fields, so the policy names them; a field it
     // forgets (or misspells: `.?` on an unknown field is simply absent on both sides) could be
     // changed by the pause account. The server's type-checking status that would flag a misspelling
     // is written by kube-controller-manager, which realkube does not run; this check stands in
     // for it. The CRD is the one the real-server test installs.
-    const crd = parseAllDocuments(fs.readFileSync(path.join(root, "test/fixtures/flux-crds/kustomize.toolkit.fluxcd.io_kustomizations.yaml"), "utf8"))[0]?.toJSON() as {
+    const crd = parseAllDocuments(fs.readFileSync(path.join(root, "test/fixtures/flux-crds", crdFile), "utf8"))[0]?.toJSON() as {
       spec: { versions: Array<{ name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }> };
     };
-    const policy = fs.readFileSync(path.join(root, "deploy/base/pause-policy.yaml"), "utf8");
+    // The policy that matches this resource, not one of the others in the file.
+    const policy = fs
+      .readFileSync(path.join(root, "deploy/base/pause-policy.yaml"), "utf8")
+      .split(/^---$/m)
+      .find((doc) => doc.includes("kind: ValidatingAdmissionPolicy\n") && doc.includes(`resources: ["${resource}"]`));
+    expect(policy, resource).toBeDefined();
     for (const version of crd.spec.versions) {
       for (const field of Object.keys(version.schema.openAPIV3Schema.properties.spec.properties)) {
         if (field === "suspend") continue;
@@ -420,7 +428,7 @@ spec:
   });
 
   it("lets the collector account list what it reads, and not pods, their logs or node proxies", async () => {
-    for (const resource of ["namespaces", "configmaps", "secrets", "services", "deployments.apps", "cronjobs.batch", "ingresses.networking.k8s.io", "roles.rbac.authorization.k8s.io", "customresourcedefinitions.apiextensions.k8s.io", "kustomizations.kustomize.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"]) {
+    for (const resource of ["namespaces", "configmaps", "secrets", "services", "deployments.apps", "cronjobs.batch", "ingresses.networking.k8s.io", "roles.rbac.authorization.k8s.io", "customresourcedefinitions.apiextensions.k8s.io", "kustomizations.kustomize.toolkit.fluxcd.io", "helmreleases.helm.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"]) {
       const r = await asCollector(["get", resource, "--all-namespaces", "-o", "name"]);
       expect(r.status, `${resource}: ${r.stderr}`).toBe(0);
     }

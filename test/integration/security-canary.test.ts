@@ -5,7 +5,13 @@
 // GET route of the API and every dashboard data loader, the value — raw, in
 // base64 and in hex — appears in no table, no log line, and no JSON, CSV,
 // patch or HTML the dashboard produced.
+// The same canary is a Flux HelmRelease's value too: taken from a valuesFrom
+// Secret, kept by Helm's release storage (a helm.sh/release.v1 Secret) in the
+// release's config, and put by the chart into a ConfigMap — the HelmRelease
+// environment stores only keyed hashes of it.
 import { execFileSync } from "node:child_process";
+import zlib from "node:zlib";
+import { parseAllDocuments } from "yaml";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +45,7 @@ const IN_BROKEN_FILE = `broken-${randomBytes(12).toString("hex")}`;
 const SECRET_KEY = "/Secret/shop/api-credentials";
 const WORKER_KEY = "apps/Deployment/shop/worker";
 const WORKER = deploymentYaml("worker", "shop/worker:2.0.0", 2);
+const HELM_SETTINGS_KEY = "/ConfigMap/shop/web-settings";
 
 /** Every form a leak could take. */
 const needles = [CANARY, ROTATED, IN_BROKEN_FILE].flatMap((v) => [v, Buffer.from(v).toString("base64"), Buffer.from(v).toString("hex")]);
@@ -111,7 +118,9 @@ beforeAll(async () => {
     defaultNamespace: "shop",
     source: { repository: "shop", branch: "main", path: "envs/test" },
   });
-  fs.writeFileSync(configFile, stringify({ repositories: [{ name: "shop", url: f.repo.dir }], environments: [environment("test"), environment("staging")] }));
+  await seedHelmRelease();
+  const helmEnvironment = { ...environment("helm"), source: { repository: "shop", branch: "main", path: "envs/helm" }, controller: { type: "flux", kind: "HelmRelease", namespace: "shop", name: "web" } };
+  fs.writeFileSync(configFile, stringify({ repositories: [{ name: "shop", url: f.repo.dir }], environments: [environment("test"), environment("staging"), helmEnvironment] }));
   process.env.DRIFTWATCH_CONFIG = configFile;
   resetEnvCache();
   resetConfigCache();
@@ -143,6 +152,8 @@ beforeAll(async () => {
     userAgent: KUBECTL_UA,
     query: { fieldManager: "kubectl-edit" },
   });
+  const helm = await runWith({ db: f.db, dir: f.dir, config }, {}, "helm");
+  expect(helm.status, JSON.stringify(helm.errors)).toBe("succeeded");
   const second = await runWith({ db: f.db, dir: f.dir, config });
   expect(second.errors.some((e) => e.path === "envs/test/broken-secret.yaml")).toBe(true);
   await runWith({ db: f.db, dir: f.dir, config }, {}, "staging");
@@ -179,6 +190,23 @@ describe("canary Secret value", () => {
     // And the change was seen: a Secret drift item, masked.
     const item = await f.db.driftItem.findFirstOrThrow({ where: { key: SECRET_KEY, resolvedAt: null } });
     expect(JSON.stringify(item.changes)).toContain("(changed)");
+  });
+
+  it("is really there in the HelmRelease's release storage and the object its chart rendered, and Driftwatch compared that object", async () => {
+    const secrets = f.admin.discovery.lookup("v1", "Secret");
+    if (!secrets) throw new Error("no secrets");
+    const storage = await f.admin.client.requestJson<{ data: { release: string } }>("GET", resourcePath(secrets, "shop", "sh.helm.release.v1.web.v1"));
+    const release = JSON.parse(zlib.gunzipSync(Buffer.from(Buffer.from(storage.data.release, "base64").toString(), "base64")).toString()) as { config: Record<string, string> };
+    expect(release.config.password).toBe(CANARY);
+    const env = await f.db.environment.findUniqueOrThrow({ where: { name: "helm" } });
+    const desired = await f.db.desiredObject.findMany({ where: { environmentId: env.id }, select: { key: true } });
+    // The release manifest's object is the desired state, compared with live (equal: both masked the same way).
+    expect(desired.map((d) => d.key)).toEqual([HELM_SETTINGS_KEY]);
+    expect(await f.db.driftItem.count({ where: { environmentId: env.id, resolvedAt: null } })).toBe(0);
+    const live = await f.db.liveObject.findFirstOrThrow({ where: { environmentId: env.id, key: HELM_SETTINGS_KEY } });
+    const body = (await f.db.objectBlob.findUniqueOrThrow({ where: { hash: live.blobHash } })).body as { data: Record<string, string> };
+    expect(body.data.greeting).toBe("hello");
+    expect(body.data.password).toMatch(/^\(secret-derived [0-9a-f]{16}\)$/);
   });
 
   it("is in no response of any GET route of the API", async () => {
@@ -379,4 +407,44 @@ function assertNoLeak(texts: Array<{ where: string; text: string }>): void {
     for (const n of needles) if (lower.includes(n.toLowerCase())) hits.push(`${where} contains ${n}`);
   }
   expect(hits).toEqual([]);
+}
+
+/**
+ * A HelmRelease in Git (envs/helm) whose values come partly from a Secret
+ * holding the canary, and what helm-controller would have left in the
+ * cluster: the values Secret, Helm's release storage (the canary in the
+ * release's config and, through the chart's template, in its manifest), the
+ * ConfigMap the release created, and the HelmRelease with its history.
+ */
+async function seedHelmRelease(): Promise<void> {
+  const crd = parseAllDocuments(fs.readFileSync(path.join(root, "test/fixtures/flux-crds/helm.toolkit.fluxcd.io_helmreleases.yaml"), "utf8"))[0]?.toJSON() as Record<string, unknown>;
+  await f.installCrds([crd]);
+  const helmRelease = {
+    apiVersion: "helm.toolkit.fluxcd.io/v2",
+    kind: "HelmRelease",
+    metadata: { name: "web", namespace: "shop" },
+    spec: { interval: "5m", chart: { spec: { chart: "web", version: "1.0.0", sourceRef: { kind: "HelmRepository", name: "charts" } } }, valuesFrom: [{ kind: "Secret", name: "web-values" }], values: { greeting: "hello" } },
+  };
+  f.repo.write("envs/helm/release.yaml", stringify(helmRelease));
+  f.repo.commit("web: a HelmRelease");
+  const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web-settings", namespace: "shop", labels: { "helm.toolkit.fluxcd.io/name": "web", "helm.toolkit.fluxcd.io/namespace": "shop" } }, data: { greeting: "hello", password: CANARY } };
+  const release = {
+    name: "web",
+    namespace: "shop",
+    version: 1,
+    info: { status: "deployed", last_deployed: "2026-12-01T10:00:00Z", description: "Install complete" },
+    chart: { metadata: { name: "web", version: "1.0.0", appVersion: "1.0.0" } },
+    config: { password: CANARY, greeting: "hello" },
+    manifest: `---\n# Source: web/templates/settings.yaml\n${stringify(settings)}`,
+  };
+  const stored = Buffer.from(zlib.gzipSync(Buffer.from(JSON.stringify(release))).toString("base64")).toString("base64");
+  await f.seed(
+    [
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "web-values", namespace: "shop" }, type: "Opaque", data: { "values.yaml": Buffer.from(`password: ${CANARY}\n`).toString("base64") } },
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "sh.helm.release.v1.web.v1", namespace: "shop", labels: { owner: "helm", name: "web", status: "deployed", version: "1" } }, type: "helm.sh/release.v1", data: { release: stored } },
+    ],
+    "kubectl",
+  );
+  await f.seed([settings], "helm-controller");
+  await f.applyAsController([helmRelease]);
 }

@@ -36,10 +36,12 @@ function helm(args: string[], home: string): string {
   });
 }
 
-export async function startHelmChartRepo(charts: ChartFiles[]): Promise<HelmChartRepo> {
+/** `charts` are written here; `chartDirs` are chart folders as they are (a real chart's copy in test/fixtures), packaged too. */
+export async function startHelmChartRepo(charts: ChartFiles[], chartDirs: string[] = []): Promise<HelmChartRepo> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-chartrepo-"));
   const served = path.join(dir, "repo");
   fs.mkdirSync(served);
+  for (const chartDir of chartDirs) helm(["package", chartDir, "--destination", served], dir);
   for (const chart of charts) {
     const src = path.join(dir, "src", chart.name);
     fs.mkdirSync(path.join(src, "templates"), { recursive: true });

@@ -15,6 +15,7 @@ import type { DriftListDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 import { Panel, RefreshNow, PauseBanner, RollbackTarget, ROLLBACK_SHOWN } from "./environment-panels-client";
 import { DriftSection } from "./environment-drift-client";
+import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
 
 export function EnvironmentClient({ initial, initialDrift, initialFilters }: { initial: EnvironmentDetailDto; initialDrift: DriftListDto | null; initialFilters: string }) {
   const qc = useQueryClient();
@@ -181,6 +182,8 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
           )}
         </Panel>
       </div>
+
+      {ctrl?.helm && <HelmReleasePanel release={ctrl.helm} />}
 
       {env.rollout.length > 0 && (
         <Panel title="Rollout health">

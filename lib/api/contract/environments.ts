@@ -161,6 +161,32 @@ export const RunDto = named(
 );
 export type RunDto = z.infer<typeof RunDto>;
 
+const HelmReleaseDto = named(
+  "HelmRelease",
+  object({
+    releaseName: z.string(),
+    releaseNamespace: z.string(),
+    storageNamespace: z.string(),
+    released: object({
+      revision: count,
+      status: z.string(),
+      chart: object({ name: z.string(), version: z.string(), appVersion: z.string().nullable() }),
+      deployedAt: z.string().nullable(),
+    }).nullable().describe("The release Helm last installed (its manifest is the desired state); null when nothing is installed"),
+    declared: object({ chart: z.string().nullable(), version: z.string(), chartRef: z.string().nullable() }).nullable().describe("The chart and version the HelmRelease in Git asks for"),
+    verdict: object({ state: z.enum(["released", "pending", "unknown"]), changes: z.array(z.string()), reason: z.string().nullable() })
+      .nullable()
+      .describe('"pending": changed in Git, not released yet (what changed, and helm-controller\'s reason)'),
+    valuesDiff: object({
+      entries: z.array(object({ path: z.string(), change: z.enum(["added", "removed", "changed"]), git: z.string().nullable().describe('Git\'s value as JSON, or "(masked)" where it could be a secret; released values are never shown') })),
+      total: count,
+    }).nullable(),
+    history: z.array(object({ revision: count, status: z.string(), chartVersion: z.string().nullable(), deployedAt: z.string().nullable() })),
+  }),
+  "A Flux HelmRelease's release: chart, version, Git vs released values (by path, masked) and release history",
+);
+export type HelmReleaseDto = z.infer<typeof HelmReleaseDto>;
+
 const controllerSummary = object({
   type: z.enum(["flux", "argocd"]),
   ref: z.string(),
@@ -171,6 +197,7 @@ const controllerSummary = object({
   suspendedBy: object({ manager: z.string(), time: isoTime.nullable() }).nullable(),
   failure: ControllerCondition.nullable(),
   conditions: z.array(ControllerCondition),
+  helm: HelmReleaseDto.nullable(),
 });
 
 const environmentSummaryShape = {
