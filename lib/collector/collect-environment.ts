@@ -21,6 +21,7 @@ import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type 
 import { getObject, parseInventoryId, readController } from "./controller-object";
 import { remoteBaseSource, syncGit } from "./git-side";
 import { inferApplied } from "./infer-applied";
+import { helmSourceContext, rendersWithHelm } from "@/lib/helm/source-context";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
 
@@ -101,19 +102,20 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // ── Render ────────────────────────────────────────────────────────────
     progress.phase = "render";
     report();
-    if (env.source.render === "kustomize") warnOnceWithoutNetworkNamespace(ctx.log);
+    if (env.source.render !== "plain") warnOnceWithoutNetworkNamespace(ctx.log);
     // The controller's render settings (its object's, else driftwatch.yaml's) and Flux's postBuild variables from the cluster.
     const { render: controllerRender, secretValues, pathMismatch } = await controllerRenderFor(env, controllerObject, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), sourceObject).catch((e: unknown) => {
       throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
     });
     if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
     const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
+    if (rendersWithHelm(env.source.render, controllerRender)) renderOptions.helm = await helmSourceContext(client, discovery, ctx.config);
     // A kustomize render reads files outside the path (bases, components, patches,
     // generator files): a commit to any of them is approved too. The inputs are the
     // tip's render's; when it cannot render, the path alone decides, and the run says so.
     // Files the render reads outside the path (at the tip); a revision changing one may render differently.
     let inputsOutside: readonly string[] = [];
-    if (env.source.render === "kustomize" && tipSha) {
+    if (env.source.render !== "plain" && tipSha) {
       const tip = tipSha;
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
       const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
@@ -155,7 +157,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
       // A kustomize build renders all or nothing: when it cannot run, every object it
       // rendered last time keeps that desired state and is still compared with live.
-      const previous = env.source.render === "kustomize" ? await ctx.db.desiredObject.findMany({ where: { environmentId: run.environmentId }, select: { sourcePath: true, revisionSha: true } }) : [];
+      const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: { environmentId: run.environmentId }, select: { sourcePath: true, revisionSha: true } }) : [];
       if (previous.length === 0) throw new RunFailure(problems);
       for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
       withheldFrom = previous[0]?.revisionSha ?? null;
@@ -170,7 +172,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
       if (p.severity === "error") failingFiles.add(p.path);
     }
-    if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
+    if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render !== "plain") {
       throw new RunFailure(warnings.filter((w) => w.severity === "error"));
     }
     // Built once per render (reused while the commit is) and never changed after: later runs share it.
