@@ -259,10 +259,10 @@ async function renderHelm(mirrorPath: string, commit: string, rel: string, pathH
     chart = await opts.helm.fetchChart(c.chart);
   }
   const settings: HelmRenderSettings = { ...base, cluster, chart };
-  const rootTree = chart ? "" : await revParse(mirrorPath, `${commit}^{tree}`);
-  // The discovery list is long; its digest pins the key as well.
+  // The discovery list is long; its digest pins the key as well. The commit (not its tree) keys the chart:
+  // one git call less on a path where helm itself is the only other cost.
   const clusterKey = createHash("sha256").update(JSON.stringify(cluster)).digest("hex");
-  const key = ["helm", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.helm?.bin ?? "", controllerRenderKey(opts.controller), JSON.stringify(base), clusterKey, chart?.digest ?? ""].join("\0");
+  const key = ["helm", mirrorPath, chart ? "" : commit, rel, opts.defaultNamespace, opts.helm?.bin ?? "", controllerRenderKey(opts.controller), JSON.stringify(base), clusterKey, chart?.digest ?? ""].join("\0");
   const hit = cache.get(key);
   if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
   let pending = inflight.get(key);

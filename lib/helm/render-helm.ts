@@ -3,7 +3,7 @@
 // with the arguments Argo CD's repo server would pass, in the renderer
 // sandbox. Everything the chart may read is checked first: value and file
 // parameters inside the repository, dependencies vendored in charts/.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -15,7 +15,7 @@ import type { Refusal } from "@/lib/git/kustomize-inputs";
 import { finaliseObjects, objectsFromDocuments, parseManifestText, type RenderedObject, type RenderProblem } from "@/lib/git/manifests";
 import type { CachedRender } from "@/lib/git/render-cache";
 import { RenderRefusedError } from "@/lib/git/render-kustomize";
-import { materialise, repoTree, type ListedTree } from "@/lib/git/repo-tree";
+import { materialiseFiles, repoTree, type ListedTree } from "@/lib/git/repo-tree";
 import { renderEnv } from "@/lib/git/sandbox";
 import { rec, str, type Obj } from "@/lib/git/shape";
 import { helmTemplateArgs, inlineValuesYaml, isArgoHook, resolveInRepository, resolveValueFiles, type ArgoHelmOptions, type ClusterCapabilities, type RepositoryNode } from "./argocd-helm";
@@ -87,20 +87,16 @@ function dependenciesOf(chartYaml: string, requirementsYaml: string | null): Cha
 /**
  * What `helm template` of the chart folder would read that is not the
  * chart's own files: dependencies must already be in charts/ (Argo CD would
- * run `helm dependency build` and download them; Driftwatch does not), and
- * no symbolic link may be part of the chart.
+ * run `helm dependency build` and download them; Driftwatch does not).
+ * `read` gives a file of the chart as checked out.
  */
-async function checkChart(tree: ListedTree, chartDir: string): Promise<{ refusals: Refusal[]; files: string[] }> {
+async function dependencyRefusals(tree: ListedTree, chartDir: string, read: (file: string) => Promise<string>): Promise<Refusal[]> {
   const prefix = chartDir ? `${chartDir}/` : "";
   const chartYamlPath = `${prefix}Chart.yaml`;
+  const requirements = tree.node(`${prefix}requirements.yaml`)?.type === "file" ? await read(`${prefix}requirements.yaml`) : null;
   const refusals: Refusal[] = [];
-  const files = tree.paths.filter((p) => p.startsWith(prefix));
-  for (const f of files) {
-    if (tree.node(f)?.type === "link") refusals.push({ file: f, reference: f, reason: "a symbolic link in a chart is refused: a chart is read from files only" });
-  }
-  const requirements = tree.node(`${prefix}requirements.yaml`)?.type === "file" ? await tree.read(`${prefix}requirements.yaml`) : null;
-  for (const dep of dependenciesOf(await tree.read(chartYamlPath), requirements)) {
-    const vendored = tree.node(`${prefix}charts/${dep.name}/Chart.yaml`)?.type === "file" || files.some((f) => f.startsWith(`${prefix}charts/${dep.name}-`) && f.endsWith(".tgz"));
+  for (const dep of dependenciesOf(await read(chartYamlPath), requirements)) {
+    const vendored = tree.node(`${prefix}charts/${dep.name}/Chart.yaml`)?.type === "file" || tree.paths.some((f) => f.startsWith(`${prefix}charts/${dep.name}-`) && f.endsWith(".tgz"));
     if (!vendored) {
       refusals.push({
         file: chartYamlPath,
@@ -109,7 +105,7 @@ async function checkChart(tree: ListedTree, chartDir: string): Promise<{ refusal
       });
     }
   }
-  return { refusals, files };
+  return refusals;
 }
 
 /**
@@ -137,76 +133,78 @@ function objectsOfOutput(output: string, chartDir: string, fallback: string, pro
 /**
  * Renders the chart at `chartDir` of `commit` (or `settings.chart`, a
  * fetched archive) as Argo CD would. Refusals (a values file outside the
- * repository, through a link, a dependency not vendored) come before helm runs.
+ * repository, through a link, a linked chart file, a dependency not
+ * vendored) come before helm runs. Only the files helm may read are written
+ * out: the chart folder, then the value and file-parameter files.
  */
 export async function renderHelmSource(mirrorPath: string, commit: string, chartDir: string, settings: HelmRenderSettings, helmBin: string | undefined): Promise<CachedRender> {
   const bin = findHelm(helmBin);
-  let o = settings.options;
   const fromArchive = settings.chart;
-  let tree: ListedTree | undefined;
-  let valueFiles: string[] = [];
-  let setFiles: Array<{ name: string; file: string }> = [];
-  let inputs: string[] = [];
-  if (fromArchive) {
+  if (fromArchive && ((settings.options.valueFiles ?? []).length > 0 || (settings.options.fileParameters ?? []).length > 0)) {
     // Value files of a repository chart are files inside its archive; Driftwatch does not unpack archives (yet).
-    if ((o.valueFiles ?? []).length > 0 || (o.fileParameters ?? []).length > 0) {
-      throw new GitError("render", `valueFiles and fileParameters of a chart from a repository (${fromArchive.name} ${fromArchive.version}) are not supported yet; use values, valuesObject or parameters`);
-    }
-  } else {
-    tree = await repoTree(mirrorPath, commit);
-    const chartYaml = chartDir ? `${chartDir}/Chart.yaml` : "Chart.yaml";
-    if (tree.node(chartYaml)?.type !== "file") throw new GitError("render", `no Chart.yaml in "${chartDir || "/"}" at ${commit.slice(0, 12)}: a Helm source is a chart folder`);
-    const node = (f: string): RepositoryNode => tree!.node(f);
-    // Argo CD merges the folder's .argocd-source files (Image Updater writes helm parameters there) over the Application's.
-    const overrides = argoSourceOverrideFiles(chartDir, settings.appName).filter((f) => node(f)?.type === "file");
-    if (overrides.length > 0) {
-      const merged = mergeArgoSourceOverrides({ helm: o }, await Promise.all(overrides.map(async (file) => ({ file, text: await tree!.read(file) }))));
-      if (!merged.ok) throw new RenderFileError(merged.file, merged.message);
-      o = merged.options.helm ?? {};
-    }
-    const refusals: Refusal[] = [];
-    const checked = await checkChart(tree, chartDir);
-    refusals.push(...checked.refusals);
-    const resolved = resolveValueFiles(chartDir, o.valueFiles ?? [], o.ignoreMissingValueFiles === true, node);
-    if (resolved.ok) valueFiles = resolved.files;
-    else refusals.push({ file: chartYaml, reference: `valueFiles: ${resolved.file}`, reason: resolved.reason });
-    for (const p of o.fileParameters ?? []) {
-      const rel = resolveInRepository(chartDir, p.path);
-      const kind = rel === null ? undefined : node(rel)?.type;
-      if (rel === null || kind !== "file") {
-        refusals.push({ file: chartYaml, reference: `fileParameters: ${p.name}=${p.path}`, reason: rel === null ? "leaves the repository" : kind === "link" ? "is a symbolic link" : "is not a file of the repository" });
-      } else setFiles.push({ name: p.name, file: rel });
-    }
-    if (refusals.length > 0) throw new RenderRefusedError(refusals, checked.files);
-    inputs = [...new Set([...checked.files, ...valueFiles, ...setFiles.map((s) => s.file)])].sort();
+    throw new GitError("render", `valueFiles and fileParameters of a chart from a repository (${fromArchive.name} ${fromArchive.version}) are not supported yet; use values, valuesObject or parameters`);
   }
+  const tree = fromArchive ? undefined : await repoTree(mirrorPath, commit);
+  const chartYaml = chartDir ? `${chartDir}/Chart.yaml` : "Chart.yaml";
+  if (tree && tree.node(chartYaml)?.type !== "file") throw new GitError("render", `no Chart.yaml in "${chartDir || "/"}" at ${commit.slice(0, 12)}: a Helm source is a chart folder`);
+  const chartFiles = tree ? tree.paths.filter((p) => p.startsWith(chartDir ? `${chartDir}/` : "")) : [];
+  const links = chartFiles.filter((f) => tree!.node(f)?.type === "link");
+  if (links.length > 0) throw new RenderRefusedError(links.map((f) => ({ file: f, reference: f, reason: "a symbolic link in a chart is refused: a chart is read from files only" })), chartFiles);
 
   const dir = await mkdtemp(path.join(os.tmpdir(), "driftwatch-helm-"));
   try {
     const home = path.join(dir, "home");
-    await mkdir(path.join(home, ".helm", "plugins"), { recursive: true });
     const root = path.join(dir, "tree");
-    let cwd = dir;
-    if (!fromArchive) {
-      await materialise(mirrorPath, commit, dir, root, home);
-      cwd = path.join(root, chartDir);
+    await mkdir(path.join(home, ".helm", "plugins"), { recursive: true });
+    let o = settings.options;
+    let valueFiles: string[] = [];
+    let setFiles: Array<{ name: string; file: string }> = [];
+    let inputs: string[] = [];
+    if (tree) {
+      await materialiseFiles(mirrorPath, tree, chartFiles, root);
+      const read = (file: string) => readFile(path.join(root, file), "utf8");
+      const node = (f: string): RepositoryNode => tree.node(f);
+      // Argo CD merges the folder's .argocd-source files (Image Updater writes helm parameters there) over the Application's.
+      const overrides = argoSourceOverrideFiles(chartDir, settings.appName).filter((f) => node(f)?.type === "file");
+      if (overrides.length > 0) {
+        const merged = mergeArgoSourceOverrides({ helm: o }, await Promise.all(overrides.map(async (file) => ({ file, text: await read(file) }))));
+        if (!merged.ok) throw new RenderFileError(merged.file, merged.message);
+        o = merged.options.helm ?? {};
+      }
+      const refusals = await dependencyRefusals(tree, chartDir, read);
+      const resolved = resolveValueFiles(chartDir, o.valueFiles ?? [], o.ignoreMissingValueFiles === true, node);
+      if (resolved.ok) valueFiles = resolved.files;
+      else refusals.push({ file: chartYaml, reference: `valueFiles: ${resolved.file}`, reason: resolved.reason });
+      for (const p of o.fileParameters ?? []) {
+        const rel = resolveInRepository(chartDir, p.path);
+        const kind = rel === null ? undefined : node(rel)?.type;
+        if (rel === null || kind !== "file") {
+          refusals.push({ file: chartYaml, reference: `fileParameters: ${p.name}=${p.path}`, reason: rel === null ? "leaves the repository" : kind === "link" ? "is a symbolic link" : "is not a file of the repository" });
+        } else setFiles.push({ name: p.name, file: rel });
+      }
+      if (refusals.length > 0) throw new RenderRefusedError(refusals, chartFiles);
+      const inChart = new Set(chartFiles);
+      const outside = [...new Set([...valueFiles, ...setFiles.map((f) => f.file)])].filter((f) => !inChart.has(f));
+      if (outside.length > 0) await materialiseFiles(mirrorPath, tree, outside, root);
+      inputs = [...chartFiles, ...outside].sort();
       valueFiles = valueFiles.map((f) => path.join(root, f));
-      setFiles = setFiles.map((s) => ({ ...s, file: path.join(root, s.file) }));
+      setFiles = setFiles.map((f) => ({ ...f, file: path.join(root, f.file) }));
     }
     const inline = inlineValuesYaml(o);
     const inlineValuesFile = inline === undefined ? undefined : path.join(dir, "inline-values.yaml");
     if (inlineValuesFile) await writeFile(inlineValuesFile, inline!);
     const args = helmTemplateArgs({ chart: fromArchive ? fromArchive.file : ".", appName: settings.appName, namespace: settings.namespace, options: o, valueFiles, inlineValuesFile, cluster: settings.cluster, setFiles });
+    const cwd = fromArchive ? dir : path.join(root, chartDir);
     const output = await runRenderer(bin, args, { cwd, root: fromArchive ? dir : root, env: helmEnv(home), timeoutMs: 120_000, what: "helm template" }).catch((e: unknown) => {
-      // Argo CD also keeps the (long) --api-versions list out of its messages.
       if (e instanceof GitError) throw new GitError("render", e.message.split(dir).join(""));
       throw e;
     });
     const problems: RenderProblem[] = [];
-    const fallback = fromArchive ? `${fromArchive.name}-${fromArchive.version}.tgz` : chartDir ? `${chartDir}/Chart.yaml` : "Chart.yaml";
+    const fallback = fromArchive ? `${fromArchive.name}-${fromArchive.version}.tgz` : chartYaml;
     const objects = objectsOfOutput(output, fromArchive ? "" : chartDir, fallback, problems);
     return { objects: finaliseObjects(objects, o.namespace || settings.namespace, problems), problems, inputs };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    // Nothing reads the folder any more: the render does not wait for its removal.
+    rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -105,9 +105,12 @@ describe("hostile Helm sources (real helm, real git)", () => {
     await expectRefused({ valueFiles: [`../../../../${path.relative("/", hostFile)}`] }, `${CHART}/Chart.yaml`, /valueFiles: /);
   });
 
-  it("a values file that is a symbolic link to a host file is refused", async () => {
+  it("a values file that is a symbolic link to a host file is refused, inside the chart or beside it", async () => {
+    fs.mkdirSync(path.join(repo.dir, "env"));
+    fs.symlinkSync(hostFile, path.join(repo.dir, "env", "prod.yaml"));
+    await expectRefused({ valueFiles: ["../../env/prod.yaml"] }, `${CHART}/Chart.yaml`, /env\/prod\.yaml/);
     fs.symlinkSync(hostFile, path.join(repo.dir, CHART, "values-prod.yaml"));
-    await expectRefused({ valueFiles: ["values-prod.yaml"] }, `${CHART}/Chart.yaml`, /values-prod\.yaml/);
+    await expectRefused({ valueFiles: ["values-prod.yaml"] }, `${CHART}/values-prod.yaml`, /values-prod\.yaml/);
   });
 
   it("a template that is a symbolic link to a host file is refused, and .Files.Get outside the chart reads nothing", async () => {
