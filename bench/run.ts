@@ -17,6 +17,7 @@ import type { ScaleOutBenchResult } from "./scale-out";
 import type { DriftBenchResult } from "./drift";
 import type { KubesimListBenchResult } from "./kubesim-list";
 import type { AuthFloodBenchResult } from "./auth-flood";
+import type { HelmRenderBenchResult } from "./helm-render";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -44,6 +45,7 @@ function benches(full: boolean): Bench[] {
     { name: "storage", file: "bench/storage.ts", args: [] },
     { name: "scale-out", file: "bench/scale-out.ts", args: [] },
     { name: "auth-flood", file: "bench/auth-flood.ts", args: [] },
+    { name: "helm-render", file: "bench/helm-render.ts", args: [] },
   ];
 }
 
@@ -157,6 +159,10 @@ function rows(outcomes: Outcome[]): Row[] {
       "p95 ≤ 2× idle",
       yes(flood.targets.met),
     ]);
+  }
+  const helm = get<HelmRenderBenchResult>("helm-render");
+  if (helm) {
+    out.push(["Helm source render", `${helm.chart}, ${helm.objects} objects, ${helm.rounds} rounds, cache cleared (network isolation: ${helm.networkIsolation})`, `median ${helm.driftwatchMedianMs} ms`, `helm template alone: median ${helm.helmAloneMedianMs} ms`, `${helm.ratio}× (CPU ${helm.cpuRatio}×, load ${helm.loadAverage1m})`, "≤ 1.5×", yes(helm.targets.met)]);
   }
   return out;
 }
