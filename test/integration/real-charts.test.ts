@@ -18,8 +18,8 @@ import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { resetDatabase } from "@/lib/db/testing";
-import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase } from "@/lib/collector";
-import { logger } from "@/lib/log";
+import { syncConfigToDatabase } from "@/lib/collector";
+import { ARGO_APPLICATION_CRD, collectOnce, openDriftOf } from "../support/argo-collect";
 import { setProcessEnv } from "../support/process-env";
 import { requiredHelm, requiredKubectl } from "../support/required-tools";
 
@@ -27,18 +27,6 @@ type Obj = Record<string, unknown>;
 const kubectlBin = requiredKubectl();
 const helmBin = requiredHelm();
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/real-charts");
-
-const ARGO_APPLICATION_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "applications.argoproj.io" },
-  spec: {
-    group: "argoproj.io",
-    names: { kind: "Application", listKind: "ApplicationList", plural: "applications", singular: "application" },
-    scope: "Namespaced",
-    versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
-  },
-};
 
 interface ChartApp {
   name: string;
@@ -123,19 +111,8 @@ function reportRevision(app: ChartApp, sha: string, status: Obj = { sync: { stat
   kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
 }
 
-async function collect(envName: string) {
-  const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
-  const runId = await enqueueRun(db, env.id, "test");
-  const leased = await leaseRunById(db, runId, "test-worker", 120_000);
-  if (!leased) throw new Error("could not lease the run");
-  const ctx = collectorContext(db, config, { mirrorsDir: path.join(workDir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
-  return executeRun(ctx, leased, "test-worker", 120_000);
-}
-
-async function openDrift(envName: string) {
-  const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
-  return (await db.driftItem.findMany({ where: { environmentId: env.id, resolvedAt: null }, orderBy: { key: "asc" } })).map((d) => ({ key: d.key, type: d.type, changes: d.changes }));
-}
+const collect = (envName: string) => collectOnce(db, config, envName, workDir);
+const openDrift = async (envName: string) => (await openDriftOf(db, envName)).map((d) => ({ key: d.key, type: d.type, changes: d.changes }));
 
 const applied = new Map<string, Obj[]>();
 
