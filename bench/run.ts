@@ -19,6 +19,7 @@ import type { KubesimListBenchResult } from "./kubesim-list";
 import type { AuthFloodBenchResult } from "./auth-flood";
 import type { DiscoveryBenchResult } from "./discovery";
 import type { HelmReleaseStorageBenchResult } from "./helm-release-storage";
+import type { HelmRenderBenchResult } from "./helm-render";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -48,6 +49,7 @@ function benches(full: boolean): Bench[] {
     { name: "storage", file: "bench/storage.ts", args: [] },
     { name: "scale-out", file: "bench/scale-out.ts", args: [] },
     { name: "auth-flood", file: "bench/auth-flood.ts", args: [] },
+    { name: "helm-render", file: "bench/helm-render.ts", args: [] },
   ];
 }
 
@@ -180,6 +182,11 @@ function rows(outcomes: Outcome[]): Row[] {
       "p95 ≤ 2× idle",
       yes(flood.targets.met),
     ]);
+  }
+  const helmRender = get<HelmRenderBenchResult>("helm-render");
+  if (helmRender) {
+    const r = helmRender;
+    out.push(["Helm source render", `${r.chart}, ${r.objects} objects, ${r.rounds} rounds, cache cleared (network isolation: ${r.networkIsolation})`, `median ${r.driftwatchMedianMs} ms`, `helm template alone: median ${r.helmAloneMedianMs} ms`, `${r.ratio}× (CPU ${r.cpuRatio}×, load ${r.loadAverage1m})`, "≤ 1.5×", yes(r.targets.met)]);
   }
   return out;
 }

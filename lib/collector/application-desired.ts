@@ -18,6 +18,7 @@ import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
 import { remoteBaseSource, type GitSide } from "./git-side";
+import { helmSourceContext, rendersWithHelm } from "@/lib/helm/source-context";
 import { compareOptionsFor } from "./compare-options";
 
 export interface ApplicationDesired {
@@ -86,11 +87,12 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
   let secretValues = substituteSecretValues;
   const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
+  if (rendersWithHelm(env.source.render, controllerRender)) renderOptions.helm = await helmSourceContext(client, discovery, ctx.config);
   // A kustomize render reads files outside the path (bases, components, patches,
   // generator files): a commit to any of them is approved too. The inputs are the
   // tip's render's; when it cannot render, the path alone decides, and the run says so.
   let inputsOutside: readonly string[] = [];
-  if (env.source.render === "kustomize" && tipSha) {
+  if (env.source.render !== "plain" && tipSha) {
     const tip = tipSha;
     const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
     const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
@@ -132,7 +134,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
         : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
     // A kustomize build renders all or nothing: when it cannot run, every object it
     // rendered last time keeps that desired state and is still compared with live.
-    const previous = env.source.render === "kustomize" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
+    const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
     if (previous.length === 0) throw new RunFailure(problems);
     for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
     withheldFrom = previous[0]?.revisionSha ?? null;
@@ -147,7 +149,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
     if (p.severity === "error") failingFiles.add(p.path);
   }
-  if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render === "kustomize") {
+  if (rendered.objects.length === 0 && rendered.problems.some((p) => p.severity === "error") && env.source.render !== "plain") {
     throw new RunFailure(warnings.filter((w) => w.severity === "error"));
   }
   // A HelmRelease's desired state is the release Helm installed; Git's HelmRelease says only whether it is released yet.

@@ -126,7 +126,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // ── Render, per application ───────────────────────────────────────────
     progress.phase = "render";
     report();
-    if (collectable.some((a) => a.view.source.render === "kustomize")) warnOnceWithoutNetworkNamespace(ctx.log);
+    if (collectable.some((a) => a.view.source.render !== "plain")) warnOnceWithoutNetworkNamespace(ctx.log);
     const onlyDefault = collectable.length === 1 && skipped.length === 0 && collectable[0]!.spec.name === DEFAULT_APPLICATION_NAME;
     const apps: CollectedApplication[] = [];
     for (const [i, c] of collectable.entries()) {

@@ -120,9 +120,31 @@ const fluxRenderSchema = z
   })
   .strict();
 
+/** An Argo CD Helm source's settings (ApplicationSourceHelm's field names). */
+const argocdHelmSchema = z
+  .object({
+    releaseName: z.string().optional(),
+    namespace: z.string().optional(),
+    valueFiles: z.array(z.string().min(1)).optional(),
+    ignoreMissingValueFiles: z.boolean().optional(),
+    values: z.string().optional(),
+    valuesObject: z.record(z.string(), z.unknown()).optional(),
+    parameters: z.array(z.object({ name: z.string().min(1), value: z.string().default(""), forceString: z.boolean().optional() }).strict()).optional(),
+    fileParameters: z.array(z.object({ name: z.string().min(1), path: z.string().min(1) }).strict()).optional(),
+    skipCrds: z.boolean().optional(),
+    skipSchemaValidation: z.boolean().optional(),
+    skipTests: z.boolean().optional(),
+    kubeVersion: z.string().optional(),
+    apiVersions: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
 /** An Argo CD Application source's render settings (its field names), used when the object cannot be read from the cluster. */
 const argocdRenderSchema = z
   .object({
+    helm: argocdHelmSchema.optional(),
+    /** A chart from a Helm repository (`helmRepositories`) in place of the Git path: the Application's repoURL, chart and targetRevision. */
+    chart: z.object({ repoURL: z.string().min(1), chart: z.string().min(1), targetRevision: z.string().default("") }).strict().optional(),
     directory: z.object({ recurse: z.boolean().optional(), include: z.string().optional(), exclude: z.string().optional() }).strict().optional(),
     kustomize: z
       .object({
@@ -159,7 +181,8 @@ const sourceSchema = z
     repository: z.string().min(1),
     branch: z.string().min(1).default("main"),
     path: z.string().default("."),
-    render: z.enum(["plain", "kustomize"]).default("plain"),
+    /** `helm`: the path is a chart folder rendered as Argo CD renders a Helm source (source.argocd.helm). */
+    render: z.enum(["plain", "kustomize", "helm"]).default("plain"),
     /** Render as Flux renders with these settings (the Kustomization's, when it can be read, win). */
     flux: fluxRenderSchema.optional(),
     /** Render as Argo CD renders with these settings (the Application's, when it can be read, win). */
@@ -253,10 +276,32 @@ const managerLists = z
   })
   .strict();
 
+const helmRepositoryAuth = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("none") }),
+  z.object({ type: z.literal("basic"), username: z.string().min(1), passwordEnv: envVarName }).strict(),
+  z.object({ type: z.literal("token"), tokenEnv: envVarName }).strict(),
+]);
+
+/** A Helm chart repository (https index) or OCI registry (`oci://host/path`) Driftwatch may fetch charts from. */
+export const helmRepositorySchema = z
+  .object({
+    name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
+    url: z.string().regex(/^(https?|oci):\/\/[^\s]+$/, "an http(s):// repository or oci:// registry URL"),
+    auth: helmRepositoryAuth.default({ type: "none" }),
+    /** OCI only: speak plain HTTP to the registry (helm's --plain-http), for a registry on a private network. */
+    plainHttp: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((repo, ctx) => {
+    if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(repo.url)) ctx.addIssue({ code: "custom", path: ["url"], message: "must not contain credentials; use auth" });
+  });
+
 export const configSchema = z
   .object({
     repositories: z.array(repositorySchema).default([]),
     credentials: z.array(credentialSchema).default([]),
+    /** The chart repositories and OCI registries Argo CD Helm sources may name: the only places Driftwatch fetches charts from. */
+    helmRepositories: z.array(helmRepositorySchema).default([]),
     /**
      * Repositories a kustomization may name as a remote base. Driftwatch
      * fetches them itself (with their auth) and kustomize reads the local copy;
@@ -333,6 +378,7 @@ export type DriftwatchConfig = z.infer<typeof configSchema>;
 export type EnvironmentConfig = z.infer<typeof environmentSchema>;
 export type RepositoryConfig = z.infer<typeof repositorySchema>;
 export type CredentialConfig = z.infer<typeof credentialSchema>;
+export type HelmRepositoryConfig = z.infer<typeof helmRepositorySchema>;
 export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type ControllerConfig = z.infer<typeof controllerSchema>;

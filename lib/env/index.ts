@@ -32,6 +32,8 @@ const schema = z.object({
   DRIFTWATCH_IN_PROCESS_COLLECTOR: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   /** Binary used for `render: kustomize` (kustomize or kubectl). */
   KUSTOMIZE_BIN: z.string().optional(),
+  /** Binary used for Helm sources (`render: helm`, Argo CD Helm applications): a path or a name on PATH. */
+  HELM_BIN: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How often the audit chain's newest hash is checkpointed into the data folder. */
   DRIFTWATCH_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

@@ -4,11 +4,13 @@
 // JSON merge patch (Argo CD Image Updater writes its image tags there). Pure.
 import { parse as parseYaml } from "yaml";
 import type { ArgoDirectoryOptions, ArgoKustomizeOptions, ArgoKustomizePatch } from "./argocd-directory";
+import { argoHelmOptionsOf, type ArgoHelmOptions } from "@/lib/helm/argocd-helm";
 import { dropUndefined, rec, selectorOf, str, strList, strMap, type Obj } from "./shape";
 
 export interface ArgoSourceOptions {
   directory?: ArgoDirectoryOptions;
   kustomize?: ArgoKustomizeOptions;
+  helm?: ArgoHelmOptions;
 }
 
 function argoPatch(v: unknown): ArgoKustomizePatch[] {
@@ -30,6 +32,7 @@ export function argoSourceOptions(source: Obj): ArgoSourceOptions {
   const dir = rec(source.directory);
   const k = rec(source.kustomize);
   return dropUndefined({
+    helm: argoHelmOptionsOf(source),
     directory: dir ? dropUndefined({ recurse: dir.recurse === true ? true : undefined, include: str(dir.include) || undefined, exclude: str(dir.exclude) || undefined }) : undefined,
     kustomize: k
       ? dropUndefined({

@@ -9,6 +9,7 @@ import { argoSourceOverrideFiles, mergeArgoSourceOverrides, type ArgoSourceOptio
 import { fluxArtifactFiles, fluxNeedsBuild, fluxResourceFiles, generateFluxKustomization, KUSTOMIZATION_FILE_NAMES, type FluxRenderSpec } from "./flux-generate";
 import { objectsFromDocuments, parseManifestText, type RenderedObject, type RenderProblem } from "./manifests";
 import { GitError } from "./errors";
+import type { ArgoChartReference, ArgoHelmOptions } from "@/lib/helm/argocd-helm";
 import { checkVariableNames, envsubst, EnvsubstError, substitutionDisabled, withCommonMetadata } from "./postbuild";
 
 export type ControllerRender =
@@ -20,7 +21,16 @@ export type ControllerRender =
       /** The source's own ignore rules (GitRepository `spec.ignore`), applied after the .sourceignore files. */
       sourceIgnore?: string;
     }
-  | { type: "argocd"; directory?: ArgoDirectoryOptions; kustomize?: ArgoKustomizeOptions; /** For `${ARGOCD_APP_*}` in kustomize options. */ env?: ArgoBuildEnv };
+  | {
+      type: "argocd";
+      directory?: ArgoDirectoryOptions;
+      kustomize?: ArgoKustomizeOptions;
+      helm?: ArgoHelmOptions;
+      /** A chart from a Helm repository or OCI registry in place of the Git path. */
+      chart?: ArgoChartReference;
+      /** For `${ARGOCD_APP_*}` in kustomize options. */
+      env?: ArgoBuildEnv;
+    };
 
 /** A render failure that belongs to one file of the repository (a kustomization, a generated one, a patch). */
 export class RenderFileError extends GitError {
@@ -39,7 +49,7 @@ export class RenderFileError extends GitError {
  */
 export function controllerRenderKey(c: ControllerRender | undefined): string {
   if (!c) return "";
-  if (c.type === "argocd") return JSON.stringify(["argocd", c.directory ?? null, c.kustomize ?? null, c.env ?? null]);
+  if (c.type === "argocd") return JSON.stringify(["argocd", c.directory ?? null, c.kustomize ?? null, c.env ?? null, c.helm ?? null, c.chart ?? null]);
   const vars = c.variables ? [...c.variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
   const varsHash = vars ? createHash("sha256").update(JSON.stringify(vars)).digest("hex") : "";
   return JSON.stringify(["flux", c.spec, varsHash, c.sourceIgnore ?? null]);

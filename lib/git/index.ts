@@ -44,6 +44,7 @@ export {
   MAX_MANIFEST_BYTES,
   type RemoteBaseSource,
   type RenderOptions,
+  type HelmSourceContext,
   type RenderResult,
   type ObjectSource,
 } from "./render";

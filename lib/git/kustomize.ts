@@ -17,7 +17,8 @@ const INSTALL_HINT =
   'install kustomize, or kubectl 1.27 or newer (it bundles kustomize v5, needed for "patches:"), ' +
   "or point KUSTOMIZE_BIN at one of them";
 
-function executable(file: string): boolean {
+/** An existing regular file this process may execute. */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return statSync(file).isFile();
@@ -26,7 +27,8 @@ function executable(file: string): boolean {
   }
 }
 
-function onPath(name: string): string | null {
+/** The first executable `name` in PATH's folders. */
+export function onPath(name: string): string | null {
   for (const dir of (env().PATH ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
@@ -59,8 +61,6 @@ export function findKustomize(configured?: string): KustomizeBinary {
   throw new GitError("render", `render mode "kustomize" needs a kustomize binary and none was found on PATH: ${INSTALL_HINT}`);
 }
 
-const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
-
 /**
  * Builds the kustomization in `dir` (inside `root`, a throw-away checkout
  * whose references walkKustomization has already checked). The child gets
@@ -76,12 +76,27 @@ export function runKustomize(bin: KustomizeBinary, root: string, dir: string, op
   // Outside its root but inside the repository is safe to allow: walkKustomization has refused every
   // reference that leaves the repository, and the checkout holds no symbolic links.
   const args = [...build, `--load-restrictor=${opts.loadAnywhereInRepository ? "LoadRestrictionsNone" : "LoadRestrictionsRootOnly"}`];
+  return runRenderer(bin.file, args, { cwd: root, env: renderEnv(opts.home), timeoutMs, what: "kustomize build" });
+}
+
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Runs a renderer (kustomize, helm) over a throw-away checkout `cwd`: in its
+ * own empty network namespace where the machine allows it, with exactly the
+ * environment given, a time limit and an output cap. Its stdout is the
+ * result; a failure is a render GitError with the checkout's paths made
+ * repository-relative.
+ */
+export function runRenderer(file: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; /** "kustomize build", "helm template": how messages name the step. */ what: string; /** The checkout's root, when cwd is a folder inside it (paths in messages are relative to it). */ root?: string }): Promise<string> {
+  const { cwd, timeoutMs, what } = opts;
+  const root = opts.root ?? cwd;
   const { prefix } = networkIsolation();
-  const [command, ...commandArgs] = prefix.length > 0 ? [...prefix, "--", bin.file, ...args] : [bin.file, ...args];
+  const [command, ...commandArgs] = prefix.length > 0 ? [...prefix, "--", file, ...args] : [file, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(command!, commandArgs, {
-      cwd: root,
-      env: renderEnv(opts.home),
+      cwd,
+      env: opts.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     const chunks: Buffer[] = [];
@@ -89,13 +104,13 @@ export function runKustomize(bin: KustomizeBinary, root: string, dir: string, op
     let stderr = "";
     let failure: GitError | null = null;
     const timer = setTimeout(() => {
-      failure = new GitError("render", `kustomize build timed out after ${Math.round(timeoutMs / 1000)}s`);
+      failure = new GitError("render", `${what} timed out after ${Math.round(timeoutMs / 1000)}s`);
       child.kill("SIGKILL");
     }, timeoutMs);
     child.stdout.on("data", (c: Buffer) => {
       size += c.length;
       if (size > MAX_OUTPUT_BYTES) {
-        failure ??= new GitError("render", `kustomize output exceeds ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`);
+        failure ??= new GitError("render", `${what.split(" ")[0]} output exceeds ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`);
         child.kill("SIGKILL");
         return;
       }
@@ -105,22 +120,22 @@ export function runKustomize(bin: KustomizeBinary, root: string, dir: string, op
       if (stderr.length < 64 * 1024) stderr += c.toString("utf8");
     });
     child.on("error", (e) => {
-      failure ??= new GitError("render", `running ${bin.file} failed: ${e.message}`);
+      failure ??= new GitError("render", `running ${file} failed: ${e.message}`);
     });
     child.on("close", (code) => {
       clearTimeout(timer);
       if (failure) return reject(failure);
       if (code !== 0) {
         const msg = cleanStderr(stderr.split(`${root}/`).join("").split(root).join(".")) || `exit code ${code}`;
-        return reject(new GitError("render", `kustomize build failed: ${msg}`));
+        return reject(new GitError("render", `${what} failed: ${msg}`));
       }
       resolve(Buffer.concat(chunks).toString("utf8"));
     });
   });
 }
 
-/** kubectl wraps kustomize's message in a klog line; users need only the message. */
-function cleanStderr(stderr: string): string {
+/** kubectl wraps kustomize's message in a klog line (helm prints `Error: `); users need only the message. */
+export function cleanStderr(stderr: string): string {
   return stderr
     .split("\n")
     .map((line) => {

@@ -19,13 +19,25 @@ import { controllerRenderKey, fluxCommonMetadata, planControllerRender, type Con
 import { hasSkipMarker } from "./argocd-directory";
 import { MAX_MANIFEST_BYTES, repoTree } from "./repo-tree";
 import { renderKustomize, type RemoteBaseSource } from "./render-kustomize";
+import { createHash } from "node:crypto";
+import type { ArgoChartReference, ClusterCapabilities } from "@/lib/helm/argocd-helm";
+import { renderHelmSource, type FetchedChart, type HelmRenderSettings } from "@/lib/helm/render-helm";
 
 export { MAX_MANIFEST_BYTES } from "./repo-tree";
 export { RenderRefusedError, type RemoteBaseSource } from "./render-kustomize";
 
+/** What a Helm source render needs besides the chart: the binary, the destination cluster's discovery, and how a repository chart is fetched. */
+export interface HelmSourceContext {
+  /** A path or a name on PATH (the caller passes HELM_BIN). */
+  bin?: string;
+  cluster: ClusterCapabilities;
+  /** Fetches and verifies a chart from a configured repository (chart-fetch.ts); absent: repository charts are refused. */
+  fetchChart?: (ref: ArgoChartReference) => Promise<FetchedChart>;
+}
+
 export interface RenderOptions {
   path: string;
-  mode: "plain" | "kustomize";
+  mode: "plain" | "kustomize" | "helm";
   defaultNamespace: string;
   /** kustomize or kubectl: a path or a name on PATH (the caller passes KUSTOMIZE_BIN). */
   kustomizeBin?: string;
@@ -35,6 +47,8 @@ export interface RenderOptions {
   controller?: ControllerRender;
   /** Kustomize mode: the remote bases Driftwatch may fetch itself (the allowlist); none when absent. */
   remoteBases?: RemoteBaseSource;
+  /** Helm sources (mode "helm", or an Argo CD Application with helm settings or a repository chart). */
+  helm?: HelmSourceContext;
 }
 
 export interface RenderResult {
@@ -167,7 +181,7 @@ async function renderAsController(
   controller: ControllerRender,
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const listed = await repoTree(mirrorPath, commit);
-  const plan = await planControllerRender(controller, listed.paths, rel, opts.mode, (file) => listed.read(file), commit);
+  const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
   if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
   return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed });
 }
@@ -183,6 +197,9 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   const rel = normalisePath(opts.path);
   const pathHash = await revParse(mirrorPath, rel ? `${commit}:${rel}` : `${commit}^{tree}`);
   if (!pathHash) throw new GitError("render", `path "${rel}" does not exist at ${commit.slice(0, 12)}`);
+
+  const helm = helmSettings(opts);
+  if (helm) return renderHelm(mirrorPath, commit, rel, pathHash, opts, helm);
 
   let key: string;
   if (opts.mode === "plain") {
@@ -222,6 +239,44 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   }
   const result = await pending;
   return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], treeHash: pathHash, cached: false };
+}
+
+/** Argo CD renders a source with Helm when it is a chart folder (render: helm), has helm settings, or names a repository chart. */
+function helmSettings(opts: RenderOptions): Omit<HelmRenderSettings, "chart" | "cluster"> | null {
+  const c = opts.controller?.type === "argocd" ? opts.controller : undefined;
+  if (opts.mode !== "helm" && !c?.helm && !c?.chart) return null;
+  const appName = c?.env?.appName ?? c?.helm?.releaseName;
+  if (!appName) throw new GitError("render", "a Helm source needs its Application's name (the release name): set controller (type argocd) or source.argocd.helm.releaseName");
+  return { appName, namespace: c?.env?.appNamespace || opts.defaultNamespace, options: c?.helm ?? {} };
+}
+
+async function renderHelm(mirrorPath: string, commit: string, rel: string, pathHash: string, opts: RenderOptions, base: Omit<HelmRenderSettings, "chart" | "cluster">): Promise<RenderResult> {
+  const c = opts.controller?.type === "argocd" ? opts.controller : undefined;
+  const cluster = opts.helm?.cluster ?? { apiVersions: [] };
+  let chart: FetchedChart | undefined;
+  if (c?.chart) {
+    if (!opts.helm?.fetchChart) throw new GitError("render", `chart "${c.chart.chart}" from ${c.chart.repoURL} cannot be fetched: no helmRepositories are configured`);
+    chart = await opts.helm.fetchChart(c.chart);
+  }
+  const settings: HelmRenderSettings = { ...base, cluster, chart };
+  // The discovery list is long; its digest pins the key as well. The commit (not its tree) keys the chart:
+  // one git call less on a path where helm itself is the only other cost.
+  const clusterKey = createHash("sha256").update(JSON.stringify(cluster)).digest("hex");
+  const key = ["helm", mirrorPath, chart ? "" : commit, rel, opts.defaultNamespace, opts.helm?.bin ?? "", controllerRenderKey(opts.controller), JSON.stringify(base), clusterKey, chart?.digest ?? ""].join("\0");
+  const hit = cache.get(key);
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
+  let pending = inflight.get(key);
+  if (!pending) {
+    pending = renderHelmSource(mirrorPath, commit, rel, settings, opts.helm?.bin).then((r) => {
+      const frozen = deepFreeze(r);
+      cache.set(key, frozen);
+      return { ...frozen, remoteBases: [] };
+    });
+    inflight.set(key, pending);
+    pending.finally(() => inflight.delete(key)).catch(() => undefined);
+  }
+  const result = await pending;
+  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [], treeHash: pathHash, cached: false };
 }
 
 export interface ObjectSource {

@@ -4,6 +4,7 @@
 // settings out; anything of the wrong shape is left out, as the API server's
 // schema would not have let it in.
 import type { IgnoreRule } from "@/lib/drift";
+import { argoChartReferenceOf, type ArgoChartReference } from "@/lib/helm/argocd-helm";
 import { argoSourceOptions, dropUndefined, rec, selectorOf, str, strList, strMap, type ArgoBuildEnv, type ArgoSourceOptions, type FluxRenderSpec, type FluxSubstituteReference, type Obj } from "@/lib/git";
 
 /** The render-relevant part of a Flux `Kustomization` (kustomize.toolkit.fluxcd.io/v1). */
@@ -60,7 +61,7 @@ function sourceOf(app: Obj, path: string): Obj | undefined {
 }
 
 /** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1), and the build variables it gives kustomize. */
-export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions & { env: ArgoBuildEnv } {
+export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions & { env: ArgoBuildEnv; chart?: ArgoChartReference } {
   const source = sourceOf(app, path) ?? {};
   const spec = rec(app.spec) ?? {};
   const env = dropUndefined({
@@ -71,7 +72,8 @@ export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions &
     sourcePath: str(source.path),
     targetRevision: str(source.targetRevision),
   });
-  return { env, ...argoSourceOptions(source) };
+  const chart = argoChartReferenceOf(source);
+  return { env, ...argoSourceOptions(source), ...(chart ? { chart } : {}) };
 }
 
 /**

@@ -19,27 +19,14 @@ import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { resetDatabase } from "@/lib/db/testing";
-import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase } from "@/lib/collector";
-import { logger } from "@/lib/log";
+import { syncConfigToDatabase } from "@/lib/collector";
+import { ARGO_APPLICATION_CRD, collectOnce, openDriftOf } from "../support/argo-collect";
 import { requiredKubectl } from "../support/required-tools";
 
 type Obj = Record<string, unknown>;
 const kubectlBin = requiredKubectl();
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/real-repos");
 const FLUX_CRDS = path.resolve(import.meta.dirname, "../fixtures/flux-crds");
-
-// Argo CD's Application, as far as this suite needs it: the real CRD is ~1 MB of schema and has no status subresource either.
-const ARGO_APPLICATION_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "applications.argoproj.io" },
-  spec: {
-    group: "argoproj.io",
-    names: { kind: "Application", listKind: "ApplicationList", plural: "applications", singular: "application", shortNames: ["app", "apps"] },
-    scope: "Namespaced",
-    versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
-  },
-};
 
 interface FluxApp {
   controller: "flux";
@@ -508,19 +495,8 @@ function environmentOf(app: App): Obj {
   };
 }
 
-async function collect(envName: string) {
-  const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
-  const runId = await enqueueRun(db, env.id, "test");
-  const leased = await leaseRunById(db, runId, "test-worker", 120_000);
-  if (!leased) throw new Error("could not lease the run");
-  const ctx = collectorContext(db, config, { mirrorsDir: path.join(workDir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
-  return executeRun(ctx, leased, "test-worker", 120_000);
-}
-
-async function openDrift(envName: string) {
-  const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
-  return db.driftItem.findMany({ where: { environmentId: env.id, resolvedAt: null }, orderBy: { key: "asc" } });
-}
+const collect = (envName: string) => collectOnce(db, config, envName, workDir);
+const openDrift = (envName: string) => openDriftOf(db, envName);
 
 beforeAll(async () => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-real-repos-"));

@@ -3,6 +3,7 @@
 // never read as green.
 import { spawnSync } from "node:child_process";
 import { findKustomize, type KustomizeBinary } from "@/lib/git/kustomize";
+import { binaryPath, isBuilt } from "@/tools/realkube/binaries";
 
 /** kustomize, else kubectl (KUSTOMIZE_BIN when set); throws the install hint otherwise. */
 export function requiredKustomize(): KustomizeBinary {
@@ -16,4 +17,14 @@ export function requiredKubectl(): string {
     if (r.status === 0 && /Kustomize Version: v[5-9]/.test(r.stdout)) return candidate;
   }
   throw new Error("these tests need kubectl 1.27 or newer (it bundles kustomize v5) on PATH, or KUBECTL pointing at one");
+}
+
+/**
+ * helm: HELM_BIN when set, else the pinned one tools/realkube builds (npm test
+ * builds it first); throws what to do otherwise.
+ */
+export function requiredHelm(): string {
+  if (process.env.HELM_BIN) return process.env.HELM_BIN;
+  if (!isBuilt("helm")) throw new Error("these tests need helm: run `npm run realkube:build` (it builds the pinned helm) or point HELM_BIN at one");
+  return binaryPath("helm");
 }

@@ -1,0 +1,216 @@
+// Two real public charts (test/fixtures/real-charts) as Argo CD Helm sources
+// on a real kube-apiserver: the test renders each with the real helm and the
+// arguments Argo CD would pass (written out here, independently of
+// Driftwatch), applies the result client-side with Argo CD's tracking
+// annotation as argocd-controller, and records the Application's sync status.
+// The collector, rendering the same Application itself, finds no drift; real
+// kubectl edits are found and attributed; a values change committed to Git
+// shows up once the Application reports that revision, and resolves once applied.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments, stringify } from "yaml";
+import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import type { PrismaClient } from "@/lib/db/generated/client";
+import { resetDatabase } from "@/lib/db/testing";
+import { syncConfigToDatabase } from "@/lib/collector";
+import { ARGO_APPLICATION_CRD, collectOnce, openDriftOf } from "../support/argo-collect";
+import { setProcessEnv } from "../support/process-env";
+import { requiredHelm, requiredKubectl } from "../support/required-tools";
+
+type Obj = Record<string, unknown>;
+const kubectlBin = requiredKubectl();
+const helmBin = requiredHelm();
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/real-charts");
+
+interface ChartApp {
+  name: string;
+  chart: string;
+  destination: string;
+  /** Namespaces the chart writes to besides the destination (metrics-server's auth-reader RoleBinding lives in kube-system). */
+  alsoWritesTo?: string[];
+  /** spec.source.helm of the Application. */
+  helm: { valueFiles?: string[]; parameters?: Array<{ name: string; value: string; forceString?: boolean }>; valuesObject?: Obj };
+}
+
+const APPS: ChartApp[] = [
+  // The chart's own production values file, and a parameter as set in the Application.
+  { name: "podinfo", chart: "podinfo", destination: "podinfo", helm: { valueFiles: ["values-prod.yaml"], parameters: [{ name: "ui.message", value: "from Argo CD, with a comma" }] } },
+  // The chart's CI values; the aggregated API stays off (nothing would serve it on this API server).
+  { name: "metrics-server", chart: "metrics-server", destination: "monitoring", alsoWritesTo: ["kube-system"], helm: { valueFiles: ["ci/ci-values.yaml"], valuesObject: { apiService: { create: false }, replicas: 2 } } },
+];
+
+let kube: RealKube;
+let repo: TestRepo;
+let workDir: string;
+let db: PrismaClient;
+let config: DriftwatchConfig;
+let restoreEnv: () => void;
+
+function run(bin: string, args: string[], input = "", cwd?: string): string {
+  const r = spawnSync(bin, args, { input, encoding: "utf8", cwd, env: { ...process.env, HOME: workDir }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${path.basename(bin)} ${args.slice(0, 4).join(" ")} failed: ${r.stderr}`);
+  return r.stdout;
+}
+const kubectl = (args: string[], input = "") => run(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
+const meta = (o: Obj) => o.metadata as { name: string; namespace?: string; annotations?: Record<string, string> };
+const groupOf = (apiVersion: unknown) => (String(apiVersion).includes("/") ? String(apiVersion).split("/")[0]! : "");
+
+/** What Argo CD's repo server renders: helm template with the cluster's version and API versions, the app's values, CRDs; hooks are not applied. */
+function argoRender(app: ChartApp): Obj[] {
+  const version = (JSON.parse(kubectl(["version", "-o", "json"])) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
+  const resources = kubectl(["api-resources", "--no-headers", "-o", "wide"]);
+  const apiVersions = new Set<string>();
+  for (const line of resources.trim().split("\n")) {
+    const cols = line.trim().split(/\s+/);
+    // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND VERBS...: the API version is the column before "true"/"false".
+    const at = cols.findIndex((c) => c === "true" || c === "false");
+    apiVersions.add(cols[at - 1]!).add(`${cols[at - 1]}/${cols[at + 1]}`);
+  }
+  const inline = path.join(workDir, `${app.name}-inline.yaml`);
+  fs.writeFileSync(inline, stringify(app.helm.valuesObject ?? {}));
+  const chartDir = path.join(repo.dir, "charts", app.chart);
+  const args = ["template", ".", "--name-template", app.name, "--namespace", app.destination, "--kube-version", version];
+  for (const p of app.helm.parameters ?? []) args.push("--set", `${p.name}=${p.value.replace(/,/g, "\\,")}`);
+  for (const f of app.helm.valueFiles ?? []) args.push("--values", path.join(chartDir, f));
+  if (app.helm.valuesObject) args.push("--values", inline);
+  for (const v of [...apiVersions].sort()) args.push("--api-versions", v);
+  args.push("--include-crds");
+  const out = run(helmBin, args, "", chartDir);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => !!o && typeof o === "object" && !meta(o).annotations?.["helm.sh/hook"]);
+}
+
+const CLUSTER_SCOPED = new Set(["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService", "Namespace"]);
+
+/** Argo CD's client-side apply: destination namespace where none is set, the tracking annotation, as argocd-controller; then the Application's status. */
+function argoSync(app: ChartApp, sha: string): Obj[] {
+  const objects = argoRender(app).map((o): Obj => {
+    const m = meta(o);
+    const namespace = CLUSTER_SCOPED.has(String(o.kind)) ? undefined : (m.namespace ?? app.destination);
+    const trackingId = `${app.name}:${groupOf(o.apiVersion)}/${String(o.kind)}:${namespace ?? ""}/${m.name}`;
+    return { ...o, metadata: { ...m, ...(namespace ? { namespace } : {}), annotations: { ...m.annotations, "argocd.argoproj.io/tracking-id": trackingId } } };
+  });
+  kubectl(["apply", "--field-manager=argocd-controller", "-f", "-"], objects.map((o) => stringify(o)).join("---\n"));
+  const status = {
+    sync: { status: "Synced", revision: sha },
+    health: { status: "Healthy" },
+    resources: objects.map((o) => ({ group: groupOf(o.apiVersion), version: String(o.apiVersion).split("/").pop(), kind: o.kind, namespace: meta(o).namespace ?? "", name: meta(o).name, status: "Synced" })),
+  };
+  reportRevision(app, sha, status);
+  return objects;
+}
+
+function reportRevision(app: ChartApp, sha: string, status: Obj = { sync: { status: "Synced", revision: sha } }): void {
+  kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
+}
+
+const collect = (envName: string) => collectOnce(db, config, envName, workDir);
+const openDrift = async (envName: string) => (await openDriftOf(db, envName)).map((d) => ({ key: d.key, type: d.type, changes: d.changes }));
+
+const applied = new Map<string, Obj[]>();
+
+beforeAll(async () => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-real-charts-"));
+  restoreEnv = setProcessEnv({ HELM_BIN: helmBin });
+  repo = TestRepo.create("real-charts");
+  for (const chart of fs.readdirSync(FIXTURES).filter((f) => fs.statSync(path.join(FIXTURES, f)).isDirectory())) fs.cpSync(path.join(FIXTURES, chart), path.join(repo.dir, "charts", chart), { recursive: true });
+  const sha = repo.commit("charts as published");
+  kube = await startRealKube();
+  kubectl(["apply", "--server-side", "-f", "-"], stringify(ARGO_APPLICATION_CRD));
+  kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+  for (const ns of ["argocd", ...APPS.map((a) => a.destination)]) kubectl(["create", "namespace", ns]);
+  for (const app of APPS) {
+    const application = {
+      apiVersion: "argoproj.io/v1alpha1",
+      kind: "Application",
+      metadata: { name: app.name, namespace: "argocd" },
+      spec: {
+        project: "default",
+        source: { repoURL: "https://github.com/example/charts", targetRevision: "HEAD", path: `charts/${app.chart}`, helm: app.helm },
+        destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
+      },
+    };
+    kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+    applied.set(app.name, argoSync(app, sha));
+  }
+  config = parseConfig(
+    stringify({
+      repositories: [{ name: "charts", url: repo.dir }],
+      environments: APPS.map((app) => ({
+        name: app.name,
+        cluster: { kubeconfig: kube.kubeconfigPath, context: "realkube" },
+        namespaces: [app.destination, ...(app.alsoWritesTo ?? [])],
+        defaultNamespace: app.destination,
+        source: { repository: "charts", branch: "main", path: `charts/${app.chart}`, render: "helm" },
+        controller: { type: "argocd", namespace: "argocd", name: app.name },
+      })),
+    }),
+  );
+  db = getPrisma();
+  await resetDatabase(db);
+  await syncConfigToDatabase(db, config);
+}, 180_000);
+
+afterAll(async () => {
+  restoreEnv?.();
+  await kube?.stop();
+  repo?.cleanup();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+describe("real charts applied as Argo CD applies a Helm source", () => {
+  it.each(APPS.map((a) => [a.name, a] as const))("%s: the collector renders the chart itself and finds no drift", async (name) => {
+    const out = await collect(name);
+    expect(out.errors.filter((e) => e.severity !== "warning"), JSON.stringify(out.errors)).toEqual([]);
+    expect(out.status).toBe("succeeded");
+    expect(await openDrift(name)).toEqual([]);
+    // Every object Argo CD applied was compared (hooks are not applied and not compared).
+    expect(out.stats?.desired).toBe(applied.get(name)!.length);
+    expect(applied.get(name)!.length).toBeGreaterThan(3);
+  }, 120_000);
+
+  it("a kubectl scale and a kubectl set env on the charts' Deployments are found and attributed", async () => {
+    kubectl(["-n", "monitoring", "scale", "deployment", "metrics-server", "--replicas=4"]);
+    kubectl(["-n", "podinfo", "set", "env", "deployment/podinfo", "PODINFO_UI_COLOR=#ff0000"]);
+    for (const app of APPS) expect((await collect(app.name)).status).toBe("succeeded");
+    const metrics = await openDrift("metrics-server");
+    expect(metrics.map((d) => [d.key, d.type])).toEqual([["apps/Deployment/monitoring/metrics-server", "Modified"]]);
+    expect(JSON.stringify(metrics[0]!.changes)).toMatch(/spec\.replicas/);
+    expect(JSON.stringify(metrics[0]!.changes)).toMatch(/"kubectl"/);
+    const podinfo = await openDrift("podinfo");
+    expect(podinfo.map((d) => [d.key, d.type])).toEqual([["apps/Deployment/podinfo/podinfo", "Modified"]]);
+    expect(JSON.stringify(podinfo[0]!.changes)).toMatch(/kubectl-set/);
+    // Argo CD's self-heal puts Git back: the drift resolves.
+    for (const app of APPS) argoSync(app, repo.head());
+    for (const app of APPS) {
+      expect((await collect(app.name)).status).toBe("succeeded");
+      expect(await openDrift(app.name)).toEqual([]);
+    }
+  }, 180_000);
+
+  it("a values change committed to Git shows up when the Application reports that revision, and resolves once applied", async () => {
+    const app = APPS.find((a) => a.name === "podinfo")!;
+    const file = path.join(repo.dir, "charts/podinfo/values-prod.yaml");
+    const text = fs.readFileSync(file, "utf8");
+    const changed = text.replace('color: "#34577c"', 'color: "#00aa00"');
+    expect(changed).not.toBe(text);
+    repo.write("charts/podinfo/values-prod.yaml", changed);
+    const sha = repo.commit("podinfo: green UI in production");
+    // Argo CD has seen the commit but has not applied it yet (a sync in progress): desired is the new revision's render.
+    reportRevision(app, sha);
+    expect((await collect("podinfo")).status).toBe("succeeded");
+    const drift = await openDrift("podinfo");
+    expect(drift.map((d) => [d.key, d.type])).toEqual([["apps/Deployment/podinfo/podinfo", "Modified"]]);
+    expect(JSON.stringify(drift[0]!.changes)).toContain("#00aa00");
+    argoSync(app, sha);
+    expect((await collect("podinfo")).status).toBe("succeeded");
+    expect(await openDrift("podinfo")).toEqual([]);
+  }, 180_000);
+});
