@@ -77,13 +77,21 @@ async function call(id: OperationId, c: Call = {}): Promise<Answered> {
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const req = new NextRequest(`http://localhost${url}${c.query ? `?${c.query}` : ""}`, { method: o.method.toUpperCase(), headers, body });
   const res = await handler(req, { params: Promise.resolve(params) });
-  const text = await res.text();
   const contentType = res.headers.get("content-type") ?? "";
+  // A stream (GET /api/live) never ends by itself: its first message is the answer here.
+  const text = contentType.startsWith("text/event-stream") ? await firstChunk(res) : await res.text();
   let json: unknown = undefined;
   if (contentType.split(";")[0]!.trim() === "application/json") json = JSON.parse(text) as unknown;
   check(id, o, res.status, contentType, json);
   answered.set(id, [...(answered.get(id) ?? []), res.status]);
   return { status: res.status, contentType, text, json };
+}
+
+async function firstChunk(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
 }
 
 /** The answer is one the document promises, in a shape its schema accepts. */
@@ -231,13 +239,17 @@ describe("every documented operation on a seeded database", () => {
     expect((await call("finishOidc", { as: null, query: "code=x&state=y" })).status).toBe(302);
   });
 
-  it("system: the document, metrics, probes and the Git webhook", async () => {
+  it("system: the document, metrics, probes, the change stream and the Git webhook", async () => {
     expect((await call("getOpenApi", { as: null })).status).toBe(200);
     expect((await call("getMetrics", { as: null })).status).toBe(401);
     expect((await call("getMetrics")).status).toBe(200);
     expect((await call("getHealth", { as: null })).status).toBe(200);
     expect((await call("getLiveness", { as: null })).status).toBe(200);
     expect((await call("getReadiness", { as: null })).status).toBe(200);
+    expect((await call("watchChanges", { as: null })).status).toBe(401);
+    const live = await call("watchChanges");
+    expect(live.status).toBe(200);
+    expect(live.text).toContain("event: ready");
     const push = JSON.stringify({ ref: "refs/heads/main", after: "a".repeat(40), repository: { name: "shop", full_name: "acme/shop", clone_url: "https://github.com/acme/shop.git" } });
     expect((await call("receiveGitWebhook", { as: null, body: push })).status).toBe(401);
     expect((await call("receiveGitWebhook", { as: null, body: push, headers: sign(push) })).status).toBe(202);

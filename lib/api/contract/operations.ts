@@ -456,6 +456,17 @@ export const operations = {
     ok: { status: 200, description: "The user", json: UserAnswer },
     errors: { 404: "Unknown user", 409: "That would leave no admin" },
   }),
+  watchChanges: op({
+    method: "get",
+    path: "/api/live",
+    summary: "What changed, as it commits (server-sent events)",
+    description:
+      "A `text/event-stream` that never ends by itself. Events: `ready` (first; `{heartbeatMs}`), `change` (`{tables}`: the dashboard tables a committed transaction wrote, coalesced; refetch what reads them), `heartbeat` (every `heartbeatMs`), and before the server ends it `lost` (the server stopped hearing the database's notifications: poll, then reconnect) or `signed-out`. No row data and nothing about sign-ins is sent. A client that reads slowly gets one message naming every table written meanwhile.",
+    tag: "system",
+    access: "signed-in",
+    ok: { status: 200, description: "The stream", other: { "text/event-stream": "Server-sent events as described above" } },
+    errors: { 503: "This server cannot hear the database's change notifications right now, or serves too many streams: poll and retry with backoff" },
+  }),
   getOpenApi: op({
     method: "get",
     path: "/api/openapi.json",

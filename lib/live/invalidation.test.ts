@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { isLiveTable, queryPrefixesFor } from "./invalidation";
+
+describe("queryPrefixesFor", () => {
+  it("refetches the drift list, the object and the overview after a drift item changes", () => {
+    const keys = queryPrefixesFor(["DriftItem"]);
+    expect(keys).toEqual(expect.arrayContaining(["drift", "object", "environments", "environment", "timeline"]));
+    expect(keys).not.toContain("lineage");
+  });
+
+  it("names each prefix once for several tables", () => {
+    const keys = queryPrefixesFor(["DriftItem", "LiveObject", "CollectionRun"]);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain("run");
+  });
+
+  it("refetches lineage and commits after a new revision, not the object pages", () => {
+    expect(queryPrefixesFor(["Revision"])).toEqual(expect.arrayContaining(["lineage", "commit"]));
+    expect(queryPrefixesFor(["Revision"])).not.toContain("object");
+  });
+
+  it("ignores tables it does not know, and never announces who signs in", () => {
+    expect(queryPrefixesFor(["Session", "User", "NoSuchTable"])).toEqual([]);
+    expect(isLiveTable("Session")).toBe(false);
+    expect(isLiveTable("User")).toBe(false);
+    expect(isLiveTable("DriftItem")).toBe(true);
+    expect(isLiveTable("constructor")).toBe(false);
+  });
+});
