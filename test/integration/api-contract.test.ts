@@ -239,13 +239,15 @@ describe("every documented operation on a seeded database", () => {
     expect((await call("finishOidc", { as: null, query: "code=x&state=y" })).status).toBe(302);
   });
 
-  it("system: the document, metrics, probes, the change stream and the Git webhook", async () => {
+  it("system: the document, metrics, probes, search, the change stream and the Git webhook", async () => {
     expect((await call("getOpenApi", { as: null })).status).toBe(200);
     expect((await call("getMetrics", { as: null })).status).toBe(401);
     expect((await call("getMetrics")).status).toBe(200);
     expect((await call("getHealth", { as: null })).status).toBe(200);
     expect((await call("getLiveness", { as: null })).status).toBe(200);
     expect((await call("getReadiness", { as: null })).status).toBe(200);
+    expect((await call("search", { query: "q=production" })).status).toBe(200);
+    expect((await call("search", { query: "q=" })).status).toBe(400);
     expect((await call("watchChanges", { as: null })).status).toBe(401);
     const live = await call("watchChanges");
     expect(live.status).toBe(200);

@@ -26,6 +26,7 @@ import { PauseAnswer, PauseList, PausePolicyDto, PauseResumed, pauseListQuery, p
 import { Health, Liveness, OpenApiDocument, Readiness, WebhookIgnored, WebhookQueued } from "./system";
 import { ApiErrorBody } from "./schema";
 import { TimelineAnswer, timelineQuerySchema } from "./timeline";
+import { SearchAnswer, searchQuery } from "./search";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -455,6 +456,17 @@ export const operations = {
       .refine((b) => Object.keys(b).length > 0, "nothing to change"),
     ok: { status: 200, description: "The user", json: UserAnswer },
     errors: { 404: "Unknown user", 409: "That would leave no admin" },
+  }),
+  search: op({
+    method: "get",
+    path: "/api/search",
+    summary: "Find an environment, object, commit, person or alert",
+    description:
+      "Case-insensitive: environments by name; objects (live or drifted) whose `kind namespace/name` contains every word of `q` (a `/` separates words too); commits by sha prefix (4–40 hex digits); people by author or audit actor name or email; alerts by title. Each hit names the page that shows it.",
+    tag: "environments",
+    access: "signed-in",
+    query: searchQuery,
+    ok: { status: 200, description: "The hits", json: SearchAnswer },
   }),
   watchChanges: op({
     method: "get",
