@@ -14,6 +14,11 @@ describe("queryPrefixesFor", () => {
     expect(keys).toContain("run");
   });
 
+  it("does not refetch drift lists for a run's progress alone (it is written many times a run)", () => {
+    expect(queryPrefixesFor(["CollectionRun"])).not.toContain("drift");
+    expect(queryPrefixesFor(["CollectionRun"])).toContain("environment");
+  });
+
   it("refetches lineage and commits after a new revision, not the object pages", () => {
     expect(queryPrefixesFor(["Revision"])).toEqual(expect.arrayContaining(["lineage", "commit"]));
     expect(queryPrefixesFor(["Revision"])).not.toContain("object");

@@ -31,12 +31,14 @@ const OVERVIEW: readonly QueryPrefix[] = ["environments", "environment", "timeli
  * out is nobody else's business, so the stream never tells it.
  */
 const FEEDS: Readonly<Record<string, readonly QueryPrefix[]>> = {
-  Repository: [...OVERVIEW, "lineage", "commit"],
+  // Written by every collection (fetch times): the overview's freshness, not the drift or object pages.
+  Repository: ["environments", "environment", "lineage", "commit"],
   Revision: [...OVERVIEW, "lineage", "commit", "metrics"],
   BranchHead: [...OVERVIEW, "lineage", "commit", "metrics"],
   AppliedRevision: [...OVERVIEW, "lineage", "commit", "metrics", "drift"],
   Environment: [...OVERVIEW, "lineage", "commit", "metrics", "drift", "object", "pause-policy"],
-  CollectionRun: [...OVERVIEW, "run", "drift", "object"],
+  // Written many times a run (progress): only what shows runs. What a run found arrives in the tables it wrote.
+  CollectionRun: ["environments", "environment", "run", "timeline"],
   DesiredObject: [...OVERVIEW, "drift", "object"],
   LiveObject: [...OVERVIEW, "drift", "object"],
   ObjectVersion: [...OVERVIEW, "object"],
