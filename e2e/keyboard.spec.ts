@@ -69,8 +69,9 @@ test.describe("keyboard", () => {
 
     try {
       // 1. `/` opens the global search from anywhere on the page; the unowned-drift alert is one of its hits.
-      await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: /Search environments, objects, commits, people and alerts/ });
+      await expect(box).toBeVisible();
+      await page.keyboard.press("/");
       await expect(box).toBeFocused();
       await expectVisibleFocus(page, "search box");
       await page.keyboard.type("no owner");
@@ -128,8 +129,10 @@ test.describe("keyboard", () => {
   test("Escape closes the search list, then leaves the box; `/` typed in a field stays in the field", async ({ page }) => {
     await page.goto("/timeline");
     await untilLive(page);
-    await page.keyboard.press("/");
     const box = page.getByRole("combobox", { name: /Search environments/ });
+    // The box appears once the session is known (signed-out pages have none).
+    await expect(box).toBeVisible();
+    await page.keyboard.press("/");
     await expect(box).toBeFocused();
     await page.keyboard.type("prod");
     await expect(box).toHaveAttribute("aria-expanded", "true");

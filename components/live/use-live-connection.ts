@@ -6,7 +6,7 @@
 // since changes may have been missed meanwhile.
 import { useEffect, useState } from "react";
 import type { QueryClient } from "@tanstack/react-query";
-import { queryPrefixesFor } from "@/lib/live/invalidation";
+import { PROGRESS_ONLY_DELAY_MS, isProgressOnly, queryPrefixesFor } from "@/lib/live/invalidation";
 import { parseSse, reconnectDelayMs } from "@/lib/live/sse";
 
 /**
@@ -29,6 +29,7 @@ export function useLiveConnection(queryClient: QueryClient, url = "/api/live"): 
     let abort: AbortController | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let watchdog: ReturnType<typeof setTimeout> | undefined;
+    let progress: ReturnType<typeof setTimeout> | undefined;
 
     const schedule = (ms: number) => {
       clearTimeout(retry);
@@ -79,7 +80,13 @@ export function useLiveConnection(queryClient: QueryClient, url = "/api/live"): 
               // Whatever committed before this stream began is not announced on it.
               refetch("all");
             } else if (e.event === "change") {
-              refetch(queryPrefixesFor((JSON.parse(e.data) as { tables: string[] }).tables));
+              const tables = (JSON.parse(e.data) as { tables: string[] }).tables;
+              if (!isProgressOnly(tables)) refetch(queryPrefixesFor(tables));
+              else
+                progress ??= setTimeout(() => {
+                  progress = undefined;
+                  refetch(queryPrefixesFor(tables));
+                }, PROGRESS_ONLY_DELAY_MS);
             }
             // "heartbeat" only proves the line is alive; "lost" and "signed-out" precede the end.
           }
@@ -104,6 +111,7 @@ export function useLiveConnection(queryClient: QueryClient, url = "/api/live"): 
       stopped = true;
       clearTimeout(retry);
       clearTimeout(watchdog);
+      clearTimeout(progress);
       abort?.abort();
       window.removeEventListener("online", online);
     };

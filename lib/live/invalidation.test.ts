@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLiveTable, queryPrefixesFor } from "./invalidation";
+import { isLiveTable, isProgressOnly, queryPrefixesFor } from "./invalidation";
 
 describe("queryPrefixesFor", () => {
   it("refetches the drift list, the object and the overview after a drift item changes", () => {
@@ -30,5 +30,13 @@ describe("queryPrefixesFor", () => {
     expect(isLiveTable("User")).toBe(false);
     expect(isLiveTable("DriftItem")).toBe(true);
     expect(isLiveTable("constructor")).toBe(false);
+  });
+});
+
+describe("isProgressOnly", () => {
+  it("is a change that wrote only runs, not one that wrote what a run found", () => {
+    expect(isProgressOnly(["CollectionRun"])).toBe(true);
+    expect(isProgressOnly(["CollectionRun", "DriftItem"])).toBe(false);
+    expect(isProgressOnly([])).toBe(false);
   });
 });

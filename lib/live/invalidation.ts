@@ -59,3 +59,15 @@ export function queryPrefixesFor(tables: readonly string[]): QueryPrefix[] {
   for (const t of tables) for (const p of FEEDS[t] ?? []) out.add(p);
   return [...out];
 }
+
+/**
+ * A run reports its progress many times a second; a change that wrote only
+ * that may wait a moment and be refetched with the next one, so an open page
+ * does not refetch its environment for every step of a run while the web
+ * server is busy answering what the run found.
+ */
+export const PROGRESS_ONLY_DELAY_MS = 1_000;
+
+export function isProgressOnly(tables: readonly string[]): boolean {
+  return tables.length > 0 && tables.every((t) => t === "CollectionRun");
+}
