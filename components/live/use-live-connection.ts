@@ -42,9 +42,27 @@ export function useLiveConnection(queryClient: QueryClient, url = "/api/live"): 
       setState("reconnecting");
       schedule(reconnectDelayMs(attempt++));
     };
+    // At most one refetch per key prefix in flight, and one more after it when changes came meanwhile.
+    // Cancelling the running fetch at every change instead (react-query's default) starves a busy page:
+    // when changes arrive faster than the server answers, no answer is ever kept and the page freezes.
+    const running = new Set<string>();
+    const again = new Set<string>();
+    const refetchPrefix = (p: string) => {
+      if (running.has(p)) {
+        again.add(p);
+        return;
+      }
+      running.add(p);
+      // A fetch already running (a first load, the fallback poll) may have started before the change.
+      const startedBefore = queryClient.isFetching({ queryKey: [p] }) > 0;
+      void queryClient.invalidateQueries({ queryKey: [p], type: "active" }, { cancelRefetch: false }).finally(() => {
+        running.delete(p);
+        if ((again.delete(p) || startedBefore) && !stopped) refetchPrefix(p);
+      });
+    };
     const refetch = (prefixes: readonly string[] | "all") => {
       if (prefixes === "all") void queryClient.invalidateQueries({ type: "active" });
-      else for (const p of prefixes) void queryClient.invalidateQueries({ queryKey: [p], type: "active" });
+      else for (const p of prefixes) refetchPrefix(p);
     };
 
     async function connect(): Promise<void> {
