@@ -4,6 +4,7 @@
 // does not name fails). The run fails when an operation is documented but
 // never answered with its success status here, or when a route file serves
 // something the contract does not document.
+import { responseText } from "@/test/support/response-text";
 import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -79,19 +80,12 @@ async function call(id: OperationId, c: Call = {}): Promise<Answered> {
   const res = await handler(req, { params: Promise.resolve(params) });
   const contentType = res.headers.get("content-type") ?? "";
   // A stream (GET /api/live) never ends by itself: its first message is the answer here.
-  const text = contentType.startsWith("text/event-stream") ? await firstChunk(res) : await res.text();
+  const text = await responseText(res);
   let json: unknown = undefined;
   if (contentType.split(";")[0]!.trim() === "application/json") json = JSON.parse(text) as unknown;
   check(id, o, res.status, contentType, json);
   answered.set(id, [...(answered.get(id) ?? []), res.status]);
   return { status: res.status, contentType, text, json };
-}
-
-async function firstChunk(res: Response): Promise<string> {
-  const reader = res.body!.getReader();
-  const { value } = await reader.read();
-  await reader.cancel();
-  return new TextDecoder().decode(value);
 }
 
 /** The answer is one the document promises, in a shape its schema accepts. */

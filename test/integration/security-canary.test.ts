@@ -5,6 +5,7 @@
 // GET route of the API and every dashboard data loader, the value — raw, in
 // base64 and in hex — appears in no table, no log line, and no JSON, CSV,
 // patch or HTML the dashboard produced.
+import { responseText } from "@/test/support/response-text";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -218,7 +219,7 @@ describe("canary Secret value", () => {
       for (const q of extraQueries[route] ?? [""]) {
         const url = `http://localhost/${segments.join("/")}${q ? `?${q}` : ""}`;
         const res = await handler(new NextRequest(url, { headers: { cookie: admin.cookie, host: "localhost" } }), { params: Promise.resolve(params) });
-        const text = await res.text();
+        const text = await responseText(res);
         expect(res.status, `GET ${url}: ${text.slice(0, 200)}`).toBeLessThan(500);
         outputs.push({ where: `GET ${url}`, text });
         called++;
