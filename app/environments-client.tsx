@@ -4,7 +4,8 @@ import { EmptyState } from "@/components/empty-state";
 import { EnvironmentCard } from "@/components/environment-card";
 import { StaleDataNotice } from "@/components/query-state";
 import { useNow } from "@/components/time";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { EnvironmentListDto } from "@/lib/api/contract";
 
 export function EnvironmentsClient({ initial }: { initial: EnvironmentListDto }) {
@@ -12,7 +13,7 @@ export function EnvironmentsClient({ initial }: { initial: EnvironmentListDto })
     queryKey: queryKeys.environments,
     queryFn: () => fetchJson<EnvironmentListDto>("/api/environments"),
     initialData: initial,
-    refetchInterval: POLL_MS,
+    refetchInterval: useFallbackPoll(),
   });
   const data = q.data;
   const now = useNow(data.now);

@@ -1,7 +1,8 @@
 import { QueryClient, isServer } from "@tanstack/react-query";
 
-// Pages poll for fresh collections; a short staleTime avoids refetching what
-// the server just rendered, and 4xx answers are never retried.
+// Pages refetch when the change stream says what changed (components/live);
+// a short staleTime avoids refetching what the server just rendered, and 4xx
+// answers are never retried.
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {

@@ -2,7 +2,14 @@
 // The drift table of one environment: one row per drifted object, sortable
 // column headers (buttons, so the keyboard reaches them), a checkbox per row
 // for claiming. Presentational: filters, paging and data live in the page.
+//
+// Keyboard: the rows are one tab stop (a roving tabindex): the arrow keys,
+// Home and End move between rows, Enter opens the focused row's object and
+// Space selects it for claiming. Keys pressed inside a row's own controls
+// (its checkbox, its link) keep their usual meaning.
+import { useRef, useState, type KeyboardEvent } from "react";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import type { DriftItemDto, DriftSort } from "@/lib/api/contract";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 import { DriftTypeBadge, Pill } from "./status-badge";
@@ -36,10 +43,34 @@ export function DriftTable({
   onSelect: (id: string, on: boolean) => void;
   selectable: boolean;
 }) {
+  const router = useRouter();
+  const [current, setCurrent] = useState(0);
+  const rows = useRef<Array<HTMLTableRowElement | null>>([]);
+  // Rows come and go with live updates: the tab stop stays on a row that exists.
+  const active = Math.min(current, Math.max(0, items.length - 1));
+  const move = (to: number) => {
+    const next = Math.max(0, Math.min(items.length - 1, to));
+    setCurrent(next);
+    rows.current[next]?.focus();
+  };
+  const onRowKey = (e: KeyboardEvent<HTMLTableRowElement>, index: number, d: DriftItemDto) => {
+    if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: items.length - 1 }[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      move(to);
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      router.push(objectPagePath(d.environment, d.key));
+    } else if (e.key === " " && selectable && d.resolvedAt === null) {
+      e.preventDefault();
+      onSelect(d.id, !selected.has(d.id));
+    }
+  };
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="min-w-full text-left text-sm">
-        <caption className="sr-only">Drift items; column headers with a button sort the table</caption>
+        <caption className="sr-only">Drift items; column headers with a button sort the table; in the rows, the arrow keys move, Enter opens the object and Space selects it</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
           <tr>
             {selectable && (
@@ -69,10 +100,22 @@ export function DriftTable({
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
-          {items.map((d) => {
+          {items.map((d, index) => {
             const fields = d.changes.map((c) => c.display);
             return (
-              <tr key={d.id} className={selected.has(d.id) ? "bg-blue-50" : "hover:bg-slate-50"}>
+              <tr
+                key={d.id}
+                ref={(el) => {
+                  rows.current[index] = el;
+                }}
+                tabIndex={index === active ? 0 : -1}
+                aria-label={`${d.type} ${d.kind} ${d.namespace ? `${d.namespace}/` : ""}${d.name}`}
+                onFocus={(e) => {
+                  if (e.target === e.currentTarget) setCurrent(index);
+                }}
+                onKeyDown={(e) => onRowKey(e, index, d)}
+                className={selected.has(d.id) ? "bg-blue-50" : "hover:bg-slate-50"}
+              >
                 {selectable && (
                   <td className="px-3 py-2 align-top">
                     <input

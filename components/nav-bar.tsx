@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { GlobalSearch } from "./search/global-search";
 
 const LINKS = [
   { href: "/", label: "Environments" },
@@ -25,7 +26,10 @@ export function NavBar({ right }: { right?: React.ReactNode }) {
             </li>
           ))}
         </ul>
-        <div className="ml-auto text-sm">{right}</div>
+        <div className="ml-auto flex items-center gap-4 text-sm">
+          <GlobalSearch />
+          {right}
+        </div>
       </nav>
     </header>
   );

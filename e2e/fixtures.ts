@@ -8,6 +8,7 @@ import { test as base, expect, type Page, type TestInfo } from "@playwright/test
 import { readServerState, type E2EServerState } from "./support/server-state";
 import { SignInPage } from "./pages/signinPage";
 import { Kube } from "./support/kube";
+import { settled, untilLive } from "./support/live";
 
 export type Role = "viewer" | "operator" | "admin";
 
@@ -92,8 +93,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     const dir = path.join(testInfo.config.rootDir, "screenshots");
     await provide(async (page, name) => {
       fs.mkdirSync(dir, { recursive: true });
-      // Let polling queries settle so the picture shows what a person would see, not a spinner.
-      await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
+      // Let the page hydrate and its queries settle so the picture shows what a person would see, not a spinner.
+      await untilLive(page, { timeout: 5_000, signedOut: true }).catch(() => undefined);
+      await settled(page);
       await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
     });
   },

@@ -1,5 +1,6 @@
 import { test, expect } from "./fixtures";
 import type { Page } from "@playwright/test";
+import { settled, untilLive } from "./support/live";
 
 const PAGES: Array<[string, string]> = [
   ["environments", "/"],
@@ -34,7 +35,8 @@ test.describe("readable at 1280 px without scrolling sideways", () => {
     test(name, async ({ page }) => {
       await page.goto(url);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
+      await untilLive(page, { timeout: 5_000 }).catch(() => undefined);
+      await settled(page);
       const o = await overflow(page);
       expect(o.px, `page is ${o.px}px wider than the window; widest: ${o.widest}`).toBeLessThanOrEqual(0);
     });
@@ -47,7 +49,8 @@ test.describe("readable on a phone", () => {
     test(name, async ({ page, capture }) => {
       await page.goto(url);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
+      await untilLive(page, { timeout: 5_000 }).catch(() => undefined);
+      await settled(page);
       const o = await overflow(page);
       await capture(page, `phone-${name.replace(/\s+/g, "-")}`);
       expect(o.px, `page is ${o.px}px wider than the phone; widest: ${o.widest}`).toBeLessThanOrEqual(0);

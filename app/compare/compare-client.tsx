@@ -8,6 +8,7 @@ import { ErrorBlock, LoadingBlock } from "@/components/query-state";
 import { RevisionLine } from "@/components/revision";
 import { Pill } from "@/components/status-badge";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { CompareDto } from "@/lib/api/contract";
 import { valueText } from "@/lib/dashboard/format";
 import { objectPagePath } from "@/lib/dashboard/object-key";
@@ -28,7 +29,7 @@ export function CompareClient({ environments, initial, initialParams, problem }:
     queryFn: () => fetchJson<CompareDto>(`/api/compare?${submitted}`),
     initialData: initial && submitted === initialParams ? initial : undefined,
     enabled: submitted !== null && !(problem && submitted === initialParams),
-    refetchInterval: 15_000,
+    refetchInterval: useFallbackPoll(),
   });
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);

@@ -7,11 +7,12 @@ import { StaleDataNotice } from "@/components/query-state";
 import { RevisionLine, ShaLink } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
 import { Ago, useNow } from "@/components/time";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { LineageDto } from "@/lib/api/contract";
 
 export function LineageClient({ initial }: { initial: LineageDto }) {
-  const q = useQuery({ queryKey: queryKeys.lineage, queryFn: () => fetchJson<LineageDto>("/api/lineage"), initialData: initial, refetchInterval: POLL_MS });
+  const q = useQuery({ queryKey: queryKeys.lineage, queryFn: () => fetchJson<LineageDto>("/api/lineage"), initialData: initial, refetchInterval: useFallbackPoll() });
   const l = q.data;
   const now = useNow(l.now);
   return (

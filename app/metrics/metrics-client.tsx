@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ChartFrame, ColumnChart, HBarChart, Lanes, StackedColumns } from "@/components/charts";
 import { StaleDataNotice } from "@/components/query-state";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { MetricsDto } from "@/lib/api/contract";
 import { formatDuration } from "@/lib/dashboard/format";
 
@@ -18,7 +19,7 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
     queryKey: queryKeys.metrics(days),
     queryFn: () => fetchJson<MetricsDto>(`/api/delivery-metrics?days=${days}`),
     initialData: days === initial.window.days ? initial : undefined,
-    refetchInterval: 30_000,
+    refetchInterval: useFallbackPoll(),
   });
   const m = q.data ?? initial;
   const lifetimeTotal = m.driftLifetime.buckets.reduce((s, b) => s + b.count, 0);

@@ -7,7 +7,8 @@ import { EmptyState } from "@/components/empty-state";
 import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-state";
 import { Pill } from "@/components/status-badge";
 import { Time, formatLocal, useMounted } from "@/components/time";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { TimelineDto, TimelineEvent, TimelineType } from "@/lib/api/contract";
 import { TIMELINE_TYPES, TIMELINE_TYPE_LABELS } from "@/lib/timeline/merge";
 
@@ -53,7 +54,7 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
     queryKey: queryKeys.timeline(qs),
     queryFn: () => fetchJson<TimelineDto>(`/api/timeline?${qs}`),
     initialData: initial && qs === initialParams ? initial : undefined,
-    refetchInterval: POLL_MS,
+    refetchInterval: useFallbackPoll(),
     enabled: !problem || qs !== initialParams,
   });
   const t = q.data;

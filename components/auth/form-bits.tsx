@@ -4,7 +4,7 @@
 import type { ReactNode } from "react";
 import { parseDuration } from "@/lib/config/duration";
 
-export const inputClass = "mt-1 block w-full rounded border border-slate-300 px-2 py-1 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500";
+export const inputClass = "mt-1 block w-full rounded border border-slate-300 px-2 py-1 text-sm focus:border-slate-500";
 export const buttonClass = "rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:cursor-not-allowed disabled:opacity-50";
 export const secondaryButtonClass = "rounded border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 

@@ -1,7 +1,7 @@
 "use client";
 // Claim drift items as a temporary divergence: owner (you or a named user),
 // reason, expiry, incident link, and how it returns to Git.
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useAction } from "@/components/use-action";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
@@ -27,6 +27,19 @@ export function ClaimForm({
   const [returnPath, setReturnPath] = useState<"revert" | "adopt">("revert");
   const { busy, error, run } = useAction();
   const id = useId();
+  // Keyboard: opening moves focus into the form; Escape or Cancel closes it and gives focus back to the button that opened it.
+  const form = useRef<HTMLFormElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const returnFocus = useRef(false);
+  useEffect(() => {
+    if (open) form.current?.querySelector<HTMLElement>("select, textarea, input")?.focus();
+    else if (returnFocus.current) opener.current?.focus();
+    returnFocus.current = false;
+  }, [open]);
+  const close = () => {
+    returnFocus.current = true;
+    setOpen(false);
+  };
   const users = useQuery({
     queryKey: queryKeys.users,
     // Without the list the owner can still be "me": a failed read leaves just that choice.
@@ -43,7 +56,7 @@ export function ClaimForm({
   if (driftItemIds.length === 0) return <p className="text-xs text-slate-500">Select drift items to claim them.</p>;
   if (!open) {
     return (
-      <button type="button" className={secondaryButtonClass} onClick={() => setOpen(true)}>
+      <button ref={opener} type="button" className={secondaryButtonClass} onClick={() => setOpen(true)}>
         Claim {driftItemIds.length === 1 ? "this drift" : `${driftItemIds.length} drift items`}…
       </button>
     );
@@ -59,7 +72,16 @@ export function ClaimForm({
   }
 
   return (
-    <form onSubmit={submit} aria-labelledby={`${id}-title`} className="space-y-3 rounded-lg border border-sky-300 bg-sky-50 p-4">
+    <form
+      ref={form}
+      onSubmit={submit}
+      onKeyDown={(e: KeyboardEvent) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          close();
+        }
+      }}
+      aria-labelledby={`${id}-title`} className="space-y-3 rounded-lg border border-sky-300 bg-sky-50 p-4">
       <h3 id={`${id}-title`} className="font-semibold text-slate-900">
         Claim {driftItemIds.length === 1 ? "this drift" : `${driftItemIds.length} drift items`} in {environment}
       </h3>
@@ -94,7 +116,7 @@ export function ClaimForm({
         </label>
       </fieldset>
       <FormError message={error} />
-      <FormButtons submit={busy ? "Claiming…" : "Claim"} disabled={busy || reason.trim().length < 3} onCancel={() => setOpen(false)} />
+      <FormButtons submit={busy ? "Claiming…" : "Claim"} disabled={busy || reason.trim().length < 3} onCancel={close} />
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import { untilLive } from "../support/live";
 
 /** `/environments/[env]`: status, pause, alerts, controller, drift table, rollback guidance. */
 export class EnvironmentPage {
@@ -46,8 +47,8 @@ export class EnvironmentPage {
   async open(query = ""): Promise<void> {
     await this.page.goto(EnvironmentPage.path(this.env) + (query ? `?${query}` : ""));
     // The server's HTML is on screen before React attaches its handlers: a filter chosen earlier changes the
-    // native select but not the URL. Once the page's scripts have loaded and its first queries answered, it is live.
-    await this.page.waitForLoadState("networkidle");
+    // native select but not the URL. Once the page's scripts have loaded and its change stream is open, it is live.
+    await untilLive(this.page);
     await expect(this.heading).toBeVisible();
   }
 

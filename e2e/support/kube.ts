@@ -61,6 +61,26 @@ export class Kube {
     return { via: `client-node (no kubectl at ${KUBECTL}), HTTP ${status}`, output: `deployment.apps/${name} unlabeled` };
   }
 
+  /**
+   * `kubectl -n NS annotate deployment NAME KEY=VALUE --overwrite`, or `KEY-` to
+   * remove it when value is null (kubectl sends a merge patch, manager kubectl-annotate).
+   */
+  async annotateDeployment(env: DemoEnv, namespace: string, name: string, key: string, value: string | null): Promise<ChangeResult> {
+    if (this.hasKubectl()) {
+      const arg = value === null ? `${key}-` : `${key}=${value}`;
+      const { stdout, stderr } = await run(
+        KUBECTL,
+        ["--kubeconfig", this.kubeconfig(env), "--context", env, "-n", namespace, "annotate", "deployment", name, arg, ...(value === null ? [] : ["--overwrite"])],
+        { timeout: 30_000 },
+      );
+      return { via: "kubectl", output: (stdout + stderr).trim() };
+    }
+    const status = await this.request(env, "PATCH", `/apis/apps/v1/namespaces/${namespace}/deployments/${name}?fieldManager=kubectl-annotate`, "application/merge-patch+json", {
+      metadata: { annotations: { [key]: value } },
+    });
+    return { via: `client-node (no kubectl at ${KUBECTL}), HTTP ${status}`, output: `deployment.apps/${name} annotated` };
+  }
+
   /** Reads a deployment's labels with the read-only context. */
   async deploymentLabels(env: DemoEnv, namespace: string, name: string): Promise<Record<string, string>> {
     if (this.hasKubectl()) {

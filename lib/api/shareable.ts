@@ -30,6 +30,16 @@ export function isSharedPage(pathname: string): boolean {
   return SHARED_PAGES.some((p) => p.test(pathname));
 }
 
+/**
+ * Responses that never end (server-sent events, GET /api/live): nothing may
+ * wait for them to finish, so the shared-response cache must not even look.
+ */
+const STREAM_PATHS: ReadonlySet<string> = new Set(["/api/live"]);
+
+export function isStreamPath(pathname: string): boolean {
+  return STREAM_PATHS.has(pathname);
+}
+
 /** The directives of a Cache-Control value, lower-cased, without their arguments. */
 function directives(value: string | readonly string[] | number | undefined | null): Set<string> {
   if (value === undefined || value === null) return new Set();

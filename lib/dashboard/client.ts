@@ -38,8 +38,11 @@ export async function fetchJson<T>(url: string, { needsSession = true, ...init }
   return (await res.json()) as T;
 }
 
-/** How often pages look for a new collection. */
-export const POLL_MS = 4_000;
+/**
+ * How often pages poll while the change stream (GET /api/live) is down; while
+ * it is up they refetch when it says what changed (components/live).
+ */
+export const FALLBACK_POLL_MS = 15_000;
 
 export const queryKeys = {
   environments: ["environments"] as const,

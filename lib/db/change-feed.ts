@@ -23,9 +23,20 @@ export function topicOf(table: string): ChangeTopic {
   return AUTH_TABLES.has(table) ? "auth" : "data";
 }
 
+/** What a subscriber hears: a committed write to a table, or the feed going down or coming back. */
+export type FeedEvent = { type: "table"; table: string; topic: ChangeTopic } | { type: "state"; live: boolean };
+
 export interface ChangeFeed {
   /** The topic's current generation, or null while changes cannot be observed. */
   generation(topic: ChangeTopic): number | null;
+  /** True while notifications arrive (the LISTEN connection is up). */
+  readonly live: boolean;
+  /**
+   * Hears every notification and every state change until the returned
+   * function is called. A listener that throws is dropped, not retried: one
+   * broken subscriber must not stop the others.
+   */
+  subscribe(listener: (event: FeedEvent) => void): () => void;
   /**
    * This process has just committed a change itself: move every generation
    * now, so its next read does not wait for the notification to come back.
@@ -40,6 +51,17 @@ export function startChangeFeed(databaseUrl: string, log: Logger = logger): Chan
     generations.auth++;
     generations.data++;
   };
+  const listeners = new Set<(event: FeedEvent) => void>();
+  const tell = (event: FeedEvent) => {
+    for (const l of listeners) {
+      try {
+        l(event);
+      } catch (e) {
+        listeners.delete(l);
+        log.warn({ err: e instanceof Error ? e.message : String(e) }, "a change-feed subscriber failed and was dropped");
+      }
+    }
+  };
   const listener: Listener = listen({
     databaseUrl,
     channels: [CHANGES_CHANNEL],
@@ -47,12 +69,24 @@ export function startChangeFeed(databaseUrl: string, log: Logger = logger): Chan
     log,
     lostMessage: "change notifications lost; caches are bypassed meanwhile",
     onNotification: (_channel, table) => {
-      generations[topicOf(table)]++;
+      const topic = topicOf(table);
+      generations[topic]++;
+      tell({ type: "table", table, topic });
     },
-    onState: bumpAll,
+    onState: (live) => {
+      bumpAll();
+      tell({ type: "state", live });
+    },
   });
   return {
     generation: (topic) => (listener.live ? generations[topic] : null),
+    get live() {
+      return listener.live;
+    },
+    subscribe: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
     touch: bumpAll,
     stop: () => listener.stop(),
   };

@@ -38,7 +38,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { VersionedCache } from "@/lib/cache/versioned-cache";
-import { isSharedPage, requestWantsFresh, responseMayBeShared } from "@/lib/api/shareable";
+import { isSharedPage, isStreamPath, requestWantsFresh, responseMayBeShared } from "@/lib/api/shareable";
 
 /** A rendered page (HTML with a nonce) or a shared API read (JSON). */
 type Kind = "page" | "read";
@@ -235,7 +235,7 @@ export class SharedResponses {
     const target = plainTarget(req.url);
     if (!target) return null;
     const { pathname, search } = target;
-    if (pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search)) return null;
+    if (pathname.startsWith("/_next/") || /[?&]_rsc=/.test(search) || isStreamPath(pathname)) return null;
     const kind: Kind = pathname.startsWith("/api/") ? "read" : "page";
     if (kind === "page" && !isSharedPage(pathname)) return null;
     const token = singleCookie(req.headers.cookie, this.opts.sessionCookie);

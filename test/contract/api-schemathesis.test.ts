@@ -32,6 +32,13 @@ const CHECKS = ["not_a_server_error", "status_code_conformance", "response_schem
  */
 const LAST = ["/api/auth/signout", "/api/users/{username}", "/api/openapi.json"];
 
+/**
+ * Left out of both runs: a server-sent-events stream never ends, so every
+ * case would time out. Its contract is checked in test/integration/api-contract.test.ts
+ * and lib/live/live.int.test.ts, its behaviour in e2e/live-update.spec.ts.
+ */
+const STREAMS = ["/api/live"];
+
 const METHODS = new Set(["get", "put", "post", "patch", "delete", "head", "options"]);
 const documented = Object.entries(openApiDocument().paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) =>
   Object.keys(item)
@@ -116,7 +123,7 @@ describe("the API against its OpenAPI document (schemathesis)", () => {
       ];
       const schemaUrl = `${server.baseURL}/api/openapi.json`;
       const started = Date.now();
-      const first = await runSchemathesis(bin, schemaUrl, [...common, ...LAST.flatMap((p) => ["--exclude-path", p])], workDir);
+      const first = await runSchemathesis(bin, schemaUrl, [...common, ...[...LAST, ...STREAMS].flatMap((p) => ["--exclude-path", p])], workDir);
       const last = await runSchemathesis(bin, schemaUrl, [...common, ...LAST.flatMap((p) => ["--include-path", p])], workDir);
       const runs = [first, last];
       const tested = runs.reduce((n, r) => n + r.report.operations.tested, 0);
@@ -130,7 +137,7 @@ describe("the API against its OpenAPI document (schemathesis)", () => {
         seconds: (Date.now() - started) / 1000,
       });
 
-      expect(tested, "operations tested across both runs").toBe(documented.length);
+      expect(tested, "operations tested across both runs").toBe(documented.length - STREAMS.length);
       expect(errors, "schemathesis errors (cases it could not run)").toEqual([]);
       expect(failures, runs.map(failureText).join("\n")).toEqual([]);
       for (const r of runs) expect(r.report.exit_code, failureText(r)).toBe(0);

@@ -4,6 +4,7 @@
 // does not name fails). The run fails when an operation is documented but
 // never answered with its success status here, or when a route file serves
 // something the contract does not document.
+import { responseText } from "@/test/support/response-text";
 import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -77,8 +78,9 @@ async function call(id: OperationId, c: Call = {}): Promise<Answered> {
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const req = new NextRequest(`http://localhost${url}${c.query ? `?${c.query}` : ""}`, { method: o.method.toUpperCase(), headers, body });
   const res = await handler(req, { params: Promise.resolve(params) });
-  const text = await res.text();
   const contentType = res.headers.get("content-type") ?? "";
+  // A stream (GET /api/live) never ends by itself: its first message is the answer here.
+  const text = await responseText(res);
   let json: unknown = undefined;
   if (contentType.split(";")[0]!.trim() === "application/json") json = JSON.parse(text) as unknown;
   check(id, o, res.status, contentType, json);
@@ -243,13 +245,19 @@ describe("every documented operation on a seeded database", () => {
     expect((await call("finishOidc", { as: null, query: "code=x&state=y" })).status).toBe(302);
   });
 
-  it("system: the document, metrics, probes and the Git webhook", async () => {
+  it("system: the document, metrics, probes, search, the change stream and the Git webhook", async () => {
     expect((await call("getOpenApi", { as: null })).status).toBe(200);
     expect((await call("getMetrics", { as: null })).status).toBe(401);
     expect((await call("getMetrics")).status).toBe(200);
     expect((await call("getHealth", { as: null })).status).toBe(200);
     expect((await call("getLiveness", { as: null })).status).toBe(200);
     expect((await call("getReadiness", { as: null })).status).toBe(200);
+    expect((await call("search", { query: "q=production" })).status).toBe(200);
+    expect((await call("search", { query: "q=" })).status).toBe(400);
+    expect((await call("watchChanges", { as: null })).status).toBe(401);
+    const live = await call("watchChanges");
+    expect(live.status).toBe(200);
+    expect(live.text).toContain("event: ready");
     const push = JSON.stringify({ ref: "refs/heads/main", after: "a".repeat(40), repository: { name: "shop", full_name: "acme/shop", clone_url: "https://github.com/acme/shop.git" } });
     expect((await call("receiveGitWebhook", { as: null, body: push })).status).toBe(401);
     expect((await call("receiveGitWebhook", { as: null, body: push, headers: sign(push) })).status).toBe(202);

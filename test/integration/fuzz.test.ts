@@ -6,6 +6,7 @@
 // answers. Every answer is below 500, every refusal carries a message, and no
 // row of any table changes (refusals that are audited by design — failed
 // sign-ins, rejected webhooks — may only append those audit events).
+import { responseText } from "@/test/support/response-text";
 import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -310,7 +311,7 @@ describe("fuzzing every API route", () => {
         }
         requests++;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const text = await res.text();
+        const text = await responseText(res);
         if (res.status >= 500) {
           failures.push(`${label} → ${res.status} ${text.slice(0, 200)}`);
         } else if (res.status >= 400) {

@@ -9,6 +9,7 @@
 // Secret, kept by Helm's release storage (a helm.sh/release.v1 Secret) in the
 // release's config, and put by the chart into a ConfigMap — the HelmRelease
 // environment stores only keyed hashes of it.
+import { responseText } from "@/test/support/response-text";
 import { execFileSync } from "node:child_process";
 import zlib from "node:zlib";
 import { parseAllDocuments } from "yaml";
@@ -246,7 +247,7 @@ describe("canary Secret value", () => {
       for (const q of extraQueries[route] ?? [""]) {
         const url = `http://localhost/${segments.join("/")}${q ? `?${q}` : ""}`;
         const res = await handler(new NextRequest(url, { headers: { cookie: admin.cookie, host: "localhost" } }), { params: Promise.resolve(params) });
-        const text = await res.text();
+        const text = await responseText(res);
         expect(res.status, `GET ${url}: ${text.slice(0, 200)}`).toBeLessThan(500);
         outputs.push({ where: `GET ${url}`, text });
         called++;

@@ -8,12 +8,13 @@ import { StaleDataNotice } from "@/components/query-state";
 import { RevisionLine, ShaLink } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
 import { Ago, Time, useNow } from "@/components/time";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { CommitLookupDto } from "@/lib/api/contract";
 import { formatDuration } from "@/lib/dashboard/format";
 
 export function CommitClient({ sha, initial, now: serverNow }: { sha: string; initial: CommitLookupDto; now: string }) {
-  const q = useQuery({ queryKey: queryKeys.commit(sha), queryFn: () => fetchJson<CommitLookupDto>(`/api/commits/${sha}`), initialData: initial, refetchInterval: POLL_MS });
+  const q = useQuery({ queryKey: queryKeys.commit(sha), queryFn: () => fetchJson<CommitLookupDto>(`/api/commits/${sha}`), initialData: initial, refetchInterval: useFallbackPoll() });
   const now = useNow(serverNow);
   const data = q.data;
   if (data.match === "ambiguous") {

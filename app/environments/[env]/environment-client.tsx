@@ -10,7 +10,8 @@ import { RevisionLine } from "@/components/revision";
 import { Pill, StatusBadge } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { useSession } from "@/components/use-session";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { DriftListDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 import { Panel, RefreshNow, PauseBanner, RollbackTarget, ROLLBACK_SHOWN } from "./environment-panels-client";
@@ -23,7 +24,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
     queryKey: queryKeys.environment(initial.name),
     queryFn: () => fetchJson<EnvironmentDetailDto>(`/api/environments/${encodeURIComponent(initial.name)}`),
     initialData: initial,
-    refetchInterval: POLL_MS,
+    refetchInterval: useFallbackPoll(),
   });
   const env = q.data;
   const now = useNow(env.now);

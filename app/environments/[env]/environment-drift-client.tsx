@@ -9,7 +9,8 @@ import { DriftTable } from "@/components/drift-table";
 import { EmptyState } from "@/components/empty-state";
 import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-state";
 import { canOperate } from "@/components/use-session";
-import { POLL_MS, fetchJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { DriftListDto, DriftSort, EnvironmentDetailDto } from "@/lib/api/contract";
 
 const FILTER_KEYS = ["type", "kind", "namespace", "owner", "actor", "q", "status", "sort", "dir"] as const;
@@ -51,7 +52,7 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: initial && params === initialFilters ? { pages: [initial], pageParams: [null] } : undefined,
-    refetchInterval: POLL_MS,
+    refetchInterval: useFallbackPoll(),
   });
   const items = useMemo(() => q.data?.pages.flatMap((p) => p.items) ?? [], [q.data]);
   const first = q.data?.pages[0];

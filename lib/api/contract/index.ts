@@ -14,5 +14,6 @@ export * from "./pauses";
 export * from "./claims";
 export * from "./alerts";
 export * from "./audit";
+export * from "./search";
 export * from "./auth";
 export * from "./system";

@@ -27,6 +27,7 @@ import { PauseAnswer, PauseList, PausePolicyDto, PauseResumed, pauseListQuery, p
 import { Health, Liveness, OpenApiDocument, Readiness, WebhookIgnored, WebhookQueued } from "./system";
 import { ApiErrorBody } from "./schema";
 import { TimelineAnswer, timelineQuerySchema } from "./timeline";
+import { SearchAnswer, searchQuery } from "./search";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -479,6 +480,28 @@ export const operations = {
       .refine((b) => Object.keys(b).length > 0, "nothing to change"),
     ok: { status: 200, description: "The user", json: UserAnswer },
     errors: { 404: "Unknown user", 409: "That would leave no admin" },
+  }),
+  search: op({
+    method: "get",
+    path: "/api/search",
+    summary: "Find an environment, object, commit, person or alert",
+    description:
+      "Case-insensitive: environments by name; objects (live or drifted) whose `kind namespace/name` contains every word of `q` (a `/` separates words too); commits by sha prefix (4–40 hex digits); people by author or audit actor name or email; alerts by title. Each hit names the page that shows it.",
+    tag: "environments",
+    access: "signed-in",
+    query: searchQuery,
+    ok: { status: 200, description: "The hits", json: SearchAnswer },
+  }),
+  watchChanges: op({
+    method: "get",
+    path: "/api/live",
+    summary: "What changed, as it commits (server-sent events)",
+    description:
+      "A `text/event-stream` that never ends by itself. Events: `ready` (first; `{heartbeatMs}`), `change` (`{tables}`: the dashboard tables a committed transaction wrote, coalesced; refetch what reads them), `heartbeat` (every `heartbeatMs`), and before the server ends it `lost` (the server stopped hearing the database's notifications: poll, then reconnect) or `signed-out`. No row data and nothing about sign-ins is sent. A client that reads slowly gets one message naming every table written meanwhile.",
+    tag: "system",
+    access: "signed-in",
+    ok: { status: 200, description: "The stream", other: { "text/event-stream": "Server-sent events as described above" } },
+    errors: { 503: "This server cannot hear the database's change notifications right now, or serves too many streams: poll and retry with backoff" },
   }),
   getOpenApi: op({
     method: "get",

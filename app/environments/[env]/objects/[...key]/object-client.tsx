@@ -9,7 +9,8 @@ import { DriftTypeBadge, Pill } from "@/components/status-badge";
 import { Ago, Time, useNow } from "@/components/time";
 import { useSession } from "@/components/use-session";
 import { YamlDiffView } from "@/components/yaml-diff-view";
-import { POLL_MS, fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { fetchJson, queryKeys } from "@/lib/dashboard/client";
+import { useFallbackPoll } from "@/components/live/live-updates";
 import type { ObjectDetailDto } from "@/lib/api/contract";
 import { formatDuration, valueText } from "@/lib/dashboard/format";
 import { objectApiPath } from "@/lib/dashboard/object-key";
@@ -19,7 +20,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
     queryKey: queryKeys.object(initial.environment, initial.key),
     queryFn: () => fetchJson<ObjectDetailDto>(objectApiPath(initial.environment, initial.key)),
     initialData: initial,
-    refetchInterval: POLL_MS,
+    refetchInterval: useFallbackPoll(),
   });
   const o = q.data;
   const now = useNow(o.now);
