@@ -6,7 +6,7 @@ export function Breadcrumb({ trail, current }: { trail: ReadonlyArray<{ href: st
     <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
       {trail.map((t) => (
         <span key={t.href}>
-          <Link href={t.href} className="hover:underline">
+          <Link href={t.href} className="inline-block py-0.5 hover:underline">
             {t.label}
           </Link>{" "}
           /{" "}

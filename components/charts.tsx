@@ -2,8 +2,19 @@
 // has a text summary for screen readers, and its numbers in a table under it.
 import type { ReactNode } from "react";
 
-const PALETTE = ["#b45309", "#2563eb", "#15803d", "#7c3aed", "#be123c", "#0891b2", "#4d7c0f", "#9333ea"];
-export const colour = (i: number) => PALETTE[i % PALETTE.length]!;
+// Series colours as Tailwind classes (a fill for the SVG, a background for the
+// legend), so the dark theme's palette (app/dark-theme.css) recolours them too.
+const PALETTE = [
+  { fill: "fill-amber-700", swatch: "bg-amber-700" },
+  { fill: "fill-blue-600", swatch: "bg-blue-600" },
+  { fill: "fill-green-700", swatch: "bg-green-700" },
+  { fill: "fill-violet-600", swatch: "bg-violet-600" },
+  { fill: "fill-rose-700", swatch: "bg-rose-700" },
+  { fill: "fill-cyan-600", swatch: "bg-cyan-600" },
+  { fill: "fill-lime-700", swatch: "bg-lime-700" },
+  { fill: "fill-purple-600", swatch: "bg-purple-600" },
+] as const;
+const colour = (i: number) => PALETTE[i % PALETTE.length]!;
 
 const TOP = 14;
 
@@ -44,8 +55,8 @@ export function HBarChart({ rows, format, label }: { rows: Array<{ label: string
     <svg viewBox={`0 0 ${width} ${rows.length * rowH + 24}`} className="h-auto w-full" role="img" aria-label={label}>
       {[0, 0.5, 1].map((f) => (
         <g key={f}>
-          <line x1={left + f * plot} x2={left + f * plot} y1={0} y2={rows.length * rowH} stroke="#e2e8f0" />
-          <text x={left + f * plot} y={rows.length * rowH + 16} fontSize={11} textAnchor="middle" fill="#64748b">
+          <line x1={left + f * plot} x2={left + f * plot} y1={0} y2={rows.length * rowH} className="stroke-slate-200" />
+          <text x={left + f * plot} y={rows.length * rowH + 16} fontSize={11} textAnchor="middle" className="fill-slate-500">
             {format(f * max)}
           </text>
         </g>
@@ -55,14 +66,14 @@ export function HBarChart({ rows, format, label }: { rows: Array<{ label: string
         const w = (r.value / max) * plot;
         return (
           <g key={r.label}>
-            <text x={left - 8} y={y + 13} fontSize={12} textAnchor="end" fill="#0f172a">
+            <text x={left - 8} y={y + 13} fontSize={12} textAnchor="end" className="fill-slate-900">
               {r.label}
             </text>
-            <rect x={left} y={y} width={Math.max(w, 1)} height={18} rx={2} fill={colour(i)} />
+            <rect x={left} y={y} width={Math.max(w, 1)} height={18} rx={2} className={colour(i).fill} />
             {r.whisker !== undefined && r.whisker !== null && r.whisker > r.value && (
-              <line x1={left + w} x2={left + (r.whisker / max) * plot} y1={y + 9} y2={y + 9} stroke="#334155" strokeWidth={1.5} strokeDasharray="3 2" />
+              <line x1={left + w} x2={left + (r.whisker / max) * plot} y1={y + 9} y2={y + 9} className="stroke-slate-700" strokeWidth={1.5} strokeDasharray="3 2" />
             )}
-            <text x={left + Math.max(w, (r.whisker ?? 0) / max * plot) + 6} y={y + 13} fontSize={11} fill="#334155">
+            <text x={left + Math.max(w, (r.whisker ?? 0) / max * plot) + 6} y={y + 13} fontSize={11} className="fill-slate-700">
               {format(r.value)}
               {r.note ? ` ${r.note}` : ""}
             </text>
@@ -88,11 +99,11 @@ export function ColumnChart({ columns, label }: { columns: Array<{ label: string
         const x = 40 + i * colW;
         return (
           <g key={c.label}>
-            <rect x={x + colW * 0.15} y={height - bottom - h} width={colW * 0.7} height={Math.max(h, 0.5)} rx={2} fill="#b45309" />
-            <text x={x + colW / 2} y={height - bottom - h - 4} fontSize={11} textAnchor="middle" fill="#334155">
+            <rect x={x + colW * 0.15} y={height - bottom - h} width={colW * 0.7} height={Math.max(h, 0.5)} rx={2} className="fill-amber-700" />
+            <text x={x + colW / 2} y={height - bottom - h - 4} fontSize={11} textAnchor="middle" className="fill-slate-700">
               {c.value}
             </text>
-            <text x={x + colW / 2} y={height - 10} fontSize={11} textAnchor="middle" fill="#334155">
+            <text x={x + colW / 2} y={height - 10} fontSize={11} textAnchor="middle" className="fill-slate-700">
               {c.label}
             </text>
           </g>
@@ -108,8 +119,8 @@ function Gridlines({ width, plotHeight, max }: { width: number; plotHeight: numb
     <>
       {[0, 0.5, 1].map((f) => (
         <g key={f}>
-          <line x1={30} x2={width} y1={plotHeight * (1 - f)} y2={plotHeight * (1 - f)} stroke="#e2e8f0" />
-          <text x={26} y={plotHeight * (1 - f) + 4} fontSize={11} textAnchor="end" fill="#64748b">
+          <line x1={30} x2={width} y1={plotHeight * (1 - f)} y2={plotHeight * (1 - f)} className="stroke-slate-200" />
+          <text x={26} y={plotHeight * (1 - f) + 4} fontSize={11} textAnchor="end" className="fill-slate-500">
             {tick(f * max)}
           </text>
         </g>
@@ -140,12 +151,12 @@ export function StackedColumns({ periods, series, label }: { periods: string[]; 
                 const h = (v / max) * (height - bottom - 10);
                 y -= h;
                 return v > 0 ? (
-                  <rect key={s.name} x={x + colW * 0.15} y={y} width={colW * 0.7} height={h} fill={colour(si)}>
+                  <rect key={s.name} x={x + colW * 0.15} y={y} width={colW * 0.7} height={h} className={colour(si).fill}>
                     <title>{`${s.name}: ${v} in the week of ${p}`}</title>
                   </rect>
                 ) : null;
               })}
-              <text x={x + colW / 2} y={height - 10} fontSize={10} textAnchor="middle" fill="#334155">
+              <text x={x + colW / 2} y={height - 10} fontSize={10} textAnchor="middle" className="fill-slate-700">
                 {p.slice(5)}
               </text>
             </g>
@@ -155,7 +166,7 @@ export function StackedColumns({ periods, series, label }: { periods: string[]; 
       <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend">
         {series.map((s, i) => (
           <li key={s.name} className="inline-flex items-center gap-1">
-            <span aria-hidden="true" className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colour(i) }} />
+            <span aria-hidden="true" className={`inline-block h-2.5 w-2.5 rounded-sm ${colour(i).swatch}`} />
             <code>{s.name}</code>
           </li>
         ))}
@@ -178,29 +189,29 @@ export function Lanes({ from, to, lanes, label }: { from: string; to: string; la
     <svg viewBox={`0 0 ${width} ${lanes.length * laneH + 26}`} className="h-auto w-full" role="img" aria-label={label}>
       <defs>
         <pattern id="open-hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)">
-          <rect width="6" height="6" fill="#bae6fd" />
-          <line x1="0" y1="0" x2="0" y2="6" stroke="#0369a1" strokeWidth="2" />
+          <rect width="6" height="6" className="fill-sky-200" />
+          <line x1="0" y1="0" x2="0" y2="6" className="stroke-sky-700" strokeWidth="2" />
         </pattern>
       </defs>
       {ticks.map((t) => (
         <g key={t}>
-          <line x1={x(t)} x2={x(t)} y1={0} y2={lanes.length * laneH} stroke="#e2e8f0" />
-          <text x={x(t)} y={lanes.length * laneH + 16} fontSize={10} textAnchor="middle" fill="#64748b">
+          <line x1={x(t)} x2={x(t)} y1={0} y2={lanes.length * laneH} className="stroke-slate-200" />
+          <text x={x(t)} y={lanes.length * laneH + 16} fontSize={10} textAnchor="middle" className="fill-slate-500">
             {new Date(t).toISOString().slice(5, 10)}
           </text>
         </g>
       ))}
       {lanes.map((lane, i) => (
         <g key={lane.label}>
-          <text x={left - 8} y={i * laneH + 17} fontSize={12} textAnchor="end" fill="#0f172a">
+          <text x={left - 8} y={i * laneH + 17} fontSize={12} textAnchor="end" className="fill-slate-900">
             {lane.label}
           </text>
-          <line x1={left} x2={left + plot} y1={i * laneH + 13} y2={i * laneH + 13} stroke="#f1f5f9" strokeWidth={14} />
+          <line x1={left} x2={left + plot} y1={i * laneH + 13} y2={i * laneH + 13} className="stroke-slate-100" strokeWidth={14} />
           {lane.spans.map((s, j) => {
             const x1 = x(Date.parse(s.start));
             const x2 = x(s.end ? Date.parse(s.end) : hi);
             return (
-              <rect key={j} x={x1} y={i * laneH + 6} width={Math.max(2, x2 - x1)} height={14} rx={2} fill={s.open ? "url(#open-hatch)" : "#0369a1"}>
+              <rect key={j} x={x1} y={i * laneH + 6} width={Math.max(2, x2 - x1)} height={14} rx={2} fill={s.open ? "url(#open-hatch)" : undefined} className={s.open ? undefined : "fill-sky-700"}>
                 <title>{s.title}</title>
               </rect>
             );

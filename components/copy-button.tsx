@@ -13,7 +13,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
           setTimeout(() => setCopied(false), 1500);
         });
       }}
-      className="shrink-0 rounded border border-slate-300 bg-white px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-50"
+      className="shrink-0 rounded border border-slate-300 bg-white px-2 py-1 text-xs text-slate-700 hover:bg-slate-50"
     >
       <span aria-live="polite">{copied ? "Copied" : label}</span>
     </button>

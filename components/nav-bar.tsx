@@ -20,7 +20,7 @@ export function NavBar({ right }: { right?: React.ReactNode }) {
         <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
           {LINKS.map((l) => (
             <li key={l.href}>
-              <Link href={l.href} className="rounded px-1 py-0.5 text-slate-600 hover:text-slate-900 hover:underline">
+              <Link href={l.href} className="inline-block rounded px-1 py-1 text-slate-600 hover:text-slate-900 hover:underline">
                 {l.label}
               </Link>
             </li>

@@ -15,7 +15,9 @@ const ROW: Record<DiffRowDto["kind"], { left: string; right: string }> = {
 export function YamlDiffView({ rows, changes, now, leftTitle, rightTitle }: { rows: DiffRowDto[]; changes: ChangeDto[]; now: number; leftTitle: string; rightTitle: string }) {
   const labelled = new Set<number>();
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    // relative: the screen-reader labels in the cells are positioned absolutely; without a positioned
+    // ancestor they escape this scrolling box and widen the whole page on a phone.
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="w-full min-w-[52rem] border-collapse font-mono text-xs leading-5">
         <caption className="sr-only">
           {leftTitle} on the left, {rightTitle} on the right; highlighted rows differ, with who changed them
@@ -48,12 +50,12 @@ export function YamlDiffView({ rows, changes, now, leftTitle, rightTitle }: { ro
             if (r.change !== null) labelled.add(r.change);
             return (
               <tr key={i} className={r.kind !== "same" ? "font-medium" : undefined}>
-                <td className={`select-none px-2 text-right text-slate-400 ${style.left}`}>{r.left?.line ?? ""}</td>
+                <td className={`select-none px-2 text-right text-slate-600 ${style.left}`}>{r.left?.line ?? ""}</td>
                 <td className={`whitespace-pre px-2 ${style.left}`}>
                   {r.kind !== "same" && r.left && <span className="sr-only">Git: </span>}
                   {r.left?.text ?? ""}
                 </td>
-                <td className={`select-none border-l border-slate-200 px-2 text-right text-slate-400 ${style.right}`}>{r.right?.line ?? ""}</td>
+                <td className={`select-none border-l border-slate-200 px-2 text-right text-slate-600 ${style.right}`}>{r.right?.line ?? ""}</td>
                 <td className={`whitespace-pre px-2 ${style.right}`}>
                   {r.kind !== "same" && r.right && <span className="sr-only">Live: </span>}
                   {r.right?.text ?? ""}

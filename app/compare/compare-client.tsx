@@ -134,9 +134,13 @@ export function CompareClient({ environments, initial, initialParams, problem }:
           ) : (
             <ul className="space-y-2">
               {c.objects.map((o) => (
-                <li key={o.key} className="rounded-lg border border-slate-200 bg-white">
+                <li key={o.key} className="relative rounded-lg border border-slate-200 bg-white">
+                  {/* Beside the summary, not in it: a link inside a summary is a control inside a control. */}
+                  <Link href={objectPagePath(o.state === "only-to" ? c.to.environment : c.from.environment, o.key)} className="absolute top-2 right-3 text-xs text-blue-700 hover:underline">
+                    open<span className="sr-only"> {o.kind} {o.namespace ? `${o.namespace}/` : ""}{o.name}</span>
+                  </Link>
                   <details open={o.state === "differs" && c.objects.length <= 20}>
-                    <summary className="flex cursor-pointer flex-wrap items-center gap-2 px-3 py-2 text-sm">
+                    <summary className="flex cursor-pointer flex-wrap items-center gap-2 py-2 pr-14 pl-3 text-sm">
                       <span className="font-medium">
                         {o.kind} {o.namespace ? `${o.namespace}/` : ""}
                         {o.name}
@@ -146,11 +150,6 @@ export function CompareClient({ environments, initial, initialParams, problem }:
                       ) : (
                         <Pill tone="slate">only in {o.state === "only-from" ? c.from.environment : c.to.environment}</Pill>
                       )}
-                      <span className="ml-auto text-xs">
-                        <Link href={objectPagePath(o.state === "only-to" ? c.to.environment : c.from.environment, o.key)} className="text-blue-700 hover:underline">
-                          open
-                        </Link>
-                      </span>
                     </summary>
                     {o.fields.length > 0 && (
                       <div className="overflow-x-auto border-t border-slate-100">

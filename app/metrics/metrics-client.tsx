@@ -57,10 +57,14 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
       <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
       {q.isFetching && !q.data && <p className="text-sm text-slate-500">Loading…</p>}
 
-      <div className="grid gap-4 xl:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
         <ChartFrame
           title="Lead time, commit → live, per hop"
-          summary={m.leadTime.length === 0 ? "No commit has reached an environment in this window yet." : "Median per hop as the bar; the dashed whisker reaches the 90th percentile."}
+          summary={
+            m.leadTime.length === 0
+              ? "No commit has reached an environment in this window yet."
+              : `Median per hop: ${m.leadTime.map((h) => `${h.from ?? "commit"} → ${h.to} ${formatDuration(h.medianMs)}`).join(", ")}. The bar is the median; the dashed whisker reaches the 90th percentile.`
+          }
           table={
             <table className="text-xs">
               <thead>
@@ -100,6 +104,24 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
         <ChartFrame
           title="Drift lifetime"
           summary={`${m.driftLifetime.resolved} resolved, ${m.driftLifetime.open} still open; median ${formatDuration(m.driftLifetime.medianMs)} from opened to resolved.`}
+          table={
+            <table className="text-xs">
+              <thead>
+                <tr>
+                  <th className={th}>Lifetime</th>
+                  <th className={th}>Resolved drift items</th>
+                </tr>
+              </thead>
+              <tbody>
+                {m.driftLifetime.buckets.map((b) => (
+                  <tr key={b.label}>
+                    <td className="px-2 py-1">{b.label}</td>
+                    <td className="px-2 py-1 tabular-nums">{b.count}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          }
         >
           {lifetimeTotal === 0 ? (
             <p className="text-sm text-slate-600">No drift was resolved in this window.</p>
@@ -108,7 +130,38 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
           )}
         </ChartFrame>
 
-        <ChartFrame title="Manual edits per week, by manager" summary={edits === 0 ? "No drift made by people in this window." : `${edits} drift items opened by people (managers the cluster recorded), per week starting Monday (UTC).`}>
+        <ChartFrame
+          title="Manual edits per week, by manager"
+          summary={edits === 0 ? "No drift made by people in this window." : `${edits} drift items opened by people (managers the cluster recorded), per week starting Monday (UTC): ${m.manualEdits.managers.map((x) => `${x.manager} ${x.counts.reduce((a, b) => a + b, 0)}`).join(", ")}.`}
+          table={
+            edits > 0 && (
+              <table className="text-xs">
+                <thead>
+                  <tr>
+                    <th className={th}>Week of</th>
+                    {m.manualEdits.managers.map((x) => (
+                      <th key={x.manager} className={th}>
+                        <code>{x.manager}</code>
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {m.manualEdits.weeks.map((w, i) => (
+                    <tr key={w}>
+                      <td className="px-2 py-1">{w}</td>
+                      {m.manualEdits.managers.map((x) => (
+                        <td key={x.manager} className="px-2 py-1 tabular-nums">
+                          {x.counts[i] ?? 0}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          }
+        >
           {edits > 0 && (
             <StackedColumns
               label={`Manual edits per week: ${m.manualEdits.managers.map((x) => `${x.manager} ${x.counts.reduce((a, b) => a + b, 0)}`).join(", ")}`}
@@ -120,9 +173,16 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
 
         <ChartFrame
           title="Stale time per environment"
-          summary="How long each environment had an approved commit it had not applied yet (time before Driftwatch first saw it is not counted)."
+          summary={`How long each environment had an approved commit it had not applied yet (time before Driftwatch first saw it is not counted): ${m.staleTime.map((s) => `${s.environment} ${formatDuration(s.totalMs)}`).join(", ")}.`}
           table={
             <table className="text-xs">
+              <thead>
+                <tr>
+                  <th className={th}>Environment</th>
+                  <th className={th}>Stale in total</th>
+                  <th className={th}>Periods</th>
+                </tr>
+              </thead>
               <tbody>
                 {m.staleTime.map((s) => (
                   <tr key={s.environment}>

@@ -57,7 +57,7 @@ export function CommitClient({ sha, initial, now: serverNow }: { sha: string; in
         <h2 id="where-heading" className="text-lg font-semibold">
           Where is it live?
         </h2>
-        <ul className="grid gap-3 md:grid-cols-2 xl:grid-cols-3">
+        <ul className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
           {c.environments.map((b) => (
             <li key={b.environment} className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
               <h3 className="mb-1 font-semibold">

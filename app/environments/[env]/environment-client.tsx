@@ -51,7 +51,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
           <p className="text-xs text-slate-500">
             {env.source.repository ?? "no repository"} · {env.source.branch} · <code>{env.source.path}</code>
             {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} /> ·{" "}
-            <a href={`/reports/incident?env=${encodeURIComponent(env.name)}`} className="text-blue-700 hover:underline">
+            <a href={`/reports/incident?env=${encodeURIComponent(env.name)}`} className="text-blue-700 underline">
               incident report
             </a>{" "}
             ·{" "}
@@ -117,7 +117,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         </section>
       )}
 
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Panel title="Revisions">
           <dl className="space-y-2 text-sm">
             <div>
@@ -139,9 +139,12 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
               </dd>
             </div>
             {env.behind && (
-              <p className="rounded bg-violet-50 px-2 py-1 text-violet-950">
-                Behind by {plural(env.behind.commits, "approved commit")} since <Time iso={env.behind.since} /> (<Ago iso={env.behind.since} now={now} />).
-              </p>
+              <div>
+                <dt className="sr-only">Behind</dt>
+                <dd className="rounded bg-violet-50 px-2 py-1 text-violet-950">
+                  Behind by {plural(env.behind.commits, "approved commit")} since <Time iso={env.behind.since} /> (<Ago iso={env.behind.since} now={now} />).
+                </dd>
+              </div>
             )}
           </dl>
         </Panel>
@@ -219,7 +222,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
 
       <DriftSection env={env} initial={initialDrift} initialFilters={initialFilters} now={now} session={session} />
 
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Panel title="Ignored by rule">
           {Object.keys(env.ignored.byRule).length === 0 ? (
             <p className="text-sm text-slate-600">
@@ -264,7 +267,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
               </ol>
               {env.rollback.targets.length > ROLLBACK_SHOWN && (
                 <details>
-                  <summary className="cursor-pointer text-blue-700">{env.rollback.targets.length - ROLLBACK_SHOWN} older revisions</summary>
+                  <summary className="cursor-pointer py-0.5 text-blue-700">{env.rollback.targets.length - ROLLBACK_SHOWN} older revisions</summary>
                   <ol className="mt-3 space-y-3">
                     {env.rollback.targets.slice(ROLLBACK_SHOWN).map((t) => (
                       <RollbackTarget key={t.revision.sha} t={t} env={env} />

@@ -49,7 +49,7 @@ export function ObjectClient({ initial }: { initial: ObjectDetailDto }) {
       </header>
       <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
 
-      <div className="grid gap-4 lg:grid-cols-3">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <section aria-labelledby="git-heading" className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
           <h2 id="git-heading" className="mb-2 font-semibold">
             From Git
