@@ -66,7 +66,7 @@ describe("applicationView", () => {
 
   it.each([
     ["infra", { source: { repository: "platform", branch: "main", path: "infra/prod", render: "plain" }, controller: undefined, trackingLabel: "team=shop" }],
-    ["web", { source: { repository: "shop", branch: "release", path: "web", render: "kustomize", flux: { targetNamespace: "web" } }, controller: { type: "flux", namespace: "flux-system", name: "web" }, trackingLabel: "team=shop" }],
+    ["web", { source: { repository: "shop", branch: "release", path: "web", render: "kustomize", flux: { targetNamespace: "web" } }, controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "web" }, trackingLabel: "team=shop" }],
     ["api", { source: { repository: "shop", branch: "main", path: "api", render: "plain" }, controller: undefined, trackingLabel: "app=api" }],
   ])("gives declared application %s its own source, controller and tracking label", (name, expected) => {
     const view = applicationView(production!, byName(name));
@@ -88,7 +88,7 @@ describe("applicationView", () => {
     const view = applicationView(production!, discovered({}));
     expect(view.ok && { source: view.env.source, controller: view.env.controller }).toEqual({
       source: { repository: "shop", branch: "main", path: "./apps/prod", render: "kustomize" },
-      controller: { type: "flux", namespace: "flux-system", name: "apps" },
+      controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "apps" },
     });
   });
 

@@ -120,7 +120,7 @@ environments:
     const env = cfg.environments[0]!;
     expect(env.applications?.map((a) => a.name)).toEqual(["web", "api"]);
     expect(env.source).toEqual({ repository: "shop", branch: "main", path: "web", render: "plain" });
-    expect(env.controller).toEqual({ type: "flux", namespace: "flux-system", name: "web" });
+    expect(env.controller).toEqual({ type: "flux", kind: "Kustomization", namespace: "flux-system", name: "web" });
   });
 
   it.each([
