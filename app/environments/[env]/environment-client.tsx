@@ -55,7 +55,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
               incident report
             </a>{" "}
             ·{" "}
-            <a href={`/environments/${encodeURIComponent(env.name)}/applications`} className="text-blue-700 hover:underline">
+            <a href={`/environments/${encodeURIComponent(env.name)}/applications`} className="text-blue-700 underline">
               applications
             </a>
           </p>
