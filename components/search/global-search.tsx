@@ -11,7 +11,7 @@ import type { SearchAnswer, SearchHitDto } from "@/lib/api/contract";
 import { fetchJson } from "@/lib/dashboard/client";
 import { useSession } from "@/components/use-session";
 
-const KIND_LABEL: Record<SearchHitDto["kind"], string> = { environment: "Environment", object: "Object", commit: "Commit", person: "Person", alert: "Alert" };
+const KIND_LABEL: Record<SearchHitDto["kind"], string> = { environment: "Environment", application: "Application", object: "Object", commit: "Commit", person: "Person", alert: "Alert" };
 const TYPE_DELAY_MS = 150;
 
 /** True when `/` should go to the field the user is typing in, not open the search. */

@@ -26,6 +26,14 @@ describe("search", () => {
     expect(hits[0]).toMatchObject({ kind: "environment", label: "production", href: "/environments/production" });
   });
 
+  it("finds an application by part of its name, in every environment that holds it, and leads to its page", async () => {
+    const envs = await db.environment.findMany({ where: { name: { in: ["staging", "production"] } }, select: { id: true, name: true } });
+    for (const e of envs) await db.application.create({ data: { environmentId: e.id, name: "checkout-api", kind: "flux-kustomization", promotionKey: "checkout-api", spec: {}, firstSeenAt: new Date(), lastSeenAt: new Date() } });
+    const hits = (await find("CHECKOUT")).filter((h) => h.kind === "application");
+    expect(hits.map((h) => h.href).sort()).toEqual(["/environments/production/applications/checkout-api", "/environments/staging/applications/checkout-api"]);
+    expect(hits[0]).toMatchObject({ label: "checkout-api", detail: expect.stringContaining("flux-kustomization") as string });
+  });
+
   it("finds an object by kind, namespace and name, partial and in any order, in every environment that has it", async () => {
     const hits = (await find("deploy shop/api")).filter((h) => h.kind === "object");
     expect(hits.map((h) => `${h.label} ${h.detail}`)).toContain("Deployment shop/api in production");

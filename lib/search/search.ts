@@ -33,8 +33,14 @@ export async function search(db: PrismaClient, q: string): Promise<SearchHitDto[
   if (words.length === 0) return [];
   const sha = text.toLowerCase();
 
-  const [environments, live, desired, commits, authors, actors, alerts] = await Promise.all([
+  const [environments, applications, live, desired, commits, authors, actors, alerts] = await Promise.all([
     db.environment.findMany({ where: { name: insensitive(text), removedAt: null }, orderBy: { position: "asc" }, take: HITS_PER_KIND, select: { name: true, branch: true, path: true } }),
+    db.application.findMany({
+      where: { OR: [{ name: insensitive(text) }, { promotionKey: insensitive(text) }], removedAt: null, environment: { removedAt: null } },
+      orderBy: [{ environment: { position: "asc" } }, { name: "asc" }],
+      take: HITS_PER_KIND,
+      select: { name: true, kind: true, environment: { select: { name: true } } },
+    }),
     db.liveObject.findMany({
       where: { AND: words.map((w) => ({ key: insensitive(w) })) },
       orderBy: [{ key: "asc" }],
@@ -71,6 +77,15 @@ export async function search(db: PrismaClient, q: string): Promise<SearchHitDto[
 
   const hits: SearchHitDto[] = [];
   for (const e of environments) hits.push({ kind: "environment", label: e.name, detail: `environment · ${e.branch}:${e.path}`, href: `/environments/${encodeURIComponent(e.name)}` });
+
+  for (const a of applications) {
+    hits.push({
+      kind: "application",
+      label: a.name,
+      detail: `application in ${a.environment.name} · ${a.kind}`,
+      href: `/environments/${encodeURIComponent(a.environment.name)}/applications/${encodeURIComponent(a.name)}`,
+    });
+  }
 
   const objects = new Map<string, (typeof live)[number]>();
   for (const o of [...live, ...desired]) objects.set(`${o.environment.name}\u0000${o.key}`, o);

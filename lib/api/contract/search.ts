@@ -1,9 +1,9 @@
 // The global search behind the `/` key: one box that jumps to an environment,
-// an object, a commit, a person or an alert.
+// an application, an object, a commit, a person or an alert.
 import { z } from "zod";
 import { named, object } from "./schema";
 
-export const SEARCH_KINDS = ["environment", "object", "commit", "person", "alert"] as const;
+export const SEARCH_KINDS = ["environment", "application", "object", "commit", "person", "alert"] as const;
 
 export const SearchHitDto = named(
   "SearchHit",
@@ -20,5 +20,5 @@ export const SearchAnswer = named("SearchAnswer", object({ query: z.string(), hi
 export type SearchAnswer = z.infer<typeof SearchAnswer>;
 
 export const searchQuery = z.object({
-  q: z.string().trim().min(1, "type something to search for").max(200).describe("An environment, object (kind, namespace and/or name, partial), commit sha (4–40 hex digits), person (name or email) or alert"),
+  q: z.string().trim().min(1, "type something to search for").max(200).describe("An environment, application, object (kind, namespace and/or name, partial), commit sha (4–40 hex digits), person (name or email) or alert"),
 });
