@@ -22,6 +22,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { runProcess, type ProcessResult } from "@/test/support/run-process";
+import { realKubeAccess, waitFor as waitUntil } from "@/test/support/real-kube-access";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
@@ -36,7 +37,7 @@ import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
 import { GET as getEnvironment } from "@/app/api/environments/[env]/route";
 import type { EnvironmentDetailDto } from "@/lib/api/contract";
-import { request, startRealKube, type RealKube } from "@/tools/realkube/cluster";
+import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
@@ -70,32 +71,9 @@ let installSha: string;
 let upgradeSha: string;
 let outputs = "";
 
-function kubectl(args: string[], input = ""): Promise<ProcessResult> {
-  return runProcess(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
-}
-
-async function kubectlOk(args: string[], input = ""): Promise<string> {
-  const r = await kubectl(args, input);
-  if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-async function getObject(apiPath: string): Promise<Obj | null> {
-  const r = await request(`${kube.server}${apiPath}`, "GET", kube.caPem, kube.readWriteToken);
-  if (r.status === 404) return null;
-  if (r.status !== 200) throw new Error(`GET ${apiPath}: ${r.status} ${r.text}`);
-  return JSON.parse(r.text) as Obj;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, logOf?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${logOf ? `\n${logOf()}` : ""}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const { kubectlOk, getObject } = realKubeAccess(() => kube, kubectlBin);
+/** helm-controller installs and upgrades a real chart: longer than the shared default. */
+const waitFor = <T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, logOf?: () => string) => waitUntil(what, probe, timeoutMs, logOf);
 
 const conditionOf = (obj: Obj | null, type: string) => ((rec(obj?.status).conditions as Array<{ type: string; status: string; reason?: string; message?: string }> | undefined) ?? []).find((c) => c.type === type);
 const historyOf = (obj: Obj | null) => (rec(obj?.status).history as Array<{ version: number; chartVersion: string; configDigest: string; status: string }> | undefined) ?? [];

@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runProcess, type ProcessResult } from "@/test/support/run-process";
+import { realKubeAccess, waitFor } from "@/test/support/real-kube-access";
 import { stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -34,7 +34,7 @@ import { logger } from "@/lib/log";
 import { decodeReleaseSecretValue, HELM_RELEASE_SECRET_TYPE, releaseObjects } from "@/lib/helm/release-storage";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
-import { request, startRealKube, type RealKube } from "@/tools/realkube/cluster";
+import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
@@ -63,33 +63,7 @@ let tmp: string;
 let environmentId: string;
 const started = Date.now();
 
-function kubectl(args: string[], input = ""): Promise<ProcessResult> {
-  return runProcess(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
-}
-
-async function kubectlOk(args: string[], input = ""): Promise<string> {
-  const r = await kubectl(args, input);
-  if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** GET with the read-write token; null on 404. */
-async function getObject(apiPath: string): Promise<Obj | null> {
-  const r = await request(`${kube.server}${apiPath}`, "GET", kube.caPem, kube.readWriteToken);
-  if (r.status === 404) return null;
-  if (r.status !== 200) throw new Error(`GET ${apiPath}: ${r.status} ${r.text}`);
-  return JSON.parse(r.text) as Obj;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, logOf?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${logOf ? `\n${logOf()}` : ""}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const { kubectl, kubectlOk, getObject } = realKubeAccess(() => kube, kubectlBin);
 
 function readyCondition(obj: Obj | null): { status?: string; reason?: string; message?: string } | undefined {
   const conditions = (rec(obj?.status).conditions as Array<{ type: string; status: string; reason?: string; message?: string }> | undefined) ?? [];
