@@ -9,7 +9,7 @@
 import zlib from "node:zlib";
 import { hashBytes } from "@/lib/drift/secrets";
 import { parseKubernetesYaml } from "@/lib/git/k8s-yaml";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson } from "@/lib/audit/canonical";
 import { leafDigests } from "./values-diff";
 
 export { canonicalJson };

@@ -5,7 +5,7 @@
 // itself only where it cannot be a secret: a value taken from a Secret
 // (valuesFrom) or under a secret-like key is masked.
 import { hashBytes } from "@/lib/drift/secrets";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson } from "@/lib/audit/canonical";
 
 export interface ValuesDiffEntry {
   path: string;
