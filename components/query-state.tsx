@@ -1,7 +1,7 @@
 "use client";
 // What a page shows while its data loads, when a refresh fails, and when a
 // first load fails: always what happened and what to do.
-import type { ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 
 export function LoadingBlock({ label = "Loading…" }: { label?: string }) {
   return (
@@ -38,4 +38,25 @@ export function StaleDataNotice({ error, updatedAt }: { error: unknown; updatedA
       Refreshing failed ({message}). Showing data from {new Date(updatedAt).toLocaleTimeString()}; retrying in a few seconds.
     </p>
   );
+}
+
+/**
+ * Why a query that has never loaded failed, kept on screen while it tries again. React Query
+ * puts a query without data back to "pending" (and clears its error) whenever it refetches, and
+ * the live feed refetches as soon as a fetch ends when changes came meanwhile — often before the
+ * page ever rendered the error. So the page would say "Loading…" forever while its API is down.
+ * `errorUpdateCount` survives a refetch: once a load has failed, the page keeps saying so, with
+ * the last reason it saw (an attempt's `failureReason` is seen during the retries' back-off).
+ * `key` is the query's key: another question (new filters) starts without the old one's reason.
+ */
+export function useFirstLoadError(q: { error: unknown; failureReason: unknown; errorUpdateCount: number; data: unknown }, key: string): unknown {
+  const [last, setLast] = useState<{ key: string; error: unknown } | null>(null);
+  const seen = q.error ?? q.failureReason;
+  useEffect(() => {
+    if (seen) setLast({ key, error: seen });
+  }, [seen, key]);
+  if (q.data !== undefined) return null;
+  if (q.error) return q.error;
+  if (q.errorUpdateCount === 0) return null;
+  return (last?.key === key ? last.error : null) ?? new Error("The request failed; trying again.");
 }

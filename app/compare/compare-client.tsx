@@ -1,10 +1,11 @@
 "use client";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
+import { replaceQueryInAddress } from "@/components/shallow-url";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { EmptyState } from "@/components/empty-state";
-import { ErrorBlock, LoadingBlock } from "@/components/query-state";
+import { ErrorBlock, LoadingBlock, useFirstLoadError } from "@/components/query-state";
 import { RevisionLine } from "@/components/revision";
 import { Pill } from "@/components/status-badge";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
@@ -14,7 +15,6 @@ import { valueText } from "@/lib/dashboard/format";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 
 export function CompareClient({ environments, initial, initialParams, problem }: { environments: string[]; initial: CompareDto | null; initialParams: string; problem: string | null }) {
-  const router = useRouter();
   const pathname = usePathname();
   const [params, setParams] = useState(() => {
     const p = new URLSearchParams(initialParams);
@@ -38,6 +38,7 @@ export function CompareClient({ environments, initial, initialParams, problem }:
     setParams(next);
   };
   const c = q.data;
+  const firstLoadError = useFirstLoadError(q, submitted ?? "");
   const sel = "rounded border border-slate-300 bg-white px-2 py-1 text-sm";
   const mode = params.get("mode") ?? "live";
 
@@ -53,7 +54,7 @@ export function CompareClient({ environments, initial, initialParams, problem }:
           e.preventDefault();
           const s = params.toString();
           setSubmitted(s);
-          router.replace(`${pathname}?${s}`, { scroll: false });
+          replaceQueryInAddress(pathname, s);
         }}
       >
         <label className="flex flex-col text-xs text-slate-600">
@@ -102,8 +103,8 @@ export function CompareClient({ environments, initial, initialParams, problem }:
         <ErrorBlock error={new Error(problem)} />
       ) : submitted === null ? (
         <p className="text-sm text-slate-600">Choose two environments and press Compare.</p>
-      ) : q.isError ? (
-        <ErrorBlock error={q.error} onRetry={() => void q.refetch()} />
+      ) : firstLoadError ? (
+        <ErrorBlock error={firstLoadError} onRetry={() => void q.refetch()} />
       ) : !c ? (
         <LoadingBlock label="Comparing…" />
       ) : (

@@ -1,5 +1,6 @@
 "use client";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
+import { replaceQueryInAddress } from "@/components/shallow-url";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { ChartFrame, ColumnChart, HBarChart, Lanes, StackedColumns } from "@/components/charts";
@@ -12,7 +13,6 @@ import { formatDuration } from "@/lib/dashboard/format";
 const hours = (ms: number) => (ms >= 86_400_000 ? `${(ms / 86_400_000).toFixed(1)} d` : ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`);
 
 export function MetricsClient({ initial }: { initial: MetricsDto }) {
-  const router = useRouter();
   const pathname = usePathname();
   const [days, setDays] = useState(initial.window.days);
   const q = useQuery({
@@ -42,7 +42,7 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
             onChange={(e) => {
               const d = Number(e.target.value);
               setDays(d);
-              router.replace(`${pathname}?days=${d}`, { scroll: false });
+              replaceQueryInAddress(pathname, `days=${d}`);
             }}
             className="rounded border border-slate-300 bg-white px-2 py-1 text-sm"
           >

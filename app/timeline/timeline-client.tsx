@@ -1,10 +1,11 @@
 "use client";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
+import { replaceQueryInAddress } from "@/components/shallow-url";
 import { useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { EmptyState } from "@/components/empty-state";
-import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-state";
+import { ErrorBlock, LoadingBlock, StaleDataNotice, useFirstLoadError } from "@/components/query-state";
 import { Pill } from "@/components/status-badge";
 import { Time, formatLocal, useMounted } from "@/components/time";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
@@ -45,7 +46,6 @@ function dayKey(iso: string, mounted: boolean): string {
 }
 
 export function TimelineClient({ initial, initialParams, problem }: { initial: TimelineDto | null; initialParams: string; problem: string | null }) {
-  const router = useRouter();
   const pathname = usePathname();
   const mounted = useMounted();
   const [params, setParams] = useState(() => new URLSearchParams(initialParams));
@@ -58,6 +58,7 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
     enabled: !problem || qs !== initialParams,
   });
   const t = q.data;
+  const firstLoadError = useFirstLoadError(q, qs);
   const types = new Set((params.get("type") ?? "").split(",").filter(Boolean) as TimelineType[]);
 
   const update = (patch: Record<string, string | null>) => {
@@ -68,7 +69,7 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
     }
     setParams(next);
     const s = next.toString();
-    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+    replaceQueryInAddress(pathname, s);
   };
 
   const groups = useMemo(() => {
@@ -173,8 +174,8 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
 
       {problem && qs === initialParams ? (
         <ErrorBlock error={new Error(problem)} />
-      ) : q.isError && !t ? (
-        <ErrorBlock error={q.error} onRetry={() => void q.refetch()} />
+      ) : firstLoadError ? (
+        <ErrorBlock error={firstLoadError} onRetry={() => void q.refetch()} />
       ) : !t ? (
         <LoadingBlock label="Loading the timeline…" />
       ) : (

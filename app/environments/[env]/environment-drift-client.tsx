@@ -1,13 +1,14 @@
 "use client";
 // The drift list of one environment: filters kept in the URL, infinite paging,
 // selection for claiming several items at once.
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
+import { replaceQueryInAddress } from "@/components/shallow-url";
 import { useEffect, useMemo, useState } from "react";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { ClaimActionSlot } from "@/components/action-slots";
 import { DriftTable } from "@/components/drift-table";
 import { EmptyState } from "@/components/empty-state";
-import { ErrorBlock, LoadingBlock, StaleDataNotice } from "@/components/query-state";
+import { ErrorBlock, LoadingBlock, StaleDataNotice, useFirstLoadError } from "@/components/query-state";
 import { canOperate } from "@/components/use-session";
 import { fetchJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
 import { useFallbackPoll } from "@/components/live/live-updates";
@@ -16,7 +17,6 @@ import type { DriftListDto, DriftSort, EnvironmentDetailDto } from "@/lib/api/co
 const FILTER_KEYS = ["type", "kind", "namespace", "owner", "actor", "q", "status", "sort", "dir"] as const;
 
 export function DriftSection({ env, initial, initialFilters, now, session }: { env: EnvironmentDetailDto; initial: DriftListDto | null; initialFilters: string; now: number; session: SessionInfo | null }) {
-  const router = useRouter();
   const pathname = usePathname();
   const [filters, setFilters] = useState(() => new URLSearchParams(initialFilters));
   const [search, setSearch] = useState(filters.get("q") ?? "");
@@ -34,7 +34,7 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
     setFilters(next);
     setSelected(new Set());
     const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    replaceQueryInAddress(pathname, qs);
   };
 
   // Typing searches after a pause, not on every key.
@@ -54,6 +54,7 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
     initialData: initial && params === initialFilters ? { pages: [initial], pageParams: [null] } : undefined,
     refetchInterval: useFallbackPoll(),
   });
+  const firstLoadError = useFirstLoadError(q, params);
   const items = useMemo(() => q.data?.pages.flatMap((p) => p.items) ?? [], [q.data]);
   const first = q.data?.pages[0];
   const counts = first?.counts;
@@ -153,8 +154,8 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
 
       <ClaimActionSlot environment={env.name} driftItemIds={[...selected]} session={session} />
 
-      {q.isError && !q.data ? (
-        <ErrorBlock error={q.error} onRetry={() => void q.refetch()} />
+      {firstLoadError ? (
+        <ErrorBlock error={firstLoadError} onRetry={() => void q.refetch()} />
       ) : !q.data ? (
         <LoadingBlock label="Loading drift…" />
       ) : items.length === 0 ? (
