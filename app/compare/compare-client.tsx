@@ -4,6 +4,7 @@ import { usePathname } from "next/navigation";
 import { replaceQueryInAddress } from "@/components/shallow-url";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
+import { CompareApplications } from "@/components/compare-applications";
 import { EmptyState } from "@/components/empty-state";
 import { ErrorBlock, LoadingBlock, useFirstLoadError } from "@/components/query-state";
 import { RevisionLine } from "@/components/revision";
@@ -38,6 +39,18 @@ export function CompareClient({ environments, initial, initialParams, problem }:
     setParams(next);
   };
   const c = q.data;
+  const submit = (next: URLSearchParams) => {
+    const s = next.toString();
+    setParams(next);
+    setSubmitted(s);
+    replaceQueryInAddress(pathname, s);
+  };
+  const chooseApplication = (promotionKey: string | null) => {
+    const next = new URLSearchParams(submitted ?? params.toString());
+    if (promotionKey) next.set("application", promotionKey);
+    else next.delete("application");
+    submit(next);
+  };
   const firstLoadError = useFirstLoadError(q, submitted ?? "");
   const sel = "rounded border border-slate-300 bg-white px-2 py-1 text-sm";
   const mode = params.get("mode") ?? "live";
@@ -52,9 +65,10 @@ export function CompareClient({ environments, initial, initialParams, problem }:
         className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
         onSubmit={(e) => {
           e.preventDefault();
-          const s = params.toString();
-          setSubmitted(s);
-          replaceQueryInAddress(pathname, s);
+          // Another pair of environments: the application chosen for the last pair may not be in it.
+          const next = new URLSearchParams(params);
+          if (c && (next.get("from") !== c.from.environment || next.get("to") !== c.to.environment)) next.delete("application");
+          submit(next);
         }}
       >
         <label className="flex flex-col text-xs text-slate-600">
@@ -121,7 +135,15 @@ export function CompareClient({ environments, initial, initialParams, problem }:
               <RevisionLine rev={c.to.revision} />
             </div>
           </section>
+          {(c.applications.length > 1 || c.application !== null) && (
+            <CompareApplications applications={c.applications} from={c.from.environment} to={c.to.environment} chosen={c.application} onChoose={chooseApplication} />
+          )}
           <p className="text-sm text-slate-700" aria-live="polite">
+            {c.application !== null && (
+              <>
+                Objects of <strong>{c.application}</strong>:{" "}
+              </>
+            )}
             <strong>{c.differs}</strong> differ · <strong>{c.onlyFrom}</strong> only in {c.from.environment} · <strong>{c.onlyTo}</strong> only in {c.to.environment} · {c.same} identical
             {c.truncated && " (list shortened; filter by kind to see the rest)"}
           </p>

@@ -15,7 +15,7 @@ type Props = { searchParams: Promise<PageSearchParams> };
 export default async function ComparePage({ searchParams }: Props) {
   await requireUser();
   const sp = await searchParams;
-  const params = pickSearchParams(sp, ["from", "to", "mode", "kind"]);
+  const params = pickSearchParams(sp, ["from", "to", "mode", "kind", "application"]);
   const db = getPrisma();
   const names = await environmentNames(db);
   let initial = null;

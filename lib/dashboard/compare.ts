@@ -3,15 +3,15 @@
 // recognised by hash and never loaded; only differing objects are diffed.
 import microdiff from "microdiff";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { badRequest } from "@/lib/api/errors";
+import { badRequest, notFound } from "@/lib/api/errors";
 import { DEFAULT_INJECTED_PREFIXES, normalizeObject, type KubeObject } from "@/lib/drift";
-import type { CompareDto, CompareFieldDto, CompareObjectDto, CompareQuery } from "@/lib/api/contract/compare";
+import type { CompareApplicationDto, CompareDto, CompareFieldDto, CompareObjectDto, CompareQuery } from "@/lib/api/contract/compare";
 import { findEnvironment } from "./environments";
 import { partsOfKey } from "./object-key";
 import { repoHistory, revisionDto } from "./revisions";
 import { HIDDEN, maskSecret, stripNoise } from "./yaml-diff";
 import { inPromotionOrder } from "./environments";
-
+import { rec, str } from "./mappers";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -77,15 +77,55 @@ export function fieldDiff(a: unknown, b: unknown, secret: boolean): CompareField
   });
 }
 
+export interface ComparedApplication {
+  id: string;
+  name: string;
+  promotionKey: string;
+  appliedSha: string | null;
+  approvedSha: string | null;
+  driftCount: number;
+  objectCount: number;
+  sources: unknown;
+}
+
+/**
+ * The applications of two environments side by side, matched by promotion
+ * key (an application is promoted under the same key from one environment to
+ * the next), in the first environment's order, then the ones only the second has.
+ */
+export function matchApplications(from: readonly ComparedApplication[], to: readonly ComparedApplication[]): CompareApplicationDto[] {
+  const side = (a: ComparedApplication | undefined) => (a ? { name: a.name, appliedSha: a.appliedSha, driftCount: a.driftCount, objectCount: a.objectCount } : null);
+  const byKey = new Map(to.map((a) => [a.promotionKey, a]));
+  const out: CompareApplicationDto[] = [];
+  for (const a of from) {
+    const b = byKey.get(a.promotionKey);
+    byKey.delete(a.promotionKey);
+    out.push({ promotionKey: a.promotionKey, from: side(a), to: side(b), sameRevision: Boolean(b && a.appliedSha && a.appliedSha === b.appliedSha) });
+  }
+  for (const b of byKey.values()) out.push({ promotionKey: b.promotionKey, from: null, to: side(b), sameRevision: false });
+  return out;
+}
+
+const APPLICATION_SELECT = { id: true, name: true, promotionKey: true, appliedSha: true, approvedSha: true, driftCount: true, objectCount: true, sources: true } as const;
+
 export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Promise<CompareDto> {
   if (q.from === q.to) throw badRequest("from and to name the same environment; pick two different ones");
   const [a, b] = await Promise.all([findEnvironment(db, q.from), findEnvironment(db, q.to)]);
+  const applicationsOf = (envId: string) => db.application.findMany({ where: { environmentId: envId, removedAt: null }, select: APPLICATION_SELECT, orderBy: { name: "asc" } });
+  const [appsA, appsB] = await Promise.all([applicationsOf(a.id), applicationsOf(b.id)]);
+  const chosenA = q.application === undefined ? undefined : appsA.find((x) => x.promotionKey === q.application);
+  const chosenB = q.application === undefined ? undefined : appsB.find((x) => x.promotionKey === q.application);
+  if (q.application !== undefined && !chosenA && !chosenB) throw notFound(`application "${q.application}" in ${a.name} or ${b.name}`);
   const table = q.mode === "live" ? db.liveObject : db.desiredObject;
-  const where = (envId: string) => ({ environmentId: envId, ...(q.kind ? { kind: q.kind } : {}) });
   const select = { key: true, kind: true, namespace: true, name: true, blobHash: true } as const;
+  // Narrowed to one application, a side that does not have it has no objects (everything is "only in" the other).
+  const objectsOf = async (envId: string, app: ComparedApplication | undefined) =>
+    q.application !== undefined && !app
+      ? []
+      : (table as typeof db.liveObject).findMany({ where: { environmentId: envId, ...(q.kind ? { kind: q.kind } : {}), ...(app ? { applicationId: app.id } : {}) }, select, orderBy: { key: "asc" } });
   const [rowsA, rowsB, envRows] = await Promise.all([
-    (table as typeof db.liveObject).findMany({ where: where(a.id), select, orderBy: { key: "asc" } }),
-    (table as typeof db.liveObject).findMany({ where: where(b.id), select, orderBy: { key: "asc" } }),
+    objectsOf(a.id, chosenA),
+    objectsOf(b.id, chosenB),
     db.environment.findMany({ ...inPromotionOrder, select: { name: true, id: true, appliedSha: true, approvedSha: true, repositoryId: true } }),
   ]);
   const mapB = new Map(rowsB.map((r) => [r.key, r]));
@@ -135,7 +175,16 @@ export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Pr
   const stateRank = { differs: 0, "only-from": 1, "only-to": 2 };
   objects.sort((x, y) => stateRank[x.state] - stateRank[y.state] || x.key.localeCompare(y.key));
 
-  const revisionFor = async (name: string) => {
+  // Narrowed to one application, each side's revision is that application's (its own repository's commit).
+  const revisionFor = async (name: string, app: ComparedApplication | undefined) => {
+    if (q.application !== undefined) {
+      const sha = app?.appliedSha ?? app?.approvedSha ?? null;
+      if (!app || !sha) return null;
+      const repositoryName = str(rec(Array.isArray(app.sources) ? app.sources[0] : undefined).repository);
+      const repository = repositoryName ? await db.repository.findUnique({ where: { name: repositoryName }, select: { id: true } }) : null;
+      const h = repository ? await repoHistory(db, repository.id) : null;
+      return revisionDto(sha, h?.commits.get(sha));
+    }
     const e = envRows.find((x) => x.name === name);
     const sha = e?.appliedSha ?? e?.approvedSha ?? null;
     if (!e || !sha) return null;
@@ -143,8 +192,10 @@ export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Pr
     return revisionDto(sha, h?.commits.get(sha));
   };
   return {
-    from: { environment: a.name, revision: await revisionFor(a.name) },
-    to: { environment: b.name, revision: await revisionFor(b.name) },
+    from: { environment: a.name, revision: await revisionFor(a.name, chosenA) },
+    to: { environment: b.name, revision: await revisionFor(b.name, chosenB) },
+    application: q.application ?? null,
+    applications: matchApplications(appsA, appsB),
     mode: q.mode,
     objects: objects.slice(0, q.limit),
     same,

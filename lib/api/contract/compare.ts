@@ -18,11 +18,28 @@ export type CompareObjectDto = z.infer<typeof CompareObjectDto>;
 
 const side = object({ environment: z.string(), revision: RevisionDto.nullable() });
 
+const applicationSide = object({
+  name: z.string(),
+  appliedSha: z.string().nullable(),
+  driftCount: count,
+  objectCount: count,
+});
+
+export const CompareApplicationDto = object({
+  promotionKey: z.string().describe("What matches an application across environments: its name, unless an annotation or driftwatch.yaml says otherwise"),
+  from: applicationSide.nullable().describe("null: the first environment has no such application"),
+  to: applicationSide.nullable().describe("null: the second environment has no such application"),
+  sameRevision: z.boolean().describe("Both run the same commit"),
+});
+export type CompareApplicationDto = z.infer<typeof CompareApplicationDto>;
+
 export const CompareDto = named(
   "Compare",
   object({
     from: side,
     to: side,
+    application: z.string().nullable().describe("The promotion key the objects were narrowed to, or null for every application"),
+    applications: z.array(CompareApplicationDto).describe("The applications of both environments matched by promotion key"),
     mode: z.enum(["live", "desired"]),
     objects: z.array(CompareObjectDto),
     same: count,
@@ -41,6 +58,7 @@ export const compareQuerySchema = z.object({
   to: z.string().min(1, "to: name the second environment").max(100).describe("Second environment"),
   mode: z.enum(["live", "desired"]).default("live").describe("live vs live, or desired (Git) vs desired"),
   kind: z.string().max(100).optional().describe("Only this kind"),
+  application: z.string().max(253).optional().describe("Only the objects of the application with this promotion key, in both environments"),
   limit: z.coerce.number().int().min(1).max(2000).default(500).describe("At most this many objects"),
 });
 export type CompareQuery = z.infer<typeof compareQuerySchema>;
