@@ -13,16 +13,22 @@ const TONE: Record<EnvironmentBadgeDto["state"], string> = {
 /** "live in staging since 10:02", "pending in production: source AuthenticationFailed for 2h". */
 export function badgeText(b: EnvironmentBadgeDto, mounted: boolean): string {
   const when = (iso: string) => (mounted ? formatLocal(iso) : iso.slice(0, 16).replace("T", " ") + " UTC");
+  const where = badgePlace(b);
   switch (b.state) {
     case "live":
-      return `live in ${b.environment} since ${b.since ? when(b.since) : "?"}${b.viaDescendant && b.through ? ` (via ${b.through.shortSha})` : ""}${b.inferred ? " (inferred)" : ""}`;
+      return `live in ${where} since ${b.since ? when(b.since) : "?"}${b.viaDescendant && b.through ? ` (via ${b.through.shortSha})` : ""}${b.inferred ? " (inferred)" : ""}`;
     case "pending":
-      return `pending in ${b.environment}: ${b.reason ?? "waiting"}`;
+      return `pending in ${where}: ${b.reason ?? "waiting"}`;
     case "not-approved":
-      return `not in ${b.environment} yet`;
+      return `not in ${where} yet`;
     default:
-      return `${b.environment}: ${b.reason ?? "unknown"}`;
+      return `${where}: ${b.reason ?? "unknown"}`;
   }
+}
+
+/** "production", or "production · web" when the environment holds several applications. */
+export function badgePlace(b: Pick<EnvironmentBadgeDto, "environment" | "application">): string {
+  return b.application ? `${b.environment} · ${b.application}` : b.environment;
 }
 
 export function EnvBadge({ b, now, compact = false }: { b: EnvironmentBadgeDto; now: number; compact?: boolean }) {

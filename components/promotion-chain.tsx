@@ -6,10 +6,28 @@ import { formatDuration } from "@/lib/dashboard/format";
 // Tailwind classes rather than colours, so the dark theme recolours them (app/dark-theme.css).
 const FILL: Record<EnvironmentBadgeDto["state"], string> = { live: "fill-green-700", pending: "fill-violet-600", "not-approved": "fill-slate-400", unknown: "fill-slate-300" };
 
+const ORDER: Array<EnvironmentBadgeDto["state"]> = ["pending", "not-approved", "unknown", "live"];
+
+/**
+ * One step per environment. Where an environment answers per application,
+ * it is live when all of them are, else the state of the least advanced
+ * ("2 of 3 live" says how far it got).
+ */
+export function chainSteps(badges: readonly EnvironmentBadgeDto[]): Array<{ environment: string; state: EnvironmentBadgeDto["state"]; sub: string }> {
+  const byEnvironment = new Map<string, EnvironmentBadgeDto[]>();
+  for (const b of badges) byEnvironment.set(b.environment, [...(byEnvironment.get(b.environment) ?? []), b]);
+  return [...byEnvironment].map(([environment, bs]) => {
+    const state = ORDER.find((s) => bs.some((b) => b.state === s)) ?? "unknown";
+    const live = bs.filter((b) => b.state === "live").length;
+    const word = state === "not-approved" ? "not yet" : state;
+    return { environment, state, sub: bs.length > 1 && state !== "live" ? `${word} · ${live} of ${bs.length} live` : word };
+  });
+}
+
 export function PromotionChain({ shortSha, badges, hops }: { shortSha: string; badges: EnvironmentBadgeDto[]; hops: Hop[] }) {
   const step = 190;
-  const width = 90 + step * badges.length;
-  const nodes = [{ label: shortSha, sub: "commit", fill: "fill-slate-900" }, ...badges.map((b) => ({ label: b.environment, sub: b.state === "not-approved" ? "not yet" : b.state, fill: FILL[b.state] }))];
+  const width = 90 + step * new Set(badges.map((b) => b.environment)).size;
+  const nodes = [{ label: shortSha, sub: "commit", fill: "fill-slate-900" }, ...chainSteps(badges).map((s) => ({ label: s.environment, sub: s.sub, fill: FILL[s.state] }))];
   const description = hops.map((h) => `${h.from ?? "commit"} to ${h.to}: ${h.durationMs === null ? "not yet" : formatDuration(h.durationMs)}`).join("; ");
   return (
     <div className="overflow-x-auto">

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { DataTable } from "@/components/data-table";
 import { EmptyState } from "@/components/empty-state";
-import { EnvBadge } from "@/components/env-badge";
+import { badgePlace, EnvBadge } from "@/components/env-badge";
 import { StaleDataNotice } from "@/components/query-state";
 import { RevisionLine, ShaLink } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
@@ -44,7 +44,6 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
       ) : (
         l.repositories.map((repo) =>
           repo.branches.map((b) => {
-            const envs = l.environments.filter((e) => b.commits[0]?.badges.some((x) => x.environment === e.name) ?? false);
             return (
               <section key={`${repo.name}/${b.branch}`} aria-labelledby={`h-${repo.name}-${b.branch}`} className="space-y-2">
                 <h2 id={`h-${repo.name}-${b.branch}`} className="text-lg font-semibold">
@@ -54,15 +53,15 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
                 {b.commits.length === 0 ? (
                   <p className="text-sm text-slate-600">No commits on this branch touch an environment&apos;s path yet.</p>
                 ) : (
-                  <DataTable columns={["Commit", ...envs.map((e) => e.name)]}>
+                  <DataTable columns={["Commit", ...b.tracks.map(badgePlace)]}>
                         {b.commits.map((c) => (
                           <tr key={c.sha} className="align-top">
                             <td className="max-w-md px-3 py-2">
                               <RevisionLine rev={c}>{c.committedAt && <Ago iso={c.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
                             </td>
-                            {envs.map((e) => {
-                              const badge = c.badges.find((x) => x.environment === e.name);
-                              return <td key={e.name} className="px-3 py-2">{badge ? <EnvBadge b={badge} now={now} compact /> : null}</td>;
+                            {b.tracks.map((t) => {
+                              const badge = c.badges.find((x) => x.environment === t.environment && x.application === t.application);
+                              return <td key={badgePlace(t)} className="px-3 py-2">{badge ? <EnvBadge b={badge} now={now} compact /> : null}</td>;
                             })}
                           </tr>
                         ))}

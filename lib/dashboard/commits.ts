@@ -3,18 +3,25 @@
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { formatAge } from "@/lib/environments/status";
-import { liveness, normaliseHistory, promotionHops, type AppliedInterval } from "@/lib/lineage";
+import { liveness, normaliseHistory, promotionHops, touchesPath, type AppliedInterval } from "@/lib/lineage";
 import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, RevisionDto } from "@/lib/api/contract";
-import { controllerStatus, environmentError, iso } from "./mappers";
+import { controllerStatus, environmentError, iso, rec, str } from "./mappers";
 import { approvedCommits, repoHistory, revisionDto, type RepoHistory } from "./revisions";
 import { inPromotionOrder } from "./environments";
 
 type Db = PrismaClient;
 
-interface EnvLineage {
-  id: string;
-  name: string;
+/**
+ * What one lineage answer is about: an environment that holds one application
+ * (as before applications), or one application of an environment that holds
+ * several — each of those follows its own repository, branch and path, with
+ * its own approved and applied revisions.
+ */
+interface LineageTrack {
+  environment: string;
   position: number;
+  /** null: the environment as a whole (it holds at most one application). */
+  application: string | null;
   repositoryId: string | null;
   branch: string;
   path: string;
@@ -29,106 +36,184 @@ interface EnvLineage {
   branchHead: string | null;
 }
 
-async function lineageEnvironments(db: Db, now: Date): Promise<EnvLineage[]> {
-  const envs = await db.environment.findMany({
-    ...inPromotionOrder,
-    select: {
-      id: true,
-      name: true,
-      position: true,
-      repositoryId: true,
-      branch: true,
-      path: true,
-      approvedSha: true,
-      appliedSha: true,
-      appliedSince: true,
-      appliedSource: true,
-      controller: true,
-      lastError: true,
-      lastGoodCollectedAt: true,
-      appliedRevisions: { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } },
-      pauses: { where: { endedAt: null }, select: { startedAt: true, reason: true, origin: true }, take: 1 },
-    },
-  });
-  const heads = await db.branchHead.findMany({ select: { repositoryId: true, branch: true, sha: true } });
-  return envs.map((e) => {
-    const controller = controllerStatus(e.controller);
-    const error = environmentError(e.lastError);
-    const pause = e.pauses[0];
-    let blocker: EnvLineage["blocker"] = null;
-    if (controller?.failure) {
-      const f = controller.failure;
-      const what = f.object.split("/", 1)[0] === "GitRepository" ? "source" : (f.object.split("/", 1)[0] ?? "controller");
-      const since = f.lastTransitionTime;
-      blocker = {
-        reason: `${what} ${f.reason ?? f.type}${since ? ` for ${formatAge(now.getTime() - Date.parse(since))}` : ""}${f.message ? `: ${f.message}` : ""}`,
-        since,
-      };
-    } else if (pause) {
-      blocker = { reason: `reconciliation paused${pause.reason ? `: ${pause.reason}` : pause.origin === "detected" ? " (detected, no reason recorded)" : ""}`, since: pause.startedAt.toISOString() };
-    } else if (controller?.suspended) {
-      blocker = { reason: "the controller is suspended", since: null };
-    } else if (error && (!e.lastGoodCollectedAt || Date.parse(error.at) > e.lastGoodCollectedAt.getTime())) {
-      blocker = { reason: `collection failing: ${error.message}`, since: error.at };
-    }
+type Pause = { startedAt: Date; reason: string | null; origin: string; applicationId: string | null };
+
+function blockerOf(now: Date, controllerJson: unknown, pause: Pause | undefined, error: { message: string; at: string } | null, lastGoodAt: Date | null): LineageTrack["blocker"] {
+  const controller = controllerStatus(controllerJson);
+  if (controller?.failure) {
+    const f = controller.failure;
+    const what = f.object.split("/", 1)[0] === "GitRepository" ? "source" : (f.object.split("/", 1)[0] ?? "controller");
+    const since = f.lastTransitionTime;
     return {
-      id: e.id,
-      name: e.name,
-      position: e.position,
-      repositoryId: e.repositoryId,
-      branch: e.branch,
-      path: e.path,
-      approvedSha: e.approvedSha,
-      appliedSha: e.appliedSha,
-      appliedSince: iso(e.appliedSince),
-      appliedInferred: e.appliedSource === "inferred",
-      history: normaliseHistory(
-        e.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
-        { sha: e.appliedSha, since: iso(e.appliedSince) },
-      ),
-      blocker,
-      branchHead: heads.find((h) => h.repositoryId === e.repositoryId && h.branch === e.branch)?.sha ?? null,
+      reason: `${what} ${f.reason ?? f.type}${since ? ` for ${formatAge(now.getTime() - Date.parse(since))}` : ""}${f.message ? `: ${f.message}` : ""}`,
+      since,
     };
-  });
+  }
+  if (pause) return { reason: `reconciliation paused${pause.reason ? `: ${pause.reason}` : pause.origin === "detected" ? " (detected, no reason recorded)" : ""}`, since: pause.startedAt.toISOString() };
+  if (controller?.suspended) return { reason: "the controller is suspended", since: null };
+  if (error && (!lastGoodAt || Date.parse(error.at) > lastGoodAt.getTime())) return { reason: `collection failing: ${error.message}`, since: error.at };
+  return null;
 }
 
-function badge(h: RepoHistory, env: EnvLineage, sha: string): EnvironmentBadgeDto {
-  const l = liveness(h.graph, env.history, sha);
+const REVISIONS = { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } } as const;
+
+function historyOf(revisions: Array<{ sha: string; firstSeenAt: Date; endedAt: Date | null }>, appliedSha: string | null, appliedSince: Date | null): AppliedInterval[] {
+  return normaliseHistory(
+    revisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
+    { sha: appliedSha, since: iso(appliedSince) },
+  );
+}
+
+async function lineageTracks(db: Db, now: Date): Promise<LineageTrack[]> {
+  const [envs, heads, repositories] = await Promise.all([
+    db.environment.findMany({
+      ...inPromotionOrder,
+      select: {
+        id: true,
+        name: true,
+        position: true,
+        repositoryId: true,
+        branch: true,
+        path: true,
+        approvedSha: true,
+        appliedSha: true,
+        appliedSince: true,
+        appliedSource: true,
+        controller: true,
+        lastError: true,
+        lastGoodCollectedAt: true,
+        appliedRevisions: REVISIONS,
+        pauses: { where: { endedAt: null }, select: { startedAt: true, reason: true, origin: true, applicationId: true }, orderBy: { startedAt: "asc" } },
+        applications: {
+          where: { removedAt: null },
+          orderBy: { name: "asc" },
+          select: { name: true, id: true, sources: true, approvedSha: true, appliedSha: true, appliedSince: true, appliedSource: true, controller: true, lastError: true, appliedRevisions: REVISIONS },
+        },
+      },
+    }),
+    db.branchHead.findMany({ select: { repositoryId: true, branch: true, sha: true } }),
+    db.repository.findMany({ select: { id: true, name: true } }),
+  ]);
+  const headOf = (repositoryId: string | null, branch: string) => heads.find((h) => h.repositoryId === repositoryId && h.branch === branch)?.sha ?? null;
+  const repositoryIdOf = new Map(repositories.map((r) => [r.name, r.id]));
+  const tracks: LineageTrack[] = [];
+  for (const e of envs) {
+    if (e.applications.length <= 1) {
+      tracks.push({
+        environment: e.name,
+        position: e.position,
+        application: null,
+        repositoryId: e.repositoryId,
+        branch: e.branch,
+        path: e.path,
+        approvedSha: e.approvedSha,
+        appliedSha: e.appliedSha,
+        appliedSince: iso(e.appliedSince),
+        appliedInferred: e.appliedSource === "inferred",
+        history: historyOf(e.appliedRevisions, e.appliedSha, e.appliedSince),
+        blocker: blockerOf(now, e.controller, e.pauses[0], environmentError(e.lastError), e.lastGoodCollectedAt),
+        branchHead: headOf(e.repositoryId, e.branch),
+      });
+      continue;
+    }
+    for (const a of e.applications) {
+      const source = rec(Array.isArray(a.sources) ? a.sources[0] : undefined);
+      const repositoryId = repositoryIdOf.get(str(source.repository) ?? "") ?? null;
+      // A tag, range or commit follows no branch: its commits are still on the environment's.
+      const branch = str(rec(source.ref).branch) ?? e.branch;
+      tracks.push({
+        environment: e.name,
+        position: e.position,
+        application: a.name,
+        repositoryId,
+        branch,
+        path: str(source.path) ?? ".",
+        approvedSha: a.approvedSha,
+        appliedSha: a.appliedSha,
+        appliedSince: iso(a.appliedSince),
+        appliedInferred: a.appliedSource === "inferred",
+        history: historyOf(a.appliedRevisions, a.appliedSha, a.appliedSince),
+        blocker: blockerOf(
+          now,
+          a.controller,
+          e.pauses.find((p) => p.applicationId === a.id || p.applicationId === null),
+          // An application's error is its last run's: it fails until a run collects it again.
+          environmentError(a.lastError),
+          null,
+        ),
+        branchHead: headOf(repositoryId, branch),
+      });
+    }
+  }
+  return tracks;
+}
+
+function badge(h: RepoHistory, t: LineageTrack, sha: string): EnvironmentBadgeDto {
+  const l = liveness(h.graph, t.history, sha);
   const through = l.through ? revisionDto(l.through, h.commits.get(l.through)) : null;
-  const base = { environment: env.name, position: env.position, through, viaDescendant: l.live && !l.exact, inferred: through !== null && env.appliedInferred, firstLiveAt: l.firstLiveAt };
+  const base = {
+    environment: t.environment,
+    application: t.application,
+    position: t.position,
+    through,
+    viaDescendant: l.live && !l.exact,
+    inferred: through !== null && t.appliedInferred,
+    firstLiveAt: l.firstLiveAt,
+  };
   if (l.live) return { ...base, state: "live", since: l.since, reason: null, reasonSince: null };
-  if (!env.appliedSha && env.history.length === 0) return { ...base, state: "unknown", since: null, reason: "no applied revision known yet", reasonSince: null };
-  if (env.approvedSha && h.graph.contains(env.approvedSha, sha)) {
+  if (!t.appliedSha && t.history.length === 0) return { ...base, state: "unknown", since: null, reason: "no applied revision known yet", reasonSince: null };
+  if (t.approvedSha && h.graph.contains(t.approvedSha, sha)) {
     return {
       ...base,
       state: "pending",
       since: null,
-      reason: env.blocker?.reason ?? "approved, waiting for the controller to apply it",
-      reasonSince: env.blocker?.since ?? null,
+      reason: t.blocker?.reason ?? "approved, waiting for the controller to apply it",
+      reasonSince: t.blocker?.since ?? null,
     };
   }
-  const onBranch = env.branchHead ? h.graph.contains(env.branchHead, sha) : false;
+  const onBranch = t.branchHead ? h.graph.contains(t.branchHead, sha) : false;
   return {
     ...base,
     state: "not-approved",
     since: null,
-    reason: onBranch ? `on ${env.branch}, but no later change to ${env.path} includes it yet` : `not on ${env.branch} yet`,
+    reason: onBranch ? `on ${t.branch}, but no later change to ${t.path} includes it yet` : `not on ${t.branch} yet`,
     reasonSince: null,
   };
 }
 
-function commitDto(h: RepoHistory, repository: string, envs: EnvLineage[], sha: string): CommitDto {
+/**
+ * The tracks a commit is about. An environment's own track always answers; of
+ * an environment's applications, those whose path the commit changes — or
+ * all of them when it changes none (every application still runs some
+ * revision of the repository, and says whether it contains this one).
+ */
+function tracksForCommit(tracks: readonly LineageTrack[], changedPaths: readonly string[]): LineageTrack[] {
+  const touched = new Set(tracks.filter((t) => t.application !== null && touchesPath(changedPaths, t.path)).map((t) => t.environment));
+  return tracks.filter((t) => t.application === null || !touched.has(t.environment) || touchesPath(changedPaths, t.path));
+}
+
+/** An environment is reached when every answering application there has the commit: the last of their first-live times. */
+function hopsOf(committedAt: string, badges: readonly EnvironmentBadgeDto[]) {
+  const chain: Array<{ environment: string; firstLiveAt: string | null }> = [];
+  for (const b of badges) {
+    const step = chain.find((c) => c.environment === b.environment);
+    if (!step) chain.push({ environment: b.environment, firstLiveAt: b.firstLiveAt });
+    else step.firstLiveAt = step.firstLiveAt && b.firstLiveAt ? (b.firstLiveAt > step.firstLiveAt ? b.firstLiveAt : step.firstLiveAt) : null;
+  }
+  return promotionHops(committedAt, chain);
+}
+
+function commitDto(h: RepoHistory, repository: string, tracks: LineageTrack[], sha: string): CommitDto {
   const c = h.commits.get(sha)!;
-  const mine = envs.filter((e) => e.repositoryId === h.repositoryId);
-  const badges = mine.map((e) => badge(h, e, sha));
+  const badges = tracksForCommit(
+    tracks.filter((t) => t.repositoryId === h.repositoryId),
+    c.changedPaths,
+  ).map((t) => badge(h, t, sha));
   return {
     revision: { ...revisionDto(sha, c), parents: c.parents, authorEmail: c.authorEmail, fullMessage: c.message, changedPaths: c.changedPaths },
     repository,
     environments: badges,
-    hops: promotionHops(
-      c.committedAt,
-      badges.map((b) => ({ environment: b.environment, firstLiveAt: b.firstLiveAt })),
-    ),
+    hops: hopsOf(c.committedAt, badges),
   };
 }
 
@@ -148,30 +233,32 @@ export async function lookupCommit(db: Db, shaOrPrefix: string, now = new Date()
     return { match: "ambiguous", candidates: candidates.slice(0, 50) };
   }
   const m = distinct[0]!;
-  const envs = await lineageEnvironments(db, now);
-  return { match: "exact", commit: commitDto(m.h, m.repo, envs, m.sha) };
+  return { match: "exact", commit: commitDto(m.h, m.repo, await lineageTracks(db, now), m.sha) };
 }
 
 export async function getLineage(db: Db, opts: { perBranch?: number } = {}, now = new Date()): Promise<LineageDto> {
   const perBranch = opts.perBranch ?? 30;
-  const envs = await lineageEnvironments(db, now);
-  const repos = await db.repository.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
+  const [tracks, envs, repos] = await Promise.all([
+    lineageTracks(db, now),
+    db.environment.findMany({ ...inPromotionOrder, select: { name: true, position: true, repositoryId: true, appliedSha: true } }),
+    db.repository.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } }),
+  ]);
   const out: LineageDto["repositories"] = [];
   for (const repo of repos) {
-    const mine = envs.filter((e) => e.repositoryId === repo.id);
+    const mine = tracks.filter((t) => t.repositoryId === repo.id);
     if (mine.length === 0) continue;
     const h = await repoHistory(db, repo.id);
-    const branches = [...new Set(mine.map((e) => e.branch))];
+    const branches = [...new Set(mine.map((t) => t.branch))];
     out.push({
       name: repo.name,
       branches: branches.map((branch) => {
-        const onBranch = mine.filter((e) => e.branch === branch);
-        const head = onBranch.find((e) => e.branchHead)?.branchHead ?? null;
-        // Commits that change at least one of the branch's environment paths, newest first.
+        const onBranch = mine.filter((t) => t.branch === branch);
+        const head = onBranch.find((t) => t.branchHead)?.branchHead ?? null;
+        // Commits that change at least one of the branch's paths, newest first.
         const seen = new Set<string>();
         const commits = head
           ? onBranch
-              .flatMap((e) => approvedCommits(h, head, e.path))
+              .flatMap((t) => approvedCommits(h, head, t.path))
               .filter((c) => (seen.has(c.sha) ? false : (seen.add(c.sha), true)))
               .sort((a, b) => b.committedAt.localeCompare(a.committedAt))
               .slice(0, perBranch)
@@ -179,8 +266,13 @@ export async function getLineage(db: Db, opts: { perBranch?: number } = {}, now 
         return {
           branch,
           head,
-          environments: onBranch.map((e) => e.name),
-          commits: commits.map((c) => ({ ...revisionDto(c.sha, c), badges: mine.map((e) => badge(h, e, c.sha)) })),
+          environments: [...new Set(onBranch.map((t) => t.environment))],
+          tracks: onBranch.map((t) => ({ environment: t.environment, application: t.application, path: t.path })),
+          // An application's column answers only for the commits that change its path.
+          commits: commits.map((c) => ({
+            ...revisionDto(c.sha, c),
+            badges: onBranch.filter((t) => t.application === null || touchesPath(c.changedPaths, t.path)).map((t) => badge(h, t, c.sha)),
+          })),
         };
       }),
     });

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { Breadcrumb } from "@/components/breadcrumb";
 import { useQuery } from "@tanstack/react-query";
-import { EnvBadge } from "@/components/env-badge";
+import { badgePlace, EnvBadge } from "@/components/env-badge";
 import { PromotionChain } from "@/components/promotion-chain";
 import { StaleDataNotice } from "@/components/query-state";
 import { RevisionLine, ShaLink } from "@/components/revision";
@@ -59,11 +59,19 @@ export function CommitClient({ sha, initial, now: serverNow }: { sha: string; in
         </h2>
         <ul className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
           {c.environments.map((b) => (
-            <li key={b.environment} className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
+            <li key={badgePlace(b)} className="rounded-lg border border-slate-200 bg-white p-4 text-sm">
               <h3 className="mb-1 font-semibold">
-                <Link href={`/environments/${b.environment}`} className="hover:underline">
+                <Link href={`/environments/${encodeURIComponent(b.environment)}`} className="hover:underline">
                   {b.environment}
                 </Link>
+                {b.application && (
+                  <>
+                    {" · "}
+                    <Link href={`/environments/${encodeURIComponent(b.environment)}/applications/${encodeURIComponent(b.application)}`} className="hover:underline">
+                      {b.application}
+                    </Link>
+                  </>
+                )}
               </h3>
               <EnvBadge b={b} now={now} />
               {b.state === "live" && (

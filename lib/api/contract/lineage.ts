@@ -8,6 +8,7 @@ export const EnvironmentBadgeDto = named(
   "Badge",
   object({
     environment: z.string(),
+    application: z.string().nullable().describe("The application this answer is about, when the environment holds several (each follows its own path); null: the environment as a whole"),
     position: count,
     state: z.enum(["live", "pending", "not-approved", "unknown"]),
     since: isoTime.nullable().describe("Live: since when (start of the unbroken stretch)"),
@@ -70,6 +71,9 @@ export const LineageDto = named(
             branch: z.string(),
             head: z.string().nullable(),
             environments: z.array(z.string()),
+            tracks: z
+              .array(object({ environment: z.string(), application: z.string().nullable(), path: z.string() }))
+              .describe("The columns: each environment, or each application of an environment that holds several, following this branch"),
             commits: z.array(object({ ...RevisionDto.shape, badges: z.array(EnvironmentBadgeDto) })),
           }),
         ),
@@ -78,7 +82,7 @@ export const LineageDto = named(
     environments: z.array(object({ name: z.string(), position: count, applied: RevisionDto.nullable() })),
     now: isoTime,
   }),
-  "Newest commits that change an environment's render inputs, per repository and branch, with a badge per environment",
+  "Newest commits that change an environment's or application's path, per repository and branch, with a badge per environment (or per application where an environment holds several)",
 );
 export type LineageDto = z.infer<typeof LineageDto>;
 
