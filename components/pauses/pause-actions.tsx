@@ -12,7 +12,7 @@ export interface PauseLike {
   unattributed: boolean;
 }
 
-export function PauseActions({ pause, session }: { pause: PauseLike; session: SessionInfo | null }) {
+export function PauseActions({ pause, session, onDone }: { pause: PauseLike; session: SessionInfo | null; onDone?: () => void }) {
   const [mode, setMode] = useState<"idle" | "own">("idle");
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
@@ -23,7 +23,9 @@ export function PauseActions({ pause, session }: { pause: PauseLike; session: Se
   const token = session?.csrfToken ?? null;
 
   const run = async (action: () => Promise<unknown>) => {
-    if (await mutation.run(action)) setMode("idle");
+    if (!(await mutation.run(action))) return;
+    setMode("idle");
+    onDone?.();
   };
 
   const resume = () =>

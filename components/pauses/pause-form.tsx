@@ -1,7 +1,8 @@
 "use client";
-// Pause reconciliation of an environment: reason, expiry (bounded by the
-// environment's maximum), optional incident link, and, for protected
-// environments, the environment's name typed again.
+// Pause reconciliation of an environment, or of one application of it (its
+// controller object): reason, expiry (bounded by the environment's maximum),
+// optional incident link, and, for protected environments, the environment's
+// name typed again.
 import { useId, useState, type FormEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useAction } from "@/components/use-action";
@@ -18,7 +19,7 @@ interface PausePolicy {
   executes: boolean;
 }
 
-export function PauseForm({ environment, session, onDone }: { environment: string; session: SessionInfo | null; onDone?: () => void }) {
+export function PauseForm({ environment, application, session, onDone }: { environment: string; application?: string; session: SessionInfo | null; onDone?: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
   const [duration, setDuration] = useState("1h");
@@ -27,8 +28,8 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
   const { busy, error, run } = useAction();
   const id = useId();
   const policy = useQuery({
-    queryKey: queryKeys.pausePolicy(environment),
-    queryFn: () => fetchJson<PausePolicy>(`/api/pauses/policy?environment=${encodeURIComponent(environment)}`),
+    queryKey: queryKeys.pausePolicy(environment, application),
+    queryFn: () => fetchJson<PausePolicy>(`/api/pauses/policy?environment=${encodeURIComponent(environment)}${application ? `&application=${encodeURIComponent(application)}` : ""}`),
     enabled: open,
     staleTime: 60_000,
   });
@@ -37,7 +38,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
   if (!open) {
     return (
       <button type="button" className={secondaryButtonClass} onClick={() => setOpen(true)}>
-        Pause reconciliation…
+        {application ? "Pause this application…" : "Pause reconciliation…"}
       </button>
     );
   }
@@ -47,7 +48,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const body = { environment, reason, duration, incidentUrl: incidentUrl.trim() || undefined, confirm: needsConfirm ? confirm : undefined };
+    const body = { environment, application, reason, duration, incidentUrl: incidentUrl.trim() || undefined, confirm: needsConfirm ? confirm : undefined };
     if (!(await run(() => sendJson("POST", "/api/pauses", session?.csrfToken ?? null, body)))) return;
     setOpen(false);
     setReason("");
@@ -58,7 +59,7 @@ export function PauseForm({ environment, session, onDone }: { environment: strin
   return (
     <form onSubmit={submit} aria-labelledby={`${id}-title`} className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-4">
       <h3 id={`${id}-title`} className="font-semibold text-slate-900">
-        Pause reconciliation of {environment}
+        Pause reconciliation of {application ? `${application} in ${environment}` : environment}
       </h3>
       {p && (
         <p className="text-xs text-slate-600">

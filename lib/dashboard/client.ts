@@ -59,7 +59,7 @@ export const queryKeys = {
   run: (id: number) => ["run", id] as const,
   session: ["session"] as const,
   users: ["users"] as const,
-  pausePolicy: (environment: string) => ["pause-policy", environment] as const,
+  pausePolicy: (environment: string, application?: string) => ["pause-policy", environment, application ?? null] as const,
   audit: (query: string) => ["audit", query] as const,
   auditVerify: ["audit-verify"] as const,
 };

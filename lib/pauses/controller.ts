@@ -24,6 +24,15 @@ export function controllerRefOf(env: Pick<EnvironmentConfig, "controller">): str
   return `${controllerKindOf(c)}/${c.namespace}/${c.name}`;
 }
 
+/** The controller object a "Kind/namespace/name" names (what a pause records), or null for anything else. */
+export function controllerFromRef(ref: string): ControllerConfig | null {
+  const [kind, namespace, name, ...rest] = ref.split("/");
+  if (!kind || !namespace || !name || rest.length > 0) return null;
+  if (kind === "Kustomization" || kind === "HelmRelease") return { type: "flux", kind, namespace, name };
+  if (kind === "Application") return { type: "argocd", namespace, name };
+  return null;
+}
+
 export function controllerPath(c: ControllerConfig): string {
   const ns = encodeURIComponent(c.namespace);
   const name = encodeURIComponent(c.name);

@@ -1,5 +1,6 @@
 export {
   createPause,
+  pausePolicy,
   resumePause,
   takeOwnership,
   listPauses,

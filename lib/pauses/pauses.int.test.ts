@@ -22,7 +22,7 @@ import { FLUX_KUSTOMIZATION_CRD, ARGOCD_APPLICATION_CRD } from "@driftwatch/kube
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import { refreshAlerts } from "@/lib/alerts";
 import { verifyAuditChain } from "@/lib/audit";
-import { createPause, reconcileDetectedPauses, resumeExpiredPauses, resumePause, takeOwnership } from "@/lib/pauses";
+import { createPause, pausePolicy, reconcileDetectedPauses, resumeExpiredPauses, resumePause, takeOwnership } from "@/lib/pauses";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
 import { GET as getTimeline } from "@/app/api/timeline/route";
@@ -213,6 +213,64 @@ forEachCluster((server) => {
       const pause = await createPause(db, "test", { reason: "freeze for demo", duration: "30m" }, { type: "user", id: operator.user.id, name: "olivia" });
       expect(pause).toMatchObject({ executed: false, clusterAgrees: false, active: true });
       expect((await fluxNow()).status.suspended).toBe(false);
+    });
+  });
+
+  describe("pausing one application of an environment that holds several", () => {
+    async function twoApplications() {
+      const env = await addEnvironment("production", { write: { kubeconfig: cluster.kubeconfigPath } });
+      const app = (name: string, controllerRef: Record<string, string> | null) =>
+        db.application.create({ data: { environmentId: env.id, name, promotionKey: name, kind: controllerRef ? "flux-kustomization" : "declared", controllerRef: controllerRef ?? undefined, spec: {}, firstSeenAt: new Date() } });
+      await app("shop", { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop" });
+      await app("storefront", { type: "argocd", kind: "Application", namespace: "argocd", name: "shop" });
+      await app("settings", null);
+      return env;
+    }
+    const olivia = () => ({ type: "user" as const, id: operator.user.id, name: "olivia" });
+    const argoAutomated = async () => rec(rec((await client().requestJson<Obj>("GET", APPLICATION)).spec).syncPolicy).automated;
+
+    it("suspends that application's controller object only; others can be paused beside it, the whole environment not", async () => {
+      await twoApplications();
+      expect(await pausePolicy(db, "production", "storefront")).toMatchObject({ application: "storefront", controllerRef: "Application/argocd/shop", executes: true });
+
+      const shop = await createPause(db, "production", { reason: "hotfix INC-7 on the shop", duration: "1h", application: "shop" }, olivia());
+      expect(shop).toMatchObject({ application: "shop", controllerRef: "Kustomization/flux-system/shop", executed: true, active: true });
+      expect((await fluxNow()).status.suspended).toBe(true);
+      expect(await argoAutomated()).toEqual({ prune: true, selfHeal: true });
+      const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.created", targetId: shop.id } });
+      expect(audit.after).toMatchObject({ application: "shop", controllerRef: "Kustomization/flux-system/shop" });
+
+      const again = await createPause(db, "production", { reason: "twice", duration: "1h", application: "shop" }, olivia()).catch((e: unknown) => e);
+      expect(again).toMatchObject({ code: "conflict", message: 'application "shop" is already paused; resume it first or extend the existing pause' });
+
+      const storefront = await createPause(db, "production", { reason: "load test of the storefront", duration: "1h", application: "storefront" }, olivia());
+      expect(storefront).toMatchObject({ application: "storefront", executed: true });
+      expect(await argoAutomated()).toBeUndefined();
+
+      const whole = await createPause(db, "production", { reason: "everything", duration: "1h" }, olivia()).catch((e: unknown) => e);
+      expect(whole).toMatchObject({ code: "conflict", message: expect.stringMatching(/^application "(shop|storefront)" is already paused/) });
+
+      // Resuming the shop leaves the storefront paused.
+      const resumed = await resumePause(db, shop.id, olivia());
+      expect(resumed).toMatchObject({ resumedOnController: true, active: false });
+      expect((await fluxNow()).status.suspended).toBe(false);
+      expect(await argoAutomated()).toBeUndefined();
+      await resumePause(db, storefront.id, olivia());
+      expect(await argoAutomated()).toEqual({ prune: true, selfHeal: true });
+      expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
+    });
+
+    it("an unknown application is not found; an application without a controller object cannot be paused on its own", async () => {
+      await twoApplications();
+      await expect(createPause(db, "production", { reason: "nope", duration: "1h", application: "payments" }, olivia())).rejects.toMatchObject({
+        code: "not_found",
+        message: 'application "payments" in environment "production" not found',
+      });
+      await expect(createPause(db, "production", { reason: "nope", duration: "1h", application: "settings" }, olivia())).rejects.toMatchObject({
+        code: "bad_request",
+        message: expect.stringContaining('application "settings" has no controller object to pause'),
+      });
+      expect(await db.pause.count()).toBe(0);
     });
   });
 

@@ -4,12 +4,13 @@
 // record) and then flagged until someone takes ownership.
 import { z } from "zod";
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
-import type { EnvironmentConfig } from "@/lib/config";
+import type { ControllerConfig, EnvironmentConfig } from "@/lib/config";
 import type { ControllerStatus } from "@/lib/kube/controller-status";
 import { appendAudit, type Actor } from "@/lib/audit";
 import { ApiError } from "@/lib/api/errors";
 import { KubeError } from "@/lib/kube/errors";
 import {
+  controllerFromRef,
   controllerRefOf,
   defaultClientFactory,
   resumeController,
@@ -17,8 +18,9 @@ import {
   type ClientFactory,
 } from "./controller";
 import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "./input";
-import type { PauseRecordDto } from "@/lib/api/contract/pauses";
-import { applicationIdForControllerRef } from "@/lib/applications/controller-ref";
+import type { PausePolicyDto, PauseRecordDto } from "@/lib/api/contract/pauses";
+import { applicationIdForControllerRef, controllerRefKey } from "@/lib/applications/controller-ref";
+import type { ControllerRef } from "@/lib/applications/spec";
 
 type Db = PrismaClient;
 type Tx = Prisma.TransactionClient;
@@ -37,6 +39,8 @@ export const createPauseSchema = z
     confirm: z.string().max(200).optional(),
     /** "Kind/namespace/name"; defaults to the environment's controller object. */
     controllerRef: z.string().max(400).optional(),
+    /** Pause only this application (its controller object); without it, the whole environment. */
+    application: z.string().min(1).max(253).optional(),
   })
   .strict();
 /** What the schema yields; callers in code may leave the incident link out. */
@@ -52,6 +56,7 @@ export type PauseDto = PauseRecordDto;
 
 const pauseInclude = {
   environment: { select: { name: true, controller: true } },
+  application: { select: { name: true, controller: true } },
   createdBy: { select: { username: true } },
   owner: { select: { username: true } },
 } satisfies Prisma.PauseInclude;
@@ -63,11 +68,13 @@ function controllerOf(json: unknown): ControllerStatus | null {
 }
 
 export function toPauseDto(row: PauseRow, now: Date, endedByName: string | null = null): PauseDto {
-  const status = controllerOf(row.environment.controller);
+  // A pause of one application is about its controller object, not the environment's.
+  const status = controllerOf(row.application?.controller ?? row.environment.controller);
   const active = row.endedAt === null;
   return {
     id: row.id,
     environment: row.environment.name,
+    application: row.application?.name ?? null,
     controllerRef: row.controllerRef,
     origin: row.origin,
     active,
@@ -156,6 +163,41 @@ export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002";
 }
 
+interface PauseTarget {
+  /** "Kind/namespace/name" of the controller object the pause acts on, or null (an environment without one). */
+  ref: string | null;
+  controller: ControllerConfig | null;
+  applicationId: string | null;
+}
+
+/** What a pause acts on: one application's controller object, or the environment's. */
+async function pauseTarget(db: Db | Tx, environmentId: string, config: EnvironmentConfig, application: string | undefined): Promise<PauseTarget> {
+  if (application === undefined) return { ref: controllerRefOf(config), controller: config.controller ?? null, applicationId: null };
+  const app = await db.application.findFirst({ where: { environmentId, name: application, removedAt: null }, select: { id: true, controllerRef: true } });
+  if (!app) throw new ApiError("not_found", `application "${application}" in environment "${config.name}" not found`);
+  const ref = app.controllerRef ? controllerRefKey(app.controllerRef as ControllerRef) : null;
+  const controller = ref ? controllerFromRef(ref) : null;
+  if (!ref || !controller) {
+    throw new ApiError("bad_request", `application "${application}" has no controller object to pause (it is declared in driftwatch.yaml); pause the environment instead`);
+  }
+  return { ref, controller, applicationId: app.id };
+}
+
+/** What the pause form must ask for: the typed confirmation, the longest expiry, and whether Driftwatch performs it. */
+export async function pausePolicy(db: Db, environmentName: string, application?: string): Promise<PausePolicyDto> {
+  const { env, config } = await loadEnvironment(db, environmentName);
+  const target = await pauseTarget(db, env.id, config, application);
+  return {
+    environment: config.name,
+    application: application ?? null,
+    confirmPause: config.confirmPause,
+    maxPauseMs: config.maxPause,
+    autoResume: config.autoResume,
+    controllerRef: target.ref,
+    executes: Boolean(config.write && target.controller),
+  };
+}
+
 /**
  * Pauses an environment (or its controller object). With a write credential
  * the controller is suspended inside the same transaction that records the
@@ -174,31 +216,40 @@ export async function createPause(
     throw new ApiError("bad_request", `type the environment's name ("${config.name}") to confirm pausing it`);
   }
   const expiresAt = resolveExpiry(input, now, config.maxPause);
-  const ref = controllerRefOf(config);
+  const environmentRef = controllerRefOf(config);
+  const target = await pauseTarget(db, env.id, config, input.application);
+  const ref = target.ref;
   if (input.controllerRef && input.controllerRef !== ref) {
-    throw new ApiError("bad_request", `unknown controller object "${input.controllerRef}"${ref ? ` (this environment's is "${ref}")` : " (this environment has none configured)"}`);
+    throw new ApiError(
+      "bad_request",
+      `unknown controller object "${input.controllerRef}"${ref ? ` (${input.application ? `application "${input.application}"` : "this environment"}'s is "${ref}")` : " (this environment has none configured)"}`,
+    );
   }
-  const execute = Boolean(config.write && config.controller);
+  const execute = Boolean(config.write && target.controller);
   const clientFor = deps.clientFor ?? defaultClientFactory;
   let id: string;
   try {
     id = await db.$transaction(
       async (tx) => {
-        const active = await tx.pause.findFirst({ where: { environmentId: env.id, endedAt: null } });
-        if (active) {
+        const active = await tx.pause.findMany({ where: { environmentId: env.id, endedAt: null }, include: { application: { select: { name: true } } } });
+        // The whole environment is paused by its own pause; one application by a pause of its controller object.
+        const wholeEnvironment = active.find((p) => p.controllerRef === environmentRef);
+        const blocking = input.application ? (wholeEnvironment ?? active.find((p) => p.controllerRef === ref || (target.applicationId !== null && p.applicationId === target.applicationId))) : active[0];
+        if (blocking) {
+          const what = blocking === wholeEnvironment ? "this environment" : blocking.application ? `application "${blocking.application.name}"` : `${blocking.controllerRef ?? "this environment"}`;
           throw new ApiError(
             "conflict",
-            active.origin === "detected" && !active.ownerId
-              ? "this environment is already paused outside Driftwatch; take ownership of that pause instead"
-              : "this environment is already paused; resume it first or extend the existing pause",
-            { pauseId: active.id },
+            blocking.origin === "detected" && !blocking.ownerId
+              ? `${what} is already paused outside Driftwatch; take ownership of that pause instead`
+              : `${what} is already paused; resume it first or extend the existing pause`,
+            { pauseId: blocking.id },
           );
         }
         const pause = await tx.pause.create({
           data: {
             environmentId: env.id,
             controllerRef: ref,
-            applicationId: await applicationIdForControllerRef(tx, env.id, ref),
+            applicationId: target.applicationId ?? (await applicationIdForControllerRef(tx, env.id, ref)),
             origin: "dashboard",
             createdById: userIdOf(actor),
             ownerId: userIdOf(actor),
@@ -209,9 +260,9 @@ export async function createPause(
           },
         });
         let previousPolicy: unknown = null;
-        if (execute && config.write && config.controller) {
+        if (execute && config.write && target.controller) {
           try {
-            ({ previousPolicy } = await suspendController(clientFor(config.write), config.controller, {
+            ({ previousPolicy } = await suspendController(clientFor(config.write), target.controller, {
               pauseId: pause.id,
               by: actorName(actor),
               reason: input.reason,
@@ -234,6 +285,7 @@ export async function createPause(
           reason: input.reason,
           after: {
             controllerRef: ref,
+            application: input.application ?? null,
             expiresAt: expiresAt.toISOString(),
             incidentUrl: input.incidentUrl ?? null,
             executed: execute,
@@ -246,7 +298,7 @@ export async function createPause(
       { timeout: 30_000, maxWait: 10_000 },
     );
   } catch (e) {
-    if (isUniqueViolation(e)) throw new ApiError("conflict", "this environment was paused a moment ago; reload to see the pause");
+    if (isUniqueViolation(e)) throw new ApiError("conflict", `${input.application ? `application "${input.application}"` : "this environment"} was paused a moment ago; reload to see the pause`);
     throw e;
   }
   return dto(db, id, now);
@@ -269,12 +321,14 @@ export async function resumePause(
   if (!pause) throw new ApiError("not_found", "pause not found");
   if (pause.endedAt) throw new ApiError("conflict", "this pause has already ended");
   const config = environmentConfigOf(pause.environment.spec);
-  const canWrite = Boolean(config.write && config.controller);
-  const onController = canWrite && (pause.executed || (pause.origin === "detected" && config.controller?.type === "flux"));
+  // The object the pause is recorded on (one application's, or the environment's).
+  const controller = (pause.controllerRef ? controllerFromRef(pause.controllerRef) : null) ?? config.controller ?? null;
+  const canWrite = Boolean(config.write && controller);
+  const onController = canWrite && (pause.executed || (pause.origin === "detected" && controller?.type === "flux"));
   const clientFor = deps.clientFor ?? defaultClientFactory;
-  if (onController && config.write && config.controller) {
+  if (onController && config.write && controller) {
     try {
-      await resumeController(clientFor(config.write), config.controller, pause.previousPolicy);
+      await resumeController(clientFor(config.write), controller, pause.previousPolicy);
     } catch (e) {
       throw new ApiError("unavailable", `the controller could not be resumed; the pause stays: ${kubeMessage(e)}`);
     }

@@ -235,12 +235,12 @@ export const operations = {
     path: "/api/pauses",
     summary: "Pause reconciliation",
     description:
-      "Of an environment or one controller object (role operator). Executed on the controller where a write credential is configured; production may require `confirm` (the environment's name).",
+      "Of an environment, or of one application (`application`: its controller object) (role operator). Executed on the controller where a write credential is configured; production may require `confirm` (the environment's name).",
     tag: "pauses",
     access: "operator",
     body: createPauseSchema.extend({ environment: z.string().min(1).max(100) }),
     ok: { status: 201, description: "The pause created", json: PauseAnswer },
-    errors: { 404: "Unknown environment", 409: "Already paused", 503: "The controller could not be paused" },
+    errors: { 404: "Unknown environment or application", 409: "Already paused (the environment, or that application)", 503: "The controller could not be paused" },
   }),
   getPausePolicy: op({
     method: "get",

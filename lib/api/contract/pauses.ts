@@ -7,6 +7,7 @@ export const PauseRecordDto = named(
   object({
     id: z.string(),
     environment: z.string(),
+    application: z.string().nullable().describe("The application paused (its controller object); null: the whole environment"),
     controllerRef: z.string().nullable(),
     origin: z.enum(["dashboard", "detected"]),
     active: z.boolean(),
@@ -41,6 +42,7 @@ export const PausePolicyDto = named(
   "PausePolicy",
   object({
     environment: z.string(),
+    application: z.string().nullable().describe("The application asked about, or null for the whole environment"),
     confirmPause: z.boolean().describe("The environment's name must be typed to confirm"),
     maxPauseMs: count,
     autoResume: z.boolean(),
@@ -56,4 +58,7 @@ export const pauseListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional().describe("At most"),
 });
 
-export const pausePolicyQuery = z.object({ environment: z.string().min(1).max(100).describe("Environment name") });
+export const pausePolicyQuery = z.object({
+  environment: z.string().min(1).max(100).describe("Environment name"),
+  application: z.string().min(1).max(253).optional().describe("One application of it (its controller object)"),
+});

@@ -5,6 +5,8 @@ import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
 import { applicationParams } from "@/lib/api/contract/applications";
 import { getApplication } from "@/lib/dashboard/applications";
+import { listPauses } from "@/lib/pauses";
+import { ApplicationPausePanel } from "@/components/pauses/application-pause-panel";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 import { Breadcrumb } from "@/components/breadcrumb";
@@ -28,8 +30,12 @@ export default async function ApplicationPage({ params }: Props) {
   const p = applicationParams.safeParse({ env: raw.env, app: decodeURIComponent(raw.app) });
   if (!p.success) notFound();
   const { env, app } = p.data;
-  const detail = await orNotFound(getApplication(getPrisma(), env, app));
+  const db = getPrisma();
+  const now = new Date();
+  const [detail, active] = await Promise.all([orNotFound(getApplication(db, env, app, now)), listPauses(db, { environment: env, active: true }, now)]);
   const a = detail.application;
+  // Its own pauses, and the whole environment's (which hold every application).
+  const pauses = active.filter((p) => p.application === a.name || p.application === null);
   return (
     <main className="mx-auto max-w-6xl space-y-4 p-6">
       <Breadcrumb
@@ -69,6 +75,7 @@ export default async function ApplicationPage({ params }: Props) {
           </>
         )}
       </dl>
+      {!a.removedAt && <ApplicationPausePanel environment={env} application={a.name} pauses={pauses} pausable={a.controller !== null} now={now.toISOString()} />}
       <section aria-label="Open drift">
         <h2 className="text-lg font-semibold text-slate-900">Open drift ({detail.drift.length})</h2>
         {detail.drift.length === 0 ? (
