@@ -57,6 +57,26 @@ describe("pauseRbac", () => {
     for (const b of bindings) expect(b.subjects).toEqual([{ kind: "ServiceAccount", name: "dw", namespace: "ops" }]);
   });
 
+  it("names each declared application's controller object too, so each can be paused on its own", () => {
+    const withApplications = parseConfig(`
+repositories:
+  - { name: r, url: https://git.example.com/r.git }
+environments:
+  - name: production
+    cluster: { inCluster: true }
+    write: { inCluster: true }
+    applications:
+      - { name: infra, source: { repository: r, path: infra }, controller: { type: flux, namespace: flux-system, name: infra } }
+      - { name: shop, source: { repository: r, path: shop }, controller: { type: flux, kind: HelmRelease, namespace: shop, name: shop } }
+      - { name: settings, source: { repository: r, path: settings } }
+`);
+    const roles = (pauseRbac(withApplications) as unknown as Role[]).filter((m) => m.kind === "Role");
+    expect(roles.map((r) => [r.metadata.namespace, r.rules])).toEqual([
+      ["flux-system", [{ apiGroups: ["kustomize.toolkit.fluxcd.io"], resources: ["kustomizations"], resourceNames: ["infra"], verbs: ["get", "patch"] }]],
+      ["shop", [{ apiGroups: ["helm.toolkit.fluxcd.io"], resources: ["helmreleases"], resourceNames: ["shop"], verbs: ["get", "patch"] }]],
+    ]);
+  });
+
   it("renders nothing when no environment pauses in-cluster", () => {
     expect(pauseRbac({ environments: [] })).toEqual([]);
   });

@@ -25,8 +25,10 @@ const labels = { "app.kubernetes.io/name": "driftwatch", "app.kubernetes.io/comp
 
 /**
  * One Role and RoleBinding per controller namespace, granting get and patch
- * on the named controller objects of every environment whose `write`
- * credential is the in-cluster account. Environments that pause through
+ * on the named controller objects (of the environment, and of each declared
+ * application) of every environment whose `write` credential is the
+ * in-cluster account. Discovered applications are not named in
+ * driftwatch.yaml: pausing one needs a grant its operators write for it. Environments that pause through
  * another credential get nothing here: that credential's own RBAC applies.
  * Deterministic order, so a committed rendering can be compared with a fresh one.
  */
@@ -34,13 +36,17 @@ export function pauseRbac(config: Pick<DriftwatchConfig, "environments">, accoun
   // namespace -> "group/resource" -> names
   const byNamespace = new Map<string, Map<string, Set<string>>>();
   for (const env of config.environments) {
-    const c = env.controller;
-    if (!c || !env.write || !("inCluster" in env.write) || !env.write.inCluster) continue;
-    const r = controllerResource[controllerKindOf(c)];
-    const grants = byNamespace.get(c.namespace) ?? new Map<string, Set<string>>();
-    byNamespace.set(c.namespace, grants);
-    const key = `${r.apiGroup}/${r.resource}`;
-    grants.set(key, (grants.get(key) ?? new Set<string>()).add(c.name));
+    if (!env.write || !("inCluster" in env.write) || !env.write.inCluster) continue;
+    // The environment's controller object, and each declared application's (each can be paused on its own).
+    const controllers = [env.controller, ...(env.applications ?? []).map((a) => a.controller)];
+    for (const c of controllers) {
+      if (!c) continue;
+      const r = controllerResource[controllerKindOf(c)];
+      const grants = byNamespace.get(c.namespace) ?? new Map<string, Set<string>>();
+      byNamespace.set(c.namespace, grants);
+      const key = `${r.apiGroup}/${r.resource}`;
+      grants.set(key, (grants.get(key) ?? new Set<string>()).add(c.name));
+    }
   }
 
   const out: Manifest[] = [];

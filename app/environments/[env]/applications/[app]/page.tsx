@@ -12,6 +12,7 @@ import { objectPagePath } from "@/lib/dashboard/object-key";
 import { Breadcrumb } from "@/components/breadcrumb";
 import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { ShaLink } from "@/components/revision";
+import { Time } from "@/components/time";
 import { DriftTypeBadge } from "@/components/status-badge";
 
 export const dynamic = "force-dynamic";
@@ -71,7 +72,9 @@ export default async function ApplicationPage({ params }: Props) {
         {a.removedAt && (
           <>
             <dt className="text-slate-600">Removed</dt>
-            <dd>{a.removedAt} (history kept)</dd>
+            <dd>
+              <Time iso={a.removedAt} /> (history kept)
+            </dd>
           </>
         )}
       </dl>
@@ -100,8 +103,19 @@ export default async function ApplicationPage({ params }: Props) {
         <ul className="text-sm">
           {detail.revisions.map((r) => (
             <li key={`${r.sha}${r.firstSeenAt}`} className="flex gap-3 py-0.5">
-              <ShaLink sha={r.sha} /> <span className="text-slate-600">from {r.firstSeenAt}</span>
-              <span className="text-slate-600">{r.endedAt ? `to ${r.endedAt}` : "(current)"}</span>
+              <ShaLink sha={r.sha} />{" "}
+              <span className="text-slate-600">
+                from <Time iso={r.firstSeenAt} />
+              </span>
+              <span className="text-slate-600">
+                {r.endedAt ? (
+                  <>
+                    to <Time iso={r.endedAt} />
+                  </>
+                ) : (
+                  "(current)"
+                )}
+              </span>
               <span className="text-slate-500">{r.source}</span>
             </li>
           ))}
