@@ -138,18 +138,18 @@ export function worstApplications(apps: readonly (RollupApplication & { name: st
 
 export type RollupBucket = "inSync" | "drifted" | "stale" | "paused" | "failing";
 
-/** The words of each bucket, in the order the card reads them (the good news first, then by urgency, lowest first). */
-const BUCKET_WORDS: ReadonlyArray<readonly [RollupBucket, string]> = [
-  ["inSync", "in sync"],
-  ["drifted", "drifted"],
-  ["stale", "stale"],
-  ["paused", "paused"],
-  ["failing", "failing"],
+/** Each bucket's words and status, in the order the card reads them: the good news first, then by urgency, lowest first. */
+const BUCKETS: ReadonlyArray<readonly [RollupBucket, string, ApplicationStatus]> = [
+  ["inSync", "in sync", "In sync"],
+  ["drifted", "drifted", "Drifted"],
+  ["stale", "stale", "Stale"],
+  ["paused", "paused", "Paused"],
+  ["failing", "failing", "Collection failing"],
 ];
 
-/** The nonzero buckets, each with its words ("2 drifted"), for a line whose parts are styled apart. */
-export function rollupParts(r: ApplicationRollup): Array<{ bucket: RollupBucket; count: number; text: string }> {
-  return BUCKET_WORDS.filter(([b]) => r[b] > 0).map(([bucket, words]) => ({ bucket, count: r[bucket], text: `${r[bucket]} ${words}` }));
+/** The nonzero buckets, each with its words ("2 drifted") and status, for a line whose parts are styled apart. */
+export function rollupParts(r: ApplicationRollup): Array<{ bucket: RollupBucket; status: ApplicationStatus; count: number; text: string }> {
+  return BUCKETS.filter(([b]) => r[b] > 0).map(([bucket, words, status]) => ({ bucket, status, count: r[bucket], text: `${r[bucket]} ${words}` }));
 }
 
 /** "12 applications", "1 application". */
