@@ -9,11 +9,12 @@ const STYLES: Record<ApplicationStatus, string> = {
   Removed: "bg-slate-100 text-slate-700 ring-slate-400/40",
 };
 
-export function ApplicationStatusBadge({ status }: { status: ApplicationStatus }) {
+/** The status's colour and dot; `label` replaces the status word (a count such as "2 drifted" keeps its colour). */
+export function ApplicationStatusBadge({ status, label }: { status: ApplicationStatus; label?: string }) {
   return (
     <span className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${STYLES[status]}`}>
       <span aria-hidden="true" className="inline-block h-1.5 w-1.5 rounded-full bg-current" />
-      {status}
+      {label ?? status}
     </span>
   );
 }

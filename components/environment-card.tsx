@@ -1,11 +1,45 @@
 "use client";
 import Link from "next/link";
 import type { EnvironmentSummaryDto } from "@/lib/api/contract";
+import { rollupHeadline, rollupParts, rollupWords } from "@/lib/applications/rollup";
 import { plural } from "@/lib/dashboard/format";
+import { ApplicationStatusBadge } from "./application-status-badge";
 import { DriftTypeBadge, Pill, StatusBadge } from "./status-badge";
 import { RevisionLine } from "./revision";
 import { Ago } from "./time";
 import { RunProgressLine } from "./run-progress";
+
+/** The counts per state, each in its status's colour and words, and the worst few as links to their pages. */
+function ApplicationsRollup({ env }: { env: EnvironmentSummaryDto }) {
+  const r = env.applications;
+  if (!r) return null;
+  return (
+    <div className="space-y-1.5">
+      <p>
+        <span className="sr-only">{rollupWords(r)}</span>
+        <span aria-hidden="true" className="flex flex-wrap items-center gap-1.5">
+          <span>{rollupHeadline(r)}:</span>
+          {rollupParts(r).map((p) => (
+            <ApplicationStatusBadge key={p.bucket} status={p.status} label={p.text} />
+          ))}
+        </span>
+      </p>
+      {env.worstApplications.length > 0 && (
+        <ul className="space-y-1" aria-label={`Applications of ${env.name} to look at first`}>
+          {env.worstApplications.map((a) => (
+            <li key={a.name} className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5">
+              <Link href={a.href} className="min-w-0 font-medium text-blue-700 wrap-anywhere hover:underline">
+                {a.name}
+              </Link>
+              <ApplicationStatusBadge status={a.status} />
+              {a.driftCount > 0 && <span className="text-xs text-slate-500">{plural(a.driftCount, "drift item")}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -100,6 +134,11 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
             </span>
           )}
         </Row>
+        {env.applications && (
+          <Row label="Applications">
+            <ApplicationsRollup env={env} />
+          </Row>
+        )}
         <Row label="Controller">
           {ctrl ? (
             <span className="block">
@@ -154,10 +193,15 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
           ))}
         </ul>
       )}
-      <footer className="mt-auto border-t border-slate-100 px-4 py-2 text-sm">
+      <footer className="mt-auto flex flex-wrap gap-x-4 gap-y-1 border-t border-slate-100 px-4 py-2 text-sm">
         <Link href={`/environments/${env.name}`} className="font-medium text-blue-700 hover:underline">
           Open {env.name} →
         </Link>
+        {env.applications && (
+          <Link href={`/environments/${encodeURIComponent(env.name)}/applications`} className="font-medium text-blue-700 hover:underline">
+            Applications<span className="sr-only"> of {env.name}</span>
+          </Link>
+        )}
       </footer>
     </article>
   );

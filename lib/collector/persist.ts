@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
 import type { ControllerStatus, RolloutStatus, RunError, RunStats } from "@/lib/domain/types";
 import type { ApplicationSpec } from "@/lib/applications/spec";
-import { rollupApplications } from "@/lib/applications/rollup";
+import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
 import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type Tx } from "./store";
@@ -558,22 +558,7 @@ async function writeApplicationSummaries(
 async function rollupOf(tx: Tx, envId: string, now: Date, staleAfterMs: number) {
   const [rows, pauses] = await Promise.all([
     tx.application.findMany({ where: { environmentId: envId }, select: { id: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, controller: true, lastError: true } }),
-    tx.pause.findMany({ where: { environmentId: envId, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true } }),
+    tx.pause.findMany({ where: { environmentId: envId, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true, startedAt: true } }),
   ]);
-  const wholeEnvironmentPaused = pauses.some((p) => p.applicationId === null);
-  const pausedApps = new Set(pauses.map((p) => p.applicationId));
-  return rollupApplications(
-    rows.map((r) => ({
-      removedAt: r.removedAt,
-      driftCount: r.driftCount,
-      approvedSha: r.approvedSha,
-      approvedAt: r.approvedAt,
-      appliedSha: r.appliedSha,
-      suspended: (r.controller as { suspended?: boolean } | null)?.suspended === true,
-      paused: wholeEnvironmentPaused || pausedApps.has(r.id),
-      failing: r.lastError !== null,
-    })),
-    now,
-    staleAfterMs,
-  );
+  return rollupApplications([...rollupInputs(rows, pauses, now).values()], now, staleAfterMs);
 }

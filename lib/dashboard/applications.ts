@@ -3,7 +3,7 @@
 // holds hundreds, not millions) and one application with its drift and lineage.
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
-import { APPLICATION_STATUSES, applicationStatus, rollupApplications, type RollupApplication } from "@/lib/applications/rollup";
+import { APPLICATION_STATUSES, applicationStatus, rollupApplications, rollupInputs, type RollupApplication } from "@/lib/applications/rollup";
 import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/spec";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
 import { envSpec, iso, rec, str } from "./mappers";
@@ -77,26 +77,10 @@ async function applicationsOf(db: Db, environment: string, now: Date, where: { n
   const [spec, rows, pauses] = await Promise.all([
     db.environment.findUniqueOrThrow({ where: { id: env.id }, select: { spec: true } }),
     db.application.findMany({ where: { environmentId: env.id, ...where }, select: SELECT, orderBy: { name: "asc" } }),
-    db.pause.findMany({ where: { environmentId: env.id, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true } }),
+    db.pause.findMany({ where: { environmentId: env.id, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true, startedAt: true } }),
   ]);
   const staleAfterMs = envSpec(spec.spec).staleAfterMs;
-  const wholeEnvironmentPaused = pauses.some((p) => p.applicationId === null);
-  const pausedApps = new Set(pauses.map((p) => p.applicationId));
-  const rollupRows = new Map<string, RollupApplication>(
-    rows.map((r) => [
-      r.id,
-      {
-        removedAt: r.removedAt,
-        driftCount: r.driftCount,
-        approvedSha: r.approvedSha,
-        approvedAt: r.approvedAt,
-        appliedSha: r.appliedSha,
-        suspended: rec(r.controller).suspended === true,
-        paused: wholeEnvironmentPaused || pausedApps.has(r.id),
-        failing: r.lastError !== null,
-      },
-    ]),
-  );
+  const rollupRows = rollupInputs(rows, pauses, now);
   return { env, rows, rollupRows, staleAfterMs };
 }
 

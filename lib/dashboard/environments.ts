@@ -2,6 +2,7 @@
 // collector last wrote about each environment, with its status derived.
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
+import { rollupApplications, rollupInputs, worstApplications, type PauseTarget } from "@/lib/applications/rollup";
 import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
@@ -73,9 +74,25 @@ export async function openDriftCounts(db: Db, envIds: string[]): Promise<Map<str
   return out;
 }
 
+const applicationSelect = {
+  id: true,
+  environmentId: true,
+  name: true,
+  removedAt: true,
+  driftCount: true,
+  approvedSha: true,
+  approvedAt: true,
+  appliedSha: true,
+  controller: true,
+  lastError: true,
+} satisfies Prisma.ApplicationSelect;
+
+type ApplicationRow = Prisma.ApplicationGetPayload<{ select: typeof applicationSelect }>;
+
 interface Related {
+  applications: Map<string, ApplicationRow[]>;
   counts: Map<string, DriftCountsDto & { human: number; controller: number }>;
-  pauses: Map<string, PauseRow[]>;
+  pauses: Map<string, Array<PauseRow & PauseTarget>>;
   alerts: Map<string, Awaited<ReturnType<Db["alert"]["findMany"]>>>;
   runs: Map<string, Awaited<ReturnType<Db["collectionRun"]["findMany"]>>[number]>;
   histories: Map<string, RepoHistory>;
@@ -84,12 +101,14 @@ interface Related {
 async function related(db: Db, rows: EnvRow[]): Promise<Related> {
   const ids = rows.map((r) => r.id);
   const repoIds = [...new Set(rows.map((r) => r.repositoryId).filter((id): id is string => id !== null))];
-  const [counts, pauses, alerts, runs, histories] = await Promise.all([
+  const [counts, pauses, alerts, runs, histories, applications] = await Promise.all([
     openDriftCounts(db, ids),
     db.pause.findMany({ where: { environmentId: { in: ids }, endedAt: null }, include: pauseInclude, orderBy: { startedAt: "asc" } }),
     db.alert.findMany({ where: { environmentId: { in: ids }, resolvedAt: null }, orderBy: { openedAt: "desc" } }),
     db.collectionRun.findMany({ where: { environmentId: { in: ids }, status: { in: ["queued", "running"] } }, orderBy: { queuedAt: "desc" } }),
     Promise.all(repoIds.map((id) => repoHistory(db, id))),
+    // One query for every card: the rollup is computed per environment in memory.
+    db.application.findMany({ where: { environmentId: { in: ids }, removedAt: null }, select: applicationSelect, orderBy: { name: "asc" } }),
   ]);
   const group = <T extends { environmentId: string | null }>(list: T[]) => {
     const m = new Map<string, T[]>();
@@ -102,7 +121,22 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
     const cur = runByEnv.get(r.environmentId);
     if (!cur || (cur.status !== "running" && r.status === "running")) runByEnv.set(r.environmentId, r);
   }
-  return { counts, pauses: group(pauses), alerts: group(alerts), runs: runByEnv, histories: new Map(histories.map((h) => [h.repositoryId, h])) };
+  return { applications: group(applications), counts, pauses: group(pauses), alerts: group(alerts), runs: runByEnv, histories: new Map(histories.map((h) => [h.repositoryId, h])) };
+}
+
+/**
+ * The card's application rollup and the worst few. An environment with one
+ * application (or none yet) gets none: its card already says everything
+ * about that application, as before applications existed.
+ */
+function applicationRollup(envName: string, apps: ApplicationRow[], pauses: PauseTarget[], now: Date, staleAfterMs: number): Pick<EnvironmentSummaryDto, "applications" | "worstApplications"> {
+  if (apps.length <= 1) return { applications: null, worstApplications: [] };
+  const inputs = rollupInputs(apps, pauses, now);
+  const named = apps.map((a) => ({ ...inputs.get(a.id)!, name: a.name }));
+  return {
+    applications: rollupApplications(named, now, staleAfterMs),
+    worstApplications: worstApplications(named, now, staleAfterMs).map((w) => ({ ...w, href: `/environments/${encodeURIComponent(envName)}/applications/${encodeURIComponent(w.name)}` })),
+  };
 }
 
 function revisionOf(sha: string | null, h: RepoHistory | undefined): RevisionDto | null {
@@ -113,7 +147,8 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
   const spec = envSpec(row.spec);
   const h = row.repositoryId ? rel.histories.get(row.repositoryId) : undefined;
   const counts = rel.counts.get(row.id) ?? EMPTY_COUNTS();
-  const pauses = (rel.pauses.get(row.id) ?? []).map((p) => pauseDto(row.name, p, now)).sort((a, b) => Number(a.controllerRef !== null) - Number(b.controllerRef !== null));
+  const pauseRows = rel.pauses.get(row.id) ?? [];
+  const pauses = pauseRows.map((p) => pauseDto(row.name, p, now)).sort((a, b) => Number(a.controllerRef !== null) - Number(b.controllerRef !== null));
   const controller = controllerStatus(row.controller);
   const lastError = environmentError(row.lastError);
   const behind = h
@@ -179,6 +214,7 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     activeRun: run ? runDto(row.name, run) : null,
     intervalMs: spec.intervalMs,
     staleAfterMs: spec.staleAfterMs,
+    ...applicationRollup(row.name, rel.applications.get(row.id) ?? [], pauseRows, now, spec.staleAfterMs),
   };
 }
 

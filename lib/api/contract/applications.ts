@@ -4,16 +4,10 @@
 import { z } from "zod";
 import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
 import { applicationKindSchema } from "@/lib/applications/spec";
+import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
 import { envName } from "./params";
 import { count, isoTime, named, object } from "./schema";
-
-export const ApplicationRollupDto = named(
-  "ApplicationRollup",
-  object({ total: count, inSync: count, drifted: count, stale: count, paused: count, failing: count }),
-  "How many of the environment's applications (removed ones left out) are in each state; one application can be in several",
-);
-export type ApplicationRollupDto = z.infer<typeof ApplicationRollupDto>;
 
 export const ApplicationSummaryDto = named(
   "ApplicationSummary",

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ENVIRONMENT_STATUSES, type EnvironmentStatus as DomainEnvironmentStatus, type StatusFlag as DomainStatusFlag } from "@/lib/environments/status";
 import type { ControllerCondition as DomainCondition } from "@/lib/kube/controller-status";
 import type { EnvironmentError as DomainEnvironmentError, RolloutStatus as DomainRolloutStatus, RunError as DomainRunError, RunProgress as DomainRunProgress } from "@/lib/domain/types";
+import { ApplicationRollupDto, WorstApplicationDto } from "./application-rollup";
 import { assertSameShape, count, isoTime, named, object, type SameShape } from "./schema";
 
 export const RevisionDto = named(
@@ -226,6 +227,8 @@ const environmentSummaryShape = {
   activeRun: RunDto.nullable().describe("A run queued or going now, for the progress indicator"),
   intervalMs: count,
   staleAfterMs: count,
+  applications: ApplicationRollupDto.nullable().describe("Its applications by state; null when it holds one application or none (the card then reads as the environment's own)"),
+  worstApplications: z.array(WorstApplicationDto).max(3).describe("Up to three applications that are not in sync, most urgent first (failing, paused, stale, drifted), then most drift; empty when applications is null"),
 };
 
 export const EnvironmentSummaryDto = named(

@@ -4,6 +4,7 @@
 export * from "./schema";
 export * from "./params";
 export * from "./environments";
+export * from "./application-rollup";
 export * from "./applications";
 export * from "./drift";
 export * from "./lineage";
