@@ -6,7 +6,11 @@
 // same server in this process. Peak resident memory of this process
 // (the collector; the API server is measured apart).
 //
-//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect]
+// With --applications N the environment holds N declared applications (the
+// objects split evenly over N folders): one run renders, compares and
+// records each of them.
+//
+//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect] [--applications 300]
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,11 +20,13 @@ import type { KubeListPage } from "../lib/kube/list";
 import { resetDatabase } from "../lib/db/testing";
 import { startBenchCluster, type BenchCluster } from "./support/cluster";
 import { startBenchDatabase, type BenchDatabase } from "./support/db";
-import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeManifests } from "./support/fixtures";
+import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
 import { flag, isMain, loadAverage, median, MiB, round, withPeakRss } from "./support/stats";
 
 export interface CollectSizeResult {
   objects: number;
+  /** Declared applications the objects are split over (1: one source, as before). */
+  applications: number;
   /** Bare paged list + JSON.parse of every object: median of 3 before the cold run and one before each steady-state run. */
   baselineMs: number;
   coldMs: number;
@@ -96,7 +102,7 @@ async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Prom
   };
 }
 
-async function benchSize(database: BenchDatabase, objects: number, steadyRuns: number, profileTo?: string, trackingLabel?: string): Promise<CollectSizeResult> {
+async function benchSize(database: BenchDatabase, objects: number, steadyRuns: number, profileTo?: string, trackingLabel?: string, applications = 1): Promise<CollectSizeResult> {
   const setupStart = performance.now();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-bench-collect-${objects}-`));
   const cluster = await startBenchCluster(dir);
@@ -104,9 +110,10 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
   try {
     const set = benchObjects(objects);
     await cluster.seed(set.live, "kustomize-controller");
-    writeManifests(repo, "envs/bench", set.desired);
+    if (applications > 1) writeApplicationManifests(repo, "envs/bench", set.desired, applications);
+    else writeManifests(repo, "envs/bench", set.desired);
     await resetDatabase(database.db);
-    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench", trackingLabel }]);
+    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench", trackingLabel, applications: applications > 1 ? applications : undefined }]);
     await syncConfig(database.db, config);
     const ctx = benchContext(database.db, config, path.join(dir, "mirrors"));
     const setupMs = performance.now() - setupStart;
@@ -124,6 +131,8 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
 
     const cold = await withPeakRss(() => collectOnce(ctx, "bench"));
     if (cold.value.stats?.live !== objects) throw new Error(`cold run saw ${cold.value.stats?.live} live objects, expected ${objects}`);
+    const collected = (cold.value.stats as { applications?: number } | undefined)?.applications ?? 1;
+    if (collected !== applications) throw new Error(`cold run collected ${collected} applications, expected ${applications}`);
 
     const steady: number[] = [];
     const steadyRatios: number[] = [];
@@ -151,6 +160,7 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
     const steadyMs = median(steady);
     return {
       objects,
+      applications,
       baselineMs: round(median([...baselines, ...steadyBaselines])),
       coldMs: round(cold.value.ms),
       steadyMs: round(steadyMs),
@@ -171,7 +181,7 @@ async function benchSize(database: BenchDatabase, objects: number, steadyRuns: n
 }
 
 export async function runCollectBench(
-  opts: { sizes?: number[]; steadyRuns?: number; profile?: string; trackingLabel?: string; log?: (m: string) => void } = {},
+  opts: { sizes?: number[]; steadyRuns?: number; profile?: string; trackingLabel?: string; applications?: number; log?: (m: string) => void } = {},
 ): Promise<CollectBenchResult> {
   const sizes = opts.sizes ?? [1_000, 10_000];
   const log = opts.log ?? (() => {});
@@ -179,8 +189,8 @@ export async function runCollectBench(
   try {
     const results: CollectSizeResult[] = [];
     for (const n of sizes) {
-      const r = await benchSize(database, n, opts.steadyRuns ?? 5, opts.profile, opts.trackingLabel);
-      log(`collect ${n}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB`);
+      const r = await benchSize(database, n, opts.steadyRuns ?? 5, opts.profile, opts.trackingLabel, opts.applications);
+      log(`collect ${n}${r.applications > 1 ? ` in ${r.applications} applications` : ""}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB`);
       results.push(r);
     }
     const at50k = results.find((r) => r.objects >= 50_000);
@@ -212,12 +222,14 @@ export async function main(): Promise<CollectBenchResult> {
   const steadyIdx = process.argv.indexOf("--steady");
   const profileIdx = process.argv.indexOf("--profile");
   const trackingIdx = process.argv.indexOf("--tracking-label");
+  const applicationsIdx = process.argv.indexOf("--applications");
   const r = await runCollectBench({
     sizes: sizesFromArgs(),
     steadyRuns: steadyIdx >= 0 ? Number(process.argv[steadyIdx + 1]) : undefined,
     profile: profileIdx >= 0 ? process.argv[profileIdx + 1] : undefined,
     // An environment tracked by label: every run also looks through the other namespaced kinds (metadata only).
     trackingLabel: trackingIdx >= 0 ? process.argv[trackingIdx + 1] : undefined,
+    applications: applicationsIdx >= 0 ? Number(process.argv[applicationsIdx + 1]) : undefined,
     log: (m) => console.log(m),
   });
   console.log(JSON.stringify(r));

@@ -169,6 +169,22 @@ export function writeManifests(repo: TestRepo, dir: string, desired: Obj[], file
   return repo.commit(`manifests for ${dir}`);
 }
 
+/** The name and Git path of application `i` of `n` under `dir` (zero-padded, so they sort). */
+export function benchApplication(dir: string, i: number): { name: string; path: string } {
+  const name = `app-${String(i).padStart(3, "0")}`;
+  return { name, path: path.posix.join(dir, name) };
+}
+
+/** Splits the desired objects over `applications` folders under `dir` (one file each, in order) and commits. */
+export function writeApplicationManifests(repo: TestRepo, dir: string, desired: Obj[], applications: number): string {
+  const per = Math.ceil(desired.length / applications);
+  for (let a = 0; a < applications; a++) {
+    const part = desired.slice(a * per, (a + 1) * per);
+    repo.write(path.posix.join(benchApplication(dir, a).path, "manifests.yaml"), part.map((o) => dump(o, { lineWidth: -1, noRefs: true })).join("---\n"));
+  }
+  return repo.commit(`manifests of ${applications} applications under ${dir}`);
+}
+
 export interface BenchEnvSpec {
   name: string;
   namespaces: string[];
@@ -177,6 +193,8 @@ export interface BenchEnvSpec {
   interval?: string;
   /** Track live objects by this label (key=value): each run then also looks through every other namespaced kind for orphans. */
   trackingLabel?: string;
+  /** Declared applications, one per folder under `path` (writeApplicationManifests), instead of one source. */
+  applications?: number;
 }
 
 export function benchConfig(
@@ -193,7 +211,14 @@ export function benchConfig(
       cluster: { kubeconfig: kubeconfigPath, context: `${clusterName}-readonly` },
       namespaces: e.namespaces,
       defaultNamespace: e.namespaces[0],
-      source: { repository: "bench", branch: "main", path: e.path },
+      ...(e.applications
+        ? {
+            applications: Array.from({ length: e.applications }, (_, i) => {
+              const app = benchApplication(e.path, i);
+              return { name: app.name, source: { repository: "bench", branch: "main", path: app.path } };
+            }),
+          }
+        : { source: { repository: "bench", branch: "main", path: e.path } }),
       mode: e.mode ?? "poll",
       interval: e.interval ?? "1h",
       ...(e.trackingLabel ? { trackingLabel: e.trackingLabel } : {}),

@@ -18,7 +18,7 @@ import { applicationIds, persistRun, readPersistInputs, type ApplicationState, t
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { syncGit, type GitSide, type RunFetches } from "./git-side";
+import { newRunFetches, syncGit, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView, declaredApplications } from "@/lib/applications/declared";
@@ -94,7 +94,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 
     // ── Git: each repository fetched once, whatever number of applications follow it ──
     // One after another: applications of one repository share its fetch, and its branch rows.
-    const fetches: RunFetches = new Map();
+    const fetches = newRunFetches();
     const gitSides = (async () => {
       const out: GitSide[] = [];
       for (const a of collectable) {
@@ -362,7 +362,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     return {
       status: partial ? "partial" : "succeeded",
       errors: warnings,
-      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.size },
+      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.mirrors.size },
       approvedSha: primary.approvedSha,
       appliedSha: result.appliedSha,
     };

@@ -4,8 +4,24 @@
 import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
 
-/** The repositories one run fetched, by name: each is fetched once however many applications follow it. */
-export type RunFetches = Map<string, ReturnType<typeof syncMirror>>;
+/**
+ * What one run fetched and ingested: each repository fetched once, and each
+ * branch's revisions ingested once, however many applications follow them
+ * (hundreds of applications of one repository cost one fetch and a handful of queries).
+ */
+export interface RunFetches {
+  mirrors: Map<string, ReturnType<typeof syncMirror>>;
+  branches: Map<string, Promise<BranchSync>>;
+}
+
+interface BranchSync {
+  mirrorPath: string;
+  tipSha: string | undefined;
+}
+
+export function newRunFetches(): RunFetches {
+  return { mirrors: new Map(), branches: new Map() };
+}
 import { memoGit } from "./run-memo";
 import { RunFailure, type CollectorContext } from "./run-context";
 
@@ -17,23 +33,47 @@ export interface GitSide {
 }
 
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
-export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
-  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
-  let mirrorPath: string;
+export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig, fetches: RunFetches = newRunFetches()): Promise<GitSide> {
+  const branch = env.source.branch;
+  let synced = fetches.branches.get(`${repo.name}\0${branch}`);
+  if (!synced) {
+    synced = syncBranch(ctx, repo, branch, fetches);
+    fetches.branches.set(`${repo.name}\0${branch}`, synced);
+  }
   let approved: string | null;
+  let mirrorPath: string;
   let tipSha: string | undefined;
   try {
-    let heads: Record<string, string>;
-    let fetch = fetches.get(repo.name);
+    ({ mirrorPath, tipSha } = await synced);
+    const mirror = mirrorPath;
+    approved = tipSha
+      ? await memoGit([mirror, "approved", branch, tipSha, env.source.path], () => approvedRevision(mirror, branch, env.source.path))
+      : await approvedRevision(mirror, branch, env.source.path);
+  } catch (e) {
+    throw e instanceof GitError ? gitFailure(e) : e;
+  }
+  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${branch} touches ${env.source.path}` }]);
+  return { mirrorPath, approved, tipSha };
+}
+
+function gitFailure(e: GitError): RunFailure {
+  return new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+}
+
+/** Fetches the mirror (once per run), ingests the branch's new revisions and records the fetch's outcome on the repository. */
+async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch: string, fetches: RunFetches): Promise<BranchSync> {
+  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+  try {
+    let fetch = fetches.mirrors.get(repo.name);
     if (!fetch) {
       fetch = syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs });
-      fetches.set(repo.name, fetch);
+      fetches.mirrors.set(repo.name, fetch);
     }
-    ({ mirrorPath, heads } = await fetch);
-    tipSha = heads[env.source.branch];
-    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } } });
+    const { mirrorPath, heads } = await fetch;
+    const tipSha = heads[branch];
+    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch } } });
     // An unmoved branch has nothing new to ingest; asking git would only cost processes.
-    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, env.source.branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
     if (revisions.length > 0) {
       await ctx.db.revision.createMany({
         data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
@@ -42,26 +82,18 @@ export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, rep
       const tip = revisions[0];
       if (tip) {
         await ctx.db.branchHead.upsert({
-          where: { repositoryId_branch: { repositoryId: repoRow.id, branch: env.source.branch } },
-          create: { repositoryId: repoRow.id, branch: env.source.branch, sha: tip.sha },
+          where: { repositoryId_branch: { repositoryId: repoRow.id, branch } },
+          create: { repositoryId: repoRow.id, branch, sha: tip.sha },
           update: { sha: tip.sha, updatedAt: ctx.now() },
         });
       }
     }
     await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
-    const mirror = mirrorPath;
-    approved = tipSha
-      ? await memoGit([mirror, "approved", env.source.branch, tipSha, env.source.path], () => approvedRevision(mirror, env.source.branch, env.source.path))
-      : await approvedRevision(mirror, env.source.branch, env.source.path);
+    return { mirrorPath, tipSha };
   } catch (e) {
-    if (e instanceof GitError) {
-      await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
-      throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
-    }
+    if (e instanceof GitError) await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });
     throw e;
   }
-  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${env.source.branch} touches ${env.source.path}` }]);
-  return { mirrorPath, approved, tipSha };
 }
 
 /** The allowlisted remote kustomize bases, fetched through the same mirrors as every repository. */

@@ -398,24 +398,32 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
 
       // ── Lineage, per application ─────────────────────────────────────────
       const appliedSince = new Map<string, Date>();
+      const withApplied = apps.flatMap((app) => {
+        const a = applied.get(app.id);
+        return a?.sha ? [{ id: app.id, sha: a.sha, source: a.source }] : [];
+      });
+      // Still the same applied revision (nearly every run, for nearly every application): one statement for all
+      // of them stamps it and says since when, however many applications the environment holds.
+      const still = withApplied.length === 0 ? [] : await tx.$queryRaw<Array<{ applicationId: string; firstSeenAt: Date }>>`
+        WITH v AS (SELECT * FROM unnest(${withApplied.map((a) => a.id)}::uuid[], ${withApplied.map((a) => a.sha)}::text[], ${withApplied.map((a) => a.source)}::text[]) AS v(app, sha, source)),
+        current AS (
+          SELECT DISTINCT ON (r."applicationId") r.id, r."applicationId", r.sha
+          FROM "AppliedRevision" r JOIN v ON r."applicationId" = v.app
+          WHERE r."endedAt" IS NULL
+          ORDER BY r."applicationId", r."firstSeenAt" DESC)
+        UPDATE "AppliedRevision" ar SET "lastSeenAt" = ${now}, source = v.source
+        FROM current JOIN v ON v.app = current."applicationId"
+        WHERE ar.id = current.id AND current.sha = v.sha
+        RETURNING ar."applicationId", ar."firstSeenAt"`;
+      for (const row of still) appliedSince.set(row.applicationId, row.firstSeenAt);
       for (const app of apps) {
         const a = applied.get(app.id);
-        if (!a?.sha) continue;
-        // Still the same applied revision (nearly every run): one statement stamps it and says since when.
-        const [still] = await tx.$queryRaw<Array<{ firstSeenAt: Date }>>`
-          UPDATE "AppliedRevision" SET "lastSeenAt" = ${now}, source = ${a.source}
-          WHERE id = (SELECT id FROM "AppliedRevision" WHERE "applicationId" = ${app.id}::uuid AND "endedAt" IS NULL ORDER BY "firstSeenAt" DESC LIMIT 1)
-            AND sha = ${a.sha}
-          RETURNING "firstSeenAt"`;
-        if (still) {
-          appliedSince.set(app.id, still.firstSeenAt);
-        } else {
-          const current = await tx.appliedRevision.findFirst({ where: { applicationId: app.id, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
-          if (current) await tx.appliedRevision.update({ where: { id: current.id }, data: { endedAt: now } });
-          await tx.appliedRevision.create({ data: { environmentId: envId, applicationId: app.id, sha: a.sha, source: a.source, firstSeenAt: now, lastSeenAt: now } });
-          appliedSince.set(app.id, now);
-          events.push({ action: "revision.applied", targetId: a.sha, key: null, before: { sha: current?.sha ?? null }, after: tagged(app, { sha: a.sha, source: a.source }) });
-        }
+        if (!a?.sha || appliedSince.has(app.id)) continue;
+        const current = await tx.appliedRevision.findFirst({ where: { applicationId: app.id, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
+        if (current) await tx.appliedRevision.update({ where: { id: current.id }, data: { endedAt: now } });
+        await tx.appliedRevision.create({ data: { environmentId: envId, applicationId: app.id, sha: a.sha, source: a.source, firstSeenAt: now, lastSeenAt: now } });
+        appliedSince.set(app.id, now);
+        events.push({ action: "revision.applied", targetId: a.sha, key: null, before: { sha: current?.sha ?? null }, after: tagged(app, { sha: a.sha, source: a.source }) });
       }
       for (const app of apps) {
         // One application's approved revision is the environment's (as before applications).
@@ -511,10 +519,20 @@ function partition<V>(map: Map<string, V>, ownerOf: (key: string) => string, onl
  */
 async function upsertApplications(tx: Tx, envId: string, state: CollectedState, now: Date): Promise<void> {
   const all = [...state.applications.map((a) => ({ id: a.id, spec: a.spec })), ...state.skipped.map((a) => ({ id: a.id, spec: a.spec }))];
-  for (const { id, spec } of all) {
+  // One statement however many applications: values as parallel arrays.
+  if (all.length > 0) {
     await tx.$executeRaw`
       INSERT INTO "Application" (id, "environmentId", name, kind, "promotionKey", "controllerRef", sources, spec, "firstSeenAt", "lastSeenAt", "updatedAt")
-      VALUES (${id}::uuid, ${envId}::uuid, ${spec.name}, ${spec.kind}, ${spec.promotionKey}, ${json(spec.controller)}::jsonb, ${json(spec.sources)}::jsonb, ${json(spec)}::jsonb, ${now}, ${now}, ${now})
+      SELECT v.id, ${envId}::uuid, v.name, v.kind, v.key, v.controller::jsonb, v.sources::jsonb, v.spec::jsonb, ${now}, ${now}, ${now}
+      FROM unnest(
+        ${all.map((a) => a.id)}::uuid[],
+        ${all.map((a) => a.spec.name)}::text[],
+        ${all.map((a) => a.spec.kind)}::text[],
+        ${all.map((a) => a.spec.promotionKey)}::text[],
+        ${all.map((a) => json(a.spec.controller))}::text[],
+        ${all.map((a) => json(a.spec.sources))}::text[],
+        ${all.map((a) => json(a.spec))}::text[]
+      ) AS v(id, name, kind, key, controller, sources, spec)
       ON CONFLICT ("environmentId", name) DO UPDATE SET kind = EXCLUDED.kind, "promotionKey" = EXCLUDED."promotionKey", "controllerRef" = EXCLUDED."controllerRef",
         sources = EXCLUDED.sources, spec = EXCLUDED.spec, "lastSeenAt" = EXCLUDED."lastSeenAt", "removedAt" = NULL, "updatedAt" = EXCLUDED."updatedAt"`;
   }
@@ -532,23 +550,37 @@ async function writeApplicationSummaries(
 ): Promise<void> {
   const objects = new Map<string, number>();
   for (const key of state.live.keys()) objects.set(appOf(key).id, (objects.get(appOf(key).id) ?? 0) + 1);
-  for (const app of state.applications) {
-    const a = applied.get(app.id);
-    await tx.$executeRaw`
-      UPDATE "Application" SET
-        "approvedSha" = ${app.approvedSha},
-        "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${app.approvedSha} LIMIT 1),
-        "appliedSha" = ${a?.sha ?? null},
-        "appliedSource" = ${a?.sha ? a.source : null},
-        "appliedSince" = COALESCE(${appliedSince.get(app.id) ?? null}::timestamptz, "appliedSince"),
-        controller = ${json(app.controller)}::jsonb,
-        rollout = ${json(app.rollout)}::jsonb,
-        "objectCount" = ${objects.get(app.id) ?? 0},
-        "driftCount" = (SELECT count(*)::int FROM "DriftItem" WHERE "applicationId" = ${app.id}::uuid AND "resolvedAt" IS NULL),
-        "lastError" = NULL,
-        "updatedAt" = ${now}
-      WHERE id = ${app.id}::uuid`;
-  }
+  if (state.applications.length === 0) return;
+  // One statement for every application (an environment may hold hundreds): values as parallel arrays.
+  const column = <T>(f: (app: (typeof state.applications)[number]) => T) => state.applications.map(f);
+  await tx.$executeRaw`
+    UPDATE "Application" AS a SET
+      "approvedSha" = v.approved,
+      "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = v.approved LIMIT 1),
+      "appliedSha" = v.applied,
+      "appliedSource" = v.source,
+      "appliedSince" = COALESCE(v.since, a."appliedSince"),
+      controller = v.controller::jsonb,
+      rollout = v.rollout::jsonb,
+      "objectCount" = v.objects,
+      "driftCount" = COALESCE(open.n, 0),
+      "lastError" = NULL,
+      "updatedAt" = ${now}
+    FROM unnest(
+      ${column((app) => app.id)}::uuid[],
+      ${column((app) => app.approvedSha)}::text[],
+      ${column((app) => applied.get(app.id)?.sha ?? null)}::text[],
+      ${column((app) => (applied.get(app.id)?.sha ? applied.get(app.id)!.source : null))}::text[],
+      ${column((app) => appliedSince.get(app.id)?.toISOString() ?? null)}::timestamptz[],
+      ${column((app) => json(app.controller))}::text[],
+      ${column((app) => json(app.rollout))}::text[],
+      ${column((app) => objects.get(app.id) ?? 0)}::int[]
+    ) AS v(id, approved, applied, source, since, controller, rollout, objects)
+    LEFT JOIN (
+      SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
+      WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1
+    ) open ON open.id = v.id
+    WHERE a.id = v.id`;
   for (const s of state.skipped) {
     await tx.application.update({ where: { id: s.id }, data: { lastError: { ...s.error, at: now.toISOString() }, updatedAt: now } });
   }
