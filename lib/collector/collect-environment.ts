@@ -2,7 +2,7 @@
 // per application) and cluster (live, listed once for all of them) in, drift
 // out per application, stored in one transaction. Any failure before the
 // transaction leaves the last good state untouched; the run records why.
-import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
 import { DEFAULT_APPLICATION_NAME } from "@/lib/config/schema";
 import type { RunError, RunProgress, RolloutStatus } from "@/lib/domain/types";
 import { networkIsolation } from "@/lib/git";
@@ -30,7 +30,7 @@ export { compareOptionsFor } from "./compare-options";
 interface CollectableApplication {
   id: string;
   spec: ApplicationSpec;
-  view: EnvironmentConfig;
+  view: ApplicationEnvironment;
 }
 
 interface CollectedApplication extends CollectableApplication {

@@ -1,7 +1,7 @@
 // The Git side of a run: the mirror fetched, new revisions ingested, the
 // approved revision found (memoised per branch tip), and the allowlisted remote
 // kustomize bases fetched through the same mirrors.
-import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
 import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
 
 /** The repositories one run fetched, by name: each is fetched once however many applications follow it. */
@@ -17,7 +17,7 @@ export interface GitSide {
 }
 
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
-export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
+export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
   const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
   let mirrorPath: string;
   let approved: string | null;
