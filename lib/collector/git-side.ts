@@ -7,6 +7,7 @@ import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseS
 /** The repositories one run fetched, by name: each is fetched once however many applications follow it. */
 export type RunFetches = Map<string, ReturnType<typeof syncMirror>>;
 import { memoGit } from "./run-memo";
+import { redactUrl } from "./sync-config";
 import { RunFailure, type CollectorContext } from "./run-context";
 
 export interface GitSide {
@@ -18,7 +19,8 @@ export interface GitSide {
 
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
 export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
-  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+  // A repository made up from a credential (a discovered application's) gets its row on first use.
+  const repoRow = await ctx.db.repository.upsert({ where: { name: repo.name }, create: { name: repo.name, url: redactUrl(repo.url) }, update: {}, select: { id: true } });
   let mirrorPath: string;
   let approved: string | null;
   let tipSha: string | undefined;
