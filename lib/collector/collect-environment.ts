@@ -78,7 +78,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const specs = ofRun.specs;
     warnings.push(...ofRun.warnings);
     const several = specs.length + ofRun.keptForUnlistedKinds.length > 1;
-    const named = (spec: ApplicationSpec, e: RunError): RunError => (several ? { ...e, message: `application ${spec.name}: ${e.message}` } : e);
+    // A reason that names its application already (applicationView's) is not named twice.
+    const named = (spec: ApplicationSpec, e: RunError): RunError => (several && !e.message.startsWith(`application ${spec.name} `) ? { ...e, message: `application ${spec.name}: ${e.message}` } : e);
     const collectable: Array<Omit<CollectableApplication, "id">> = [];
     const notCollectable: Array<Omit<SkippedApplication, "id">> = [];
     const names = new Set<string>();

@@ -17,6 +17,8 @@ import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
+import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { getApplication, listApplications } from "@/lib/dashboard/applications";
 
 const FLEET = path.join(ESTATES, "flux-fleet");
 /** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
@@ -94,7 +96,7 @@ forEachCluster((server) => {
       // The HelmRelease is found but not collected (its desired state is the release Helm installed): the run says why.
       expect(first.status).toBe("partial");
       expect(first.errors.filter((e) => e.severity !== "warning")).toEqual([]);
-      expect(first.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^application ingress-nginx\/ingress-nginx: .*renders a Helm chart/)]);
+      expect(first.errors.map((e) => e.message)).toEqual(["application ingress-nginx/ingress-nginx renders a Helm chart; its desired state comes from release storage, not collected here yet"]);
       expect(first.stats).toMatchObject({ applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } });
       // One mirror, of the declared repository (the GitRepository's URL is its alias): nothing made up, nothing anonymous.
       expect(fs.readdirSync(path.join(dir, "mirrors")).filter((f) => f.endsWith(".git"))).toEqual(["fleet.git"]);
@@ -114,6 +116,13 @@ forEachCluster((server) => {
       expect(owners.get("apps/Deployment/shop/api")).toBe("flux-system/shop-api");
       expect(owners.get("/ConfigMap/flux-system/cluster-settings")).toBe("flux-system/infra-configs");
       expect(owners.get("kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-cart")).toBe("flux-system/apps");
+
+      // What the dashboard shows: no source of the environment's own, nine applications, eight in sync, the HelmRelease failing with its reason.
+      expect((await getEnvironmentDetail(db, "production")).source).toMatchObject({ repository: null, branch: "", path: "" });
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      expect(listed.rollup).toMatchObject({ total: 9, inSync: 8, failing: 1 });
+      const api = await getApplication(db, "production", "flux-system/shop-api");
+      expect(api.application.sources).toEqual([expect.objectContaining({ url: FLEET_URL, repository: "fleet", path: "apps/production/api", render: "kustomize" })]);
     }, 120_000);
 
     it("a kubectl scale of a discovered application's Deployment is Modified drift of that application only", async () => {
@@ -174,6 +183,7 @@ forEachCluster((server) => {
       expect(out.stats).toMatchObject({ applications: 10, repositoriesFetched: 1 });
       const apps = await applications();
       expect(apps.get("flux-system/elsewhere")?.lastError).toMatchObject({ category: "git-fetch", message: reason });
+      expect((await getApplication(db, "production", "flux-system/elsewhere")).application.lastError?.message).toBe(reason);
       for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
       // Nothing was fetched from the unknown URL, and no repository was made up for it.
       expect((await db.repository.findMany()).map((r) => r.name)).toEqual(["fleet"]);
