@@ -14,6 +14,8 @@ import { forEachCluster, type TestCluster } from "../support/clusters";
 import { ESTATES, installControllerCrds, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { startGitHttpServer } from "@/lib/git/test-support/git-http-server";
+import { setProcessEnv } from "../support/process-env";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
@@ -171,6 +173,35 @@ forEachCluster((server) => {
       const apps = await applications();
       expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: before?.id, removedAt: null, lastError: { category: "forbidden", message: "its HelmRelease could not be listed in any namespace this run; its last known state is kept" } });
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 9 });
+    }, 120_000);
+
+    it("a repository nobody declared is fetched once with the credential whose URL prefix covers it, and gets its own row", async () => {
+      const token = "fleet-token-3f9a1c";
+      const git = await startGitHttpServer({ projectRoot: fleet.dir, username: "x-access-token", token });
+      const restore = setProcessEnv({ DW_TEST_FLEET_TOKEN: token });
+      try {
+        const served = `${git.origin}/.git`;
+        await kubectl(["-n", "flux-system", "patch", "gitrepository", "flux-system", "--type=merge", "-p", JSON.stringify({ spec: { url: served } })]);
+        config = parseConfig(
+          stringify({
+            credentials: [{ urlPrefix: git.origin, auth: { type: "token", tokenEnv: "DW_TEST_FLEET_TOKEN" } }],
+            environments: [{ name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+          }),
+        );
+        const out = await run();
+        expect(out.stats).toMatchObject({ applications: 9, repositoriesFetched: 1 });
+        const repositories = await db.repository.findMany();
+        expect(repositories.map((r) => [r.name, r.url, r.lastError])).toEqual([[expect.stringMatching(/^auto-127-0-0-1-\d+$/), served, null]]);
+        const apps = await applications();
+        for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
+        // The token went over the wire as the credential says, and only there: not into the database.
+        expect(git.authorizations).toContain(`Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`);
+        const stored = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "Application" WHERE sources::text LIKE $1 OR spec::text LIKE $1`, `%${token}%`);
+        expect(stored[0]?.n).toBe(0);
+      } finally {
+        restore();
+        await git.close();
+      }
     }, 120_000);
 
     it("an application whose GitRepository names a URL driftwatch.yaml does not allow fails with that reason; the others collect", async () => {
