@@ -17,10 +17,21 @@ export interface GitSide {
   tipSha: string | undefined;
 }
 
+/**
+ * The repository's row. One made up from a credential (a discovered
+ * application's) gets its row on first use; two runs may make it at once.
+ */
+async function repositoryRow(ctx: CollectorContext, repo: RepositoryConfig): Promise<{ id: string }> {
+  const where = { name: repo.name };
+  const found = await ctx.db.repository.findUnique({ where, select: { id: true } });
+  if (found) return found;
+  await ctx.db.repository.createMany({ data: [{ name: repo.name, url: redactUrl(repo.url) }], skipDuplicates: true });
+  return ctx.db.repository.findUniqueOrThrow({ where, select: { id: true } });
+}
+
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
 export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment, repo: RepositoryConfig, fetches: RunFetches = new Map()): Promise<GitSide> {
-  // A repository made up from a credential (a discovered application's) gets its row on first use.
-  const repoRow = await ctx.db.repository.upsert({ where: { name: repo.name }, create: { name: repo.name, url: redactUrl(repo.url) }, update: {}, select: { id: true } });
+  const repoRow = await repositoryRow(ctx, repo);
   let mirrorPath: string;
   let approved: string | null;
   let tipSha: string | undefined;
