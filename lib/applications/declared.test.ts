@@ -28,8 +28,11 @@ environments:
       - name: api
         source: { repository: shop, path: api }
         trackingLabel: app=api
+  - name: fleet
+    cluster: { kubeconfig: ./k.yaml }
+    discover: { flux: {} }
 `);
-const [staging, production] = config.environments;
+const [staging, production, fleet] = config.environments;
 
 describe("declaredApplications", () => {
   it("turns today's single source into one application named default", () => {
@@ -43,6 +46,10 @@ describe("declaredApplications", () => {
         labels: {},
       },
     ]);
+  });
+
+  it("declares none for an environment that only discovers (no default application)", () => {
+    expect(declaredApplications(fleet!, config.repositories)).toEqual([]);
   });
 
   it("lists declared applications in order, with their kind and promotion key", () => {
@@ -93,7 +100,7 @@ describe("applicationView", () => {
   });
 
   it.each([
-    ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository in driftwatch.yaml matches https:\/\/other.example\/x.git/],
+    ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/x.git/],
     ["a tag", { sources: [{ url: "u", repository: "shop", ref: { tag: "v1" }, path: ".", render: "plain" as const }] }, /only branches/],
     ["a Helm chart", { sources: [{ url: "u", repository: "shop", ref: { branch: "main" }, path: "chart", render: "helm" as const }] }, /release storage/],
     ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /HelmRelease; not collected here yet/],

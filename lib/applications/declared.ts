@@ -1,9 +1,9 @@
 // The applications an environment declares in driftwatch.yaml (its
 // `applications:` list, or today's single `source:` as one application named
-// "default"), as ApplicationSpecs; and, for any application, declared or
+// "default"; an environment that only discovers declares none), as ApplicationSpecs; and, for any application, declared or
 // discovered, the environment as that application's render path sees it
 // (its source, controller and tracking label in place of the environment's).
-import { DEFAULT_APPLICATION_NAME, type DeclaredApplicationConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config/schema";
+import { DEFAULT_APPLICATION_NAME, type ApplicationEnvironment, type DeclaredApplicationConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config/schema";
 import { redactUrl } from "@/lib/collector/sync-config";
 import type { ApplicationKind, ApplicationSpec, ControllerRef } from "./spec";
 
@@ -19,13 +19,13 @@ function controllerRefOf(controller: ControllerConfig | undefined): ControllerRe
   return { type: controller.type, kind: controller.type === "flux" ? "Kustomization" : "Application", namespace: controller.namespace, name: controller.name };
 }
 
-/** Today's single `source:` (and `controller:`) as the environment's one application. */
-function defaultApplication(env: EnvironmentConfig): DeclaredApplicationConfig {
-  return { name: DEFAULT_APPLICATION_NAME, source: env.source, controller: env.controller, promotionKey: DEFAULT_APPLICATION_NAME };
+/** Today's single `source:` (and `controller:`) as the environment's one application; none without a source (discover only). */
+function defaultApplication(env: EnvironmentConfig): DeclaredApplicationConfig[] {
+  return env.source ? [{ name: DEFAULT_APPLICATION_NAME, source: env.source, controller: env.controller, promotionKey: DEFAULT_APPLICATION_NAME }] : [];
 }
 
 function declaredConfigs(env: EnvironmentConfig): DeclaredApplicationConfig[] {
-  return env.applications ?? [defaultApplication(env)];
+  return env.applications ?? defaultApplication(env);
 }
 
 export function declaredApplications(env: EnvironmentConfig, repositories: readonly RepositoryConfig[]): ApplicationSpec[] {
@@ -43,7 +43,9 @@ export function declaredApplications(env: EnvironmentConfig, repositories: reado
   });
 }
 
-export type ApplicationView = { ok: true; env: EnvironmentConfig } | { ok: false; reason: string };
+const hasSource = (env: EnvironmentConfig): env is ApplicationEnvironment => env.source !== undefined;
+
+export type ApplicationView = { ok: true; env: ApplicationEnvironment } | { ok: false; reason: string };
 
 /**
  * The environment as one application's collection sees it. Declared
@@ -53,7 +55,7 @@ export type ApplicationView = { ok: true; env: EnvironmentConfig } | { ok: false
  * run reports it on that application instead of failing the environment.
  */
 export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): ApplicationView {
-  if (!env.applications && app.name === DEFAULT_APPLICATION_NAME) return { ok: true, env };
+  if (!env.applications && hasSource(env) && app.name === DEFAULT_APPLICATION_NAME) return { ok: true, env };
   const declared = env.applications?.find((a) => a.name === app.name);
   if (declared) {
     return { ok: true, env: { ...env, source: declared.source, controller: declared.controller, trackingLabel: declared.trackingLabel ?? env.trackingLabel } };
@@ -61,9 +63,9 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
   const source = app.sources[0];
   if (!source) return { ok: false, reason: `application ${app.name} has no source` };
   if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
-  if (!source.repository) return { ok: false, reason: `no repository in driftwatch.yaml matches ${source.url} (application ${app.name})` };
-  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
   if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart; its desired state comes from release storage, not collected here yet` };
+  if (!source.repository) return { ok: false, reason: `no repository or credential in driftwatch.yaml matches ${source.url}` };
+  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
   let controller: ControllerConfig | undefined;
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller?.kind === "Application") controller = { type: "argocd", namespace: app.controller.namespace, name: app.controller.name };

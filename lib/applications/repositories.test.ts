@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normaliseRepositoryUrl, resolveRepository, withoutCredentials, type RepositoryCatalog } from "./repositories";
+import { normaliseRepositoryUrl, repositoryOfSource, resolveRepository, withoutCredentials, type RepositoryCatalog } from "./repositories";
 
 describe("normaliseRepositoryUrl", () => {
   it.each([
@@ -70,5 +70,41 @@ describe("resolveRepository", () => {
     const long = resolveRepository(`https://github.com/acme/${"very-long-name-".repeat(6)}repo`, catalog);
     expect(long.repository.name.length).toBeLessThanOrEqual(63);
     expect(long.repository.name).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+  });
+});
+
+describe("aliases", () => {
+  const withAlias: RepositoryCatalog = {
+    repositories: [{ name: "mirror", url: "/srv/git/fleet", aliases: ["git@git.example.com:acme/fleet.git", "https://git.example.com/acme/fleet"], auth: { type: "none" } }],
+    credentials: [],
+  };
+
+  it.each(["https://git.example.com/acme/fleet.git", "ssh://git@git.example.com/acme/fleet", "git@git.example.com:acme/fleet", "/srv/git/fleet"])("%s is the declared repository", (url) => {
+    expect(resolveRepository(url, withAlias)).toMatchObject({ origin: "declared", repository: { name: "mirror", url: "/srv/git/fleet" } });
+  });
+
+  it("an alias does not cover its siblings", () => {
+    expect(resolveRepository("https://git.example.com/acme/fleet-two", withAlias).origin).toBe("anonymous");
+  });
+});
+
+describe("repositoryOfSource", () => {
+  it("takes the declared repository the source names, else the one its URL names", () => {
+    expect(repositoryOfSource({ url: "https://elsewhere.example/x", repository: "fleet" }, catalog)).toMatchObject({ ok: true, origin: "declared", repository: { name: "fleet" } });
+    expect(repositoryOfSource({ url: "git@github.com:acme/fleet.git" }, catalog)).toMatchObject({ ok: true, origin: "declared", repository: { name: "fleet" } });
+  });
+
+  it.each([
+    ["https://github.com/acme/shop.git", "token"],
+    ["http://github.com/acme/shop", "token"],
+    ["ssh://git@github.com/acme/shop.git", "ssh"],
+    ["git@github.com:acme/shop", "ssh"],
+  ])("makes up %s with the credential that fits its transport (%s)", (url, type) => {
+    const found = repositoryOfSource({ url }, catalog);
+    expect(found).toMatchObject({ ok: true, origin: "credential", repository: { name: "auto-github-com-acme-shop", auth: { type } } });
+  });
+
+  it("refuses a URL nothing covers, naming it without its credentials", () => {
+    expect(repositoryOfSource({ url: "https://deploy:hunter2@gitlab.com/other/repo.git" }, catalog)).toEqual({ ok: false, reason: "no repository or credential in driftwatch.yaml matches https://gitlab.com/other/repo.git" });
   });
 });

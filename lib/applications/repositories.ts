@@ -6,6 +6,7 @@
 // organisation, and repositories nobody declared are still fetched with it.
 import { createHash } from "node:crypto";
 import type { CredentialConfig, DriftwatchConfig, RepositoryConfig } from "@/lib/config";
+import type { ApplicationSource } from "./spec";
 
 export type Transport = "https" | "http" | "ssh" | "other";
 
@@ -85,15 +86,20 @@ export interface ResolvedRepository {
 
 export type RepositoryCatalog = Pick<DriftwatchConfig, "repositories" | "credentials">;
 
+/** Whether a declared repository is the one a normalised URL names: its url or one of its aliases. */
+function names(repo: RepositoryConfig, key: string): boolean {
+  return [repo.url, ...(repo.aliases ?? [])].some((u) => normaliseRepositoryUrl(u).key === key);
+}
+
 /**
  * The declared repository a URL names (same host and path, whatever the
- * spelling), else one made up for it with the auth of the longest credential
+ * spelling; its url or one of its `aliases`), else one made up for it with the auth of the longest credential
  * prefix that covers it (and suits its transport: a token over https, a key
  * over ssh), else one without auth. The URL handed back never carries credentials.
  */
 export function resolveRepository(url: string, catalog: RepositoryCatalog): ResolvedRepository {
   const target = normaliseRepositoryUrl(url);
-  const declared = catalog.repositories.find((r) => normaliseRepositoryUrl(r.url).key === target.key);
+  const declared = catalog.repositories.find((r) => names(r, target.key));
   if (declared) return { repository: declared, origin: "declared" };
   const clean = withoutCredentials(url.trim());
   let best: { credential: CredentialConfig; length: number } | undefined;
@@ -106,4 +112,22 @@ export function resolveRepository(url: string, catalog: RepositoryCatalog): Reso
   const name = synthesizedName(target.key);
   if (best) return { repository: { name, url: clean, auth: best.credential.auth }, origin: "credential", urlPrefix: best.credential.urlPrefix };
   return { repository: { name, url: clean, auth: { type: "none" } }, origin: "anonymous" };
+}
+
+export type SourceRepository = { ok: true; repository: RepositoryConfig; origin: "declared" | "credential" } | { ok: false; reason: string };
+
+/**
+ * The repository an application's source is fetched from: the one
+ * driftwatch.yaml declares under the name the source carries, else the one its
+ * URL names (declared, by url or alias), else one made up with a matching
+ * credential's auth. A URL nothing in driftwatch.yaml covers is not fetched:
+ * Driftwatch fetches only from what its configuration allows.
+ */
+export function repositoryOfSource(source: Pick<ApplicationSource, "url" | "repository">, catalog: RepositoryCatalog): SourceRepository {
+  const named = source.repository ? catalog.repositories.find((r) => r.name === source.repository) : undefined;
+  if (named) return { ok: true, repository: named, origin: "declared" };
+  if (!source.url) return { ok: false, reason: "the source names no repository URL" };
+  const resolved = resolveRepository(source.url, catalog);
+  if (resolved.origin === "anonymous") return { ok: false, reason: `no repository or credential in driftwatch.yaml matches ${withoutCredentials(source.url)}` };
+  return { ok: true, repository: resolved.repository, origin: resolved.origin };
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import YAML from "yaml";
 import { createTwoFilesPatch } from "diff";
 import type { PrismaClient } from "@/lib/db/generated/client";
+import type { EnvironmentConfig } from "@/lib/config";
 import type { Change } from "@/lib/drift/types";
 import { ApiError } from "@/lib/api/errors";
 import { dataDir } from "@/lib/env";
@@ -49,10 +50,19 @@ interface FileEdit {
   documents?: DocumentEdit[];
 }
 
+/** Where an application's objects live in Git: its first source's repository and path, else the environment's. */
+export function gitLocationOf(sources: unknown, env: EnvironmentConfig, environmentRepository: string | null): { repositoryName: string | null; sourcePath: string } {
+  const first = Array.isArray(sources) ? (sources[0] as { repository?: unknown; path?: unknown } | undefined) : undefined;
+  if (first && typeof first.repository === "string" && first.repository) {
+    return { repositoryName: first.repository, sourcePath: typeof first.path === "string" ? first.path : "." };
+  }
+  return { repositoryName: environmentRepository, sourcePath: env.source?.path ?? "." };
+}
+
 export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: AdoptDeps = {}): Promise<AdoptPatch> {
   const claim = await db.divergenceClaim.findUnique({
     where: { id: claimId },
-    include: { items: { include: { driftItem: { include: { environment: { include: { repository: true } } } } } } },
+    include: { items: { include: { driftItem: { include: { environment: { include: { repository: true } }, application: { select: { sources: true } } } } } } },
   });
   if (!claim) throw new ApiError("not_found", "claim not found");
   const findSource = deps.findSource ?? findObjectSource;
@@ -65,8 +75,10 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
 
   for (const { driftItem: item } of claim.items) {
     const env = item.environment;
-    const config = environmentConfigOf(env.spec);
-    repository ??= env.repository?.name ?? null;
+    // The drifted object's application says where its Git is (a discovered one has its own repository and path);
+    // rows from before applications fall back to the environment's source.
+    const { repositoryName, sourcePath } = gitLocationOf(item.application?.sources, environmentConfigOf(env.spec), env.repository?.name ?? null);
+    repository ??= repositoryName;
     const [desired, live] = await Promise.all([
       db.desiredObject.findUnique({ where: { environmentId_key: { environmentId: env.id, key: item.key } } }),
       db.liveObject.findUnique({ where: { environmentId_key: { environmentId: env.id, key: item.key } } }),
@@ -86,17 +98,17 @@ export async function buildAdoptPatch(db: PrismaClient, claimId: string, deps: A
         notes.push(`${label}: the live object is no longer stored; nothing to adopt.`);
         continue;
       }
-      const file = path.posix.join(config.source.path.replace(/^\.\/?/, "") || ".", `${slug(item.kind)}-${item.namespace ? slug(item.namespace) + "-" : ""}${slug(item.name)}.yaml`).replace(/^\.\//, "");
+      const file = path.posix.join(sourcePath.replace(/^\.\/?/, "") || ".", `${slug(item.kind)}-${item.namespace ? slug(item.namespace) + "-" : ""}${slug(item.name)}.yaml`).replace(/^\.\//, "");
       edits.set(file, { path: file, before: "", after: manifestFromLive(liveBody), change: "added", objects: [label] });
       notes.push(`${label}: only live has it; the patch adds it as ${file}. Add the file to your kustomization if the path uses one.`);
       continue;
     }
 
     let source: ObjectSource | null = null;
-    if (desired && env.repository) {
+    if (desired && repositoryName) {
       revision ??= desired.revisionSha;
       try {
-        source = await findSource(mirrorPathFor({ name: env.repository.name }, mirrorsDir), desired.revisionSha, config.source.path, {
+        source = await findSource(mirrorPathFor({ name: repositoryName }, mirrorsDir), desired.revisionSha, sourcePath, {
           apiVersion: item.apiVersion,
           kind: item.kind,
           namespace: item.namespace || undefined,

@@ -4,7 +4,7 @@
 // desired state from release storage instead of a render: this is the step
 // they replace.
 import { createHash } from "node:crypto";
-import { controllerKindOf, type EnvironmentConfig } from "@/lib/config";
+import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
 import { approvedRevision, renderManifests, isAncestor, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
@@ -52,7 +52,7 @@ export interface ApplicationDesired {
 export interface DesiredStep {
   ctx: CollectorContext;
   /** The environment as this application sees it (applicationView). */
-  view: EnvironmentConfig;
+  view: ApplicationEnvironment;
   /** Which of the environment's stored desired rows are this application's. */
   previousRows: { environmentId: string; applicationId?: string };
   /** Keys renders are remembered under across runs (one entry each). */

@@ -2,7 +2,7 @@
 // per application) and cluster (live, listed once for all of them) in, drift
 // out per application, stored in one transaction. Any failure before the
 // transaction leaves the last good state untouched; the run records why.
-import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { ApplicationEnvironment } from "@/lib/config";
 import { DEFAULT_APPLICATION_NAME } from "@/lib/config/schema";
 import type { RunError, RunProgress, RolloutStatus } from "@/lib/domain/types";
 import { networkIsolation } from "@/lib/git";
@@ -21,7 +21,8 @@ import { parseInventoryId } from "./controller-object";
 import { newRunFetches, syncGit, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
-import { applicationView, declaredApplications } from "@/lib/applications/declared";
+import { applicationView } from "@/lib/applications/declared";
+import { applicationsOfRun } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
@@ -30,7 +31,7 @@ export { compareOptionsFor } from "./compare-options";
 interface CollectableApplication {
   id: string;
   spec: ApplicationSpec;
-  view: EnvironmentConfig;
+  view: ApplicationEnvironment;
 }
 
 interface CollectedApplication extends CollectableApplication {
@@ -73,9 +74,12 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 
     // ── Applications ──────────────────────────────────────────────────────
     // Declared ones are known without the cluster; discovered ones are read from it.
-    const specs = ctx.applicationsFor ? await ctx.applicationsFor(env, await cluster()) : declaredApplications(env, ctx.config.repositories);
-    const several = specs.length > 1;
-    const named = (spec: ApplicationSpec, e: RunError): RunError => (several ? { ...e, message: `application ${spec.name}: ${e.message}` } : e);
+    const ofRun = await applicationsOfRun(ctx, env, cluster, async () => (await persistInputs).applicationRows);
+    const specs = ofRun.specs;
+    warnings.push(...ofRun.warnings);
+    const several = specs.length + ofRun.keptForUnlistedKinds.length > 1;
+    // A reason that names its application already (applicationView's) is not named twice.
+    const named = (spec: ApplicationSpec, e: RunError): RunError => (several && !e.message.startsWith(`application ${spec.name} `) ? { ...e, message: `application ${spec.name}: ${e.message}` } : e);
     const collectable: Array<Omit<CollectableApplication, "id">> = [];
     const notCollectable: Array<Omit<SkippedApplication, "id">> = [];
     const names = new Set<string>();
@@ -85,10 +89,14 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         continue;
       }
       names.add(spec.name);
+      // A source nothing in driftwatch.yaml allows is not fetched: that is this application's failure, the others go on.
+      const unfetchable = ofRun.unfetchable.get(spec.name);
       const view = applicationView(env, spec);
-      if (view.ok) collectable.push({ spec, view: view.env });
-      else notCollectable.push({ spec, error: { category: "render", severity: "warning", message: view.reason } });
+      if (unfetchable) notCollectable.push({ spec, error: { category: "git-fetch", severity: "warning", message: unfetchable } });
+      else if (!view.ok) notCollectable.push({ spec, error: { category: "render", severity: "warning", message: view.reason } });
+      else collectable.push({ spec, view: view.env });
     }
+    for (const kept of ofRun.keptForUnlistedKinds) if (!names.has(kept.spec.name)) notCollectable.push(kept);
     for (const s of notCollectable) warnings.push(named(s.spec, s.error));
     if (collectable.length === 0) throw new RunFailure([{ category: "render", message: specs.length === 0 ? `environment ${env.name} has no applications` : `none of the ${specs.length} applications of ${env.name} can be collected` }, ...warnings]);
 
@@ -98,7 +106,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const gitSides = (async () => {
       const out: GitSide[] = [];
       for (const a of collectable) {
-        const repo = ctx.config.repositories.find((r) => r.name === a.view.source.repository) as RepositoryConfig;
+        const repo = ofRun.repositories.get(a.view.source.repository);
+        if (!repo) throw new RunFailure([named(a.spec, { category: "internal", message: `repository ${a.view.source.repository} is not in the configuration` })]);
         out.push(
           await syncGit(ctx, a.view, repo, fetches).catch((e: unknown) => {
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
@@ -109,7 +118,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     })();
     gitSides.catch(() => undefined); // awaited below
     // Stored applications keep their ids (and history); new ones get theirs now.
-    const ids = applicationIds(await persistInputs, specs);
+    const ids = applicationIds(await persistInputs, [...specs, ...notCollectable.map((s) => s.spec)]);
     const idOf = (spec: ApplicationSpec) => ids.get(spec.name) as string;
     const skipped: SkippedApplication[] = notCollectable.map((s) => ({ ...s, id: idOf(s.spec) }));
     // A Git failure fails the run as git's, whatever the cluster side did.

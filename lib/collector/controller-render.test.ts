@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig, type EnvironmentConfig } from "@/lib/config";
+import { parseConfig, type ApplicationEnvironment } from "@/lib/config";
 import { controllerRenderFor, maskLiveSecretSourced, maskSecretSourced, secretDerivedPaths, SubstituteSourceError, type ReadObject } from "./controller-render";
 
-function env(source: Record<string, unknown>, controller?: Record<string, unknown>): EnvironmentConfig {
+function env(source: Record<string, unknown>, controller?: Record<string, unknown>): ApplicationEnvironment {
   const config = parseConfig(
     JSON.stringify({
       repositories: [{ name: "r", url: "/tmp/r" }],
       environments: [{ name: "e", cluster: { inCluster: true }, source: { repository: "r", path: "apps", ...source }, ...(controller ? { controller } : {}) }],
     }),
   );
-  return config.environments[0]!;
+  const e = config.environments[0]!;
+  return { ...e, source: e.source! };
 }
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");

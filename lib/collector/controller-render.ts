@@ -3,7 +3,7 @@
 // Flux's postBuild variables read from the ConfigMaps and Secrets it names.
 // Secret values exist here only in memory: they go into the render and
 // nowhere else (no log line, no error message, no cache key).
-import type { EnvironmentConfig } from "@/lib/config";
+import type { ApplicationEnvironment } from "@/lib/config";
 import { hashBytes, HASH_PREFIX } from "@/lib/drift/secrets";
 import { mergeVariables, type ControllerRender } from "@/lib/git";
 import { argoRenderOptionsOf, fluxRenderSpecOf } from "@/lib/kube/render-settings";
@@ -35,7 +35,7 @@ function controllerPath(type: "flux" | "argocd", obj: Obj | null, configured: st
   return paths.includes(normalisePath(configured) ?? "") ? normalisePath(configured) : (paths[0] ?? null);
 }
 
-export async function controllerRenderFor(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject, sourceObject: Obj | null = null): Promise<ResolvedControllerRender> {
+export async function controllerRenderFor(env: ApplicationEnvironment, controllerObject: Obj | null, read: ReadObject, sourceObject: Obj | null = null): Promise<ResolvedControllerRender> {
   const resolved = await resolve(env, controllerObject, read);
   const ignore = (sourceObject?.spec as { ignore?: unknown } | undefined)?.ignore;
   if (resolved.render?.type === "flux" && typeof ignore === "string" && ignore.trim()) resolved.render = { ...resolved.render, sourceIgnore: ignore };
@@ -50,7 +50,7 @@ export async function controllerRenderFor(env: EnvironmentConfig, controllerObje
   return resolved;
 }
 
-async function resolve(env: EnvironmentConfig, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
+async function resolve(env: ApplicationEnvironment, controllerObject: Obj | null, read: ReadObject): Promise<ResolvedControllerRender> {
   const type = env.controller?.type ?? (env.source.flux ? "flux" : env.source.argocd ? "argocd" : undefined);
   if (type === "argocd") {
     // Without the Application, its name is what driftwatch.yaml calls it; the rest of Argo CD's build variables stay empty.

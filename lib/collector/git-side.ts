@@ -1,7 +1,7 @@
 // The Git side of a run: the mirror fetched, new revisions ingested, the
 // approved revision found (memoised per branch tip), and the allowlisted remote
 // kustomize bases fetched through the same mirrors.
-import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
 import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
 
 /**
@@ -23,6 +23,7 @@ export function newRunFetches(): RunFetches {
   return { mirrors: new Map(), branches: new Map() };
 }
 import { memoGit } from "./run-memo";
+import { redactUrl } from "./sync-config";
 import { RunFailure, type CollectorContext } from "./run-context";
 
 export interface GitSide {
@@ -32,8 +33,20 @@ export interface GitSide {
   tipSha: string | undefined;
 }
 
+/**
+ * The repository's row. One made up from a credential (a discovered
+ * application's) gets its row on first use; two runs may make it at once.
+ */
+async function repositoryRow(ctx: CollectorContext, repo: RepositoryConfig): Promise<{ id: string }> {
+  const where = { name: repo.name };
+  const found = await ctx.db.repository.findUnique({ where, select: { id: true } });
+  if (found) return found;
+  await ctx.db.repository.createMany({ data: [{ name: repo.name, url: redactUrl(repo.url) }], skipDuplicates: true });
+  return ctx.db.repository.findUniqueOrThrow({ where, select: { id: true } });
+}
+
 /** Fetches the mirror, ingests new revisions, and finds the approved revision; records the fetch's outcome on the repository. */
-export async function syncGit(ctx: CollectorContext, env: EnvironmentConfig, repo: RepositoryConfig, fetches: RunFetches = newRunFetches()): Promise<GitSide> {
+export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment, repo: RepositoryConfig, fetches: RunFetches = newRunFetches()): Promise<GitSide> {
   const branch = env.source.branch;
   let synced = fetches.branches.get(`${repo.name}\0${branch}`);
   if (!synced) {
@@ -62,7 +75,7 @@ function gitFailure(e: GitError): RunFailure {
 
 /** Fetches the mirror (once per run), ingests the branch's new revisions and records the fetch's outcome on the repository. */
 async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch: string, fetches: RunFetches): Promise<BranchSync> {
-  const repoRow = await ctx.db.repository.findUniqueOrThrow({ where: { name: repo.name } });
+  const repoRow = await repositoryRow(ctx, repo);
   try {
     let fetch = fetches.mirrors.get(repo.name);
     if (!fetch) {

@@ -4,7 +4,7 @@
 // whose HelmRelease helm-controller has released. The logic is lib/helm's;
 // this file only hands it the cluster and Git.
 import { createHash } from "node:crypto";
-import type { EnvironmentConfig } from "@/lib/config";
+import type { ApplicationEnvironment, EnvironmentConfig } from "@/lib/config";
 import type { RenderResult } from "@/lib/git";
 import { listRevisions } from "@/lib/git";
 import type { ClusterClient } from "@/lib/kube/client";
@@ -42,7 +42,7 @@ export interface HelmReleaseSide {
 }
 
 export async function helmReleaseSide(input: {
-  env: EnvironmentConfig;
+  env: ApplicationEnvironment;
   client: ClusterClient;
   discovery: Discovery;
   live: Obj | null;

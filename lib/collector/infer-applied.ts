@@ -1,6 +1,6 @@
 // Without a controller to ask, which revision is live: inferred by rendering
 // recent revisions and comparing them with live the way drift is computed.
-import type { EnvironmentConfig } from "@/lib/config";
+import type { ApplicationEnvironment } from "@/lib/config";
 import { listRevisions, renderManifests, controllerRenderKey, GitError, type RenderOptions } from "@/lib/git";
 import { compareObject, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
@@ -19,7 +19,7 @@ import type { CollectorContext } from "./run-context";
  */
 export async function inferApplied(
   ctx: CollectorContext,
-  env: EnvironmentConfig,
+  env: ApplicationEnvironment,
   renderOptions: RenderOptions,
   secretValues: readonly string[],
   mirrorPath: string,

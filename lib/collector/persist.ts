@@ -120,7 +120,8 @@ export async function readPersistInputs(db: CollectorContext["db"], envId: strin
       where: { environmentId: envId, resolvedAt: { gte: new Date(now.getTime() - 86_400_000) } },
       select: { key: true, openedAt: true, resolvedAt: true, resolution: true, attributionManager: true, changes: true },
     }),
-    db.application.findMany({ where: { environmentId: envId }, select: { id: true, name: true, removedAt: true, approvedSha: true } }),
+    // controllerRef and spec: a discovered application whose kind cannot be listed this run is kept as it was (run-applications.ts).
+    db.application.findMany({ where: { environmentId: envId }, select: { id: true, name: true, removedAt: true, approvedSha: true, controllerRef: true, spec: true } }),
   ]);
   return { lastGoodRows, openItems, recent, applicationRows };
 }

@@ -24,11 +24,12 @@ export async function syncConfigToDatabase(db: PrismaClient, config: DriftwatchC
   const names: string[] = [];
   for (const [position, e] of config.environments.entries()) {
     names.push(e.name);
+    // An environment that only discovers has no source of its own: its applications' sources are read from the cluster.
     const data = {
       position,
-      repositoryId: repoIds.get(e.source.repository) ?? null,
-      branch: e.source.branch,
-      path: e.source.path,
+      repositoryId: e.source ? (repoIds.get(e.source.repository) ?? null) : null,
+      branch: e.source?.branch ?? "",
+      path: e.source?.path ?? "",
       spec: JSON.parse(JSON.stringify(e)) as object,
       removedAt: null,
     };

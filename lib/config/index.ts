@@ -8,6 +8,8 @@ export type {
   IgnoreRuleConfig,
   ClusterConfig,
   ControllerConfig,
+  SourceConfig,
+  ApplicationEnvironment,
 } from "./schema";
 export { getConfig, resetConfigCache } from "./current";
 export { controllerKindOf, type ControllerKind } from "./controller-kind";

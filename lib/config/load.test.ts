@@ -38,7 +38,7 @@ describe("parseConfig", () => {
     const stagingEnv = cfg.environments[0];
     expect(stagingEnv?.interval).toBe(30_000);
     expect(stagingEnv?.staleAfter).toBe(600_000);
-    expect(stagingEnv?.source.render).toBe("plain");
+    expect(stagingEnv?.source?.render).toBe("plain");
     expect(stagingEnv?.controller).toEqual({ type: "argocd", namespace: "argocd", name: "shop-staging" });
     expect(cfg.repositories[0]?.auth).toEqual({ type: "token", tokenEnv: "SHOP_GIT_TOKEN", username: "x-access-token" });
   });
@@ -123,14 +123,25 @@ environments:
     expect(env.controller).toEqual({ type: "flux", kind: "Kustomization", namespace: "flux-system", name: "web" });
   });
 
+  it("accepts an environment that only discovers: no source, no declared applications", () => {
+    const cfg = parseConfig(`${REPOS.replace("url: https://git.example.com/shop.git }", "url: https://git.example.com/shop.git, aliases: ['git@git.example.com:shop.git'] }")}    discover: { flux: { namespaces: [flux-system] } }
+`);
+    const env = cfg.environments[0]!;
+    expect(env.source).toBeUndefined();
+    expect(env.applications).toBeUndefined();
+    expect(env.discover?.flux?.namespaces).toEqual(["flux-system"]);
+    expect(cfg.repositories[0]?.aliases).toEqual(["git@git.example.com:shop.git"]);
+  });
+
   it.each([
-    ["neither source nor applications", "", "environments[0].source: an environment needs a source or a list of applications"],
+    ["neither source, applications nor discover", "", "environments[0].source: an environment needs a source, a list of applications or discover"],
+    ["credentials in an alias", "", "repositories[0].aliases[0]: must not contain credentials; use auth", `${REPOS.replace("url: https://git.example.com/shop.git }", "url: https://git.example.com/shop.git, aliases: ['https://u:p@git.example.com/shop'] }")}    discover: { flux: {} }\n`],
     ["both", `    source: { repository: shop }\n    applications: [{ name: a, source: { repository: shop } }]\n`, "environments[0].applications: give either source (one application) or applications, not both"],
     ["a duplicate name", `    applications: [{ name: a, source: { repository: shop } }, { name: a, source: { repository: shop, path: x } }]\n`, 'environments[0].applications[1].name: duplicate application "a"'],
     ["an unknown repository", `    applications: [{ name: a, source: { repository: shpo } }]\n`, 'environments[0].applications[0].source.repository: unknown repository "shpo" (declared: shop)'],
     ["an environment-level controller", `    controller: { type: flux, name: x }\n    applications: [{ name: a, source: { repository: shop } }]\n`, "environments[0].controller: with applications, each application names its own controller"],
-  ])("rejects %s with a clear message", (_what, yaml, message) => {
-    const problems = problemsOf(`${REPOS}${yaml}`);
+  ])("rejects %s with a clear message", (_what, yaml, message, whole?: string) => {
+    const problems = problemsOf(whole ?? `${REPOS}${yaml}`);
     expect(problems).toHaveLength(1);
     expect(problems[0]?.replace(/ \(line \d+\)$/, "")).toBe(message);
   });

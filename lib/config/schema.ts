@@ -24,6 +24,8 @@ export const repositorySchema = z
     name: z.string().regex(NAME, "lower-case letters, digits and '-'"),
     url: z.string().min(1),
     auth: repositoryAuth.default({ type: "none" }),
+    /** Other URLs of the same repository (its ssh and https forms, a mirror): controllers that name it so resolve to this entry. */
+    aliases: z.array(z.string().min(1)).optional(),
     /** Env var holding the webhook secret for pushes to this repository. */
     webhookSecretEnv: envVarName.optional(),
   })
@@ -32,6 +34,9 @@ export const repositorySchema = z
     if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(repo.url)) {
       ctx.addIssue({ code: "custom", path: ["url"], message: "must not contain credentials; use auth.tokenEnv" });
     }
+    repo.aliases?.forEach((alias, i) => {
+      if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(alias)) ctx.addIssue({ code: "custom", path: ["aliases", i], message: "must not contain credentials; use auth" });
+    });
   });
 
 /** Auth for every repository whose URL starts with urlPrefix (as Argo CD's credential templates), declared or not. */
@@ -252,7 +257,7 @@ export const environmentSchema = z
   .strict()
   .superRefine((e, ctx) => {
     if (e.source && e.applications) ctx.addIssue({ code: "custom", path: ["applications"], message: "give either source (one application) or applications, not both" });
-    if (!e.source && !e.applications?.length) ctx.addIssue({ code: "custom", path: ["source"], message: "an environment needs a source or a list of applications" });
+    if (!e.source && !e.applications?.length && !e.discover) ctx.addIssue({ code: "custom", path: ["source"], message: "an environment needs a source, a list of applications or discover" });
     if (e.applications && e.controller) ctx.addIssue({ code: "custom", path: ["controller"], message: "with applications, each application names its own controller" });
     const names = new Set<string>();
     e.applications?.forEach((a, i) => {
@@ -260,12 +265,13 @@ export const environmentSchema = z
       names.add(a.name);
     });
   })
-  // Views that are still per environment (webhook routing, adopt, the environment
-  // summary) read `source`/`controller`: with applications they see the first one.
-  // Collection reads every application (lib/applications/declared.ts).
+  // Views that are still per environment (the environment summary) read
+  // `source`/`controller`: with applications they see the first one; an
+  // environment that only discovers has none (its sources are known at run time).
+  // Collection reads every application (lib/collector/run-applications.ts).
   .transform((e) => {
     const first = e.applications?.[0];
-    return { ...e, source: (e.source ?? first?.source) as z.output<typeof sourceSchema>, controller: e.controller ?? first?.controller };
+    return { ...e, source: e.source ?? first?.source, controller: e.controller ?? first?.controller };
   });
 
 const managerLists = z
@@ -383,4 +389,6 @@ export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type ControllerConfig = z.infer<typeof controllerSchema>;
 export type SourceConfig = z.output<typeof sourceSchema>;
+/** An environment as one application's collection sees it: always with a source (lib/applications/declared.ts's applicationView). */
+export type ApplicationEnvironment = EnvironmentConfig & { source: SourceConfig };
 export type DeclaredApplicationConfig = z.output<typeof declaredApplicationSchema>;

@@ -1,11 +1,12 @@
 // POST /api/webhooks/git, independent of Next: identify the sender, verify
 // its signature with the secret of the repository the payload names, refuse
 // replays by delivery id, and queue an immediate run of every environment
-// following the pushed repository and branch. The delivery record, the runs
+// following the pushed repository and branch (and of every environment that
+// discovers its applications). The delivery record, the runs
 // and the audit events commit together or not at all.
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import type { DriftwatchConfig, RepositoryConfig } from "@/lib/config";
+import type { DriftwatchConfig, EnvironmentConfig, RepositoryConfig } from "@/lib/config";
 import { appendAudit } from "@/lib/audit";
 import { namedVariable } from "@/lib/env";
 import { enqueueRun } from "@/lib/collector/jobs";
@@ -139,9 +140,20 @@ function deliveryHeaderOf(p: WebhookProvider): string {
   return { github: "X-GitHub-Delivery", gitlab: "X-Gitlab-Event-UUID", gitea: "X-Gitea-Delivery", generic: "X-Driftwatch-Delivery" }[p];
 }
 
+/**
+ * Whether a push to repo@branch concerns an environment: one of its declared
+ * sources follows that branch, or it discovers its applications (their
+ * sources are only known once the run reads the cluster, so any push may be theirs).
+ */
+function follows(env: EnvironmentConfig, repo: RepositoryConfig, branch: string): boolean {
+  if (env.discover) return true;
+  const sources = env.applications ? env.applications.map((a) => a.source) : env.source ? [env.source] : [];
+  return sources.some((s) => s.repository === repo.name && s.branch === branch);
+}
+
 async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookProvider, deliveryId: string, push: PushInfo, repo: RepositoryConfig, now: Date): Promise<WebhookResult> {
   const branch = push.branch as string;
-  const following = deps.config.environments.filter((e) => e.source.repository === repo.name && e.source.branch === branch).map((e) => e.name);
+  const following = deps.config.environments.filter((e) => follows(e, repo, branch)).map((e) => e.name);
   const key = `${provider}:${deliveryId}`;
   // The delivery id is not covered by the signature: a captured delivery sent
   // again under a new id must still be a replay. The digest of the signed

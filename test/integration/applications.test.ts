@@ -8,16 +8,14 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { deploymentYaml, KUBECTL_UA } from "../support/collector-env";
+import { applicationsByName, deploymentYaml, KUBECTL_UA, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { syncConfigToDatabase, collectorContext, enqueueRun, leaseRunById, executeRun } from "@/lib/collector";
 import { createClusterClient } from "@/lib/kube/client";
 import { discover, resourcePath } from "@/lib/kube/discovery";
 import { serverSideApply, type DemoKube } from "@/demo/kube-writer";
-import { logger } from "@/lib/log";
 
 const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "platform-settings", namespace: "shop" }, data: { REGION: "eu-west-1" } };
 const web = deploymentYaml("web", "shop/web:2.0.0", 2);
@@ -52,22 +50,8 @@ const INFRA = { name: "infra", source: { repository: "platform", path: "clusters
 const WEB = { name: "web", source: { repository: "shop", path: "apps/web" } };
 const API = { name: "api", source: { repository: "shop", path: "apps/api" }, trackingLabel: "team=api" };
 
-async function run() {
-  await syncConfigToDatabase(db, config);
-  const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
-  const runId = await enqueueRun(db, env.id, "test");
-  const leased = await leaseRunById(db, runId, "test-worker", 60_000);
-  if (!leased) throw new Error("could not lease the run");
-  const ctx = collectorContext(db, config, { mirrorsDir: path.join(dir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
-  const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
-  const stats = (await db.collectionRun.findUniqueOrThrow({ where: { id: runId } })).stats as Record<string, unknown> | null;
-  return { ...outcome, stats };
-}
-
-async function applications() {
-  const rows = await db.application.findMany({ orderBy: { name: "asc" } });
-  return new Map(rows.map((r) => [r.name, r]));
-}
+const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
+const applications = () => applicationsByName(db);
 
 forEachCluster((server) => {
   beforeEach(async () => {

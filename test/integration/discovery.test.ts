@@ -8,19 +8,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { ARGOCD_APPLICATION_CRD } from "@driftwatch/kubesim";
 import { discoverApplications, type DiscoverConfig, type DiscoveryOutcome, type DiscoveryTarget, type RepositoryCatalog } from "@/lib/applications";
 import { discoverSchema } from "@/lib/applications/discovery-config";
-import { createClusterClient } from "@/lib/kube/client";
 import { discover } from "@/lib/kube/discovery";
 import { forEachCluster, type TestCluster } from "../support/clusters";
 import { runProcess } from "../support/run-process";
 import { requiredKubectl } from "../support/required-tools";
+import { collectorReader, ESTATES, installControllerCrds, kubectlFor } from "../support/estate-kube";
 
-const ESTATES = path.resolve(import.meta.dirname, "../fixtures/estates");
 const FLUX_FLEET = path.join(ESTATES, "flux-fleet");
 const APP_OF_APPS = path.join(ESTATES, "argocd-app-of-apps");
-const FLUX_CRDS = path.resolve(import.meta.dirname, "../fixtures/flux-crds");
 const kubectlBin = requiredKubectl();
 
 const catalog: RepositoryCatalog = {
@@ -35,30 +32,17 @@ function target(environment: string, discover: unknown): DiscoveryTarget {
 let cluster: TestCluster | undefined;
 let dir = "";
 
-async function kubectl(args: string[], input = ""): Promise<string> {
-  if (!cluster) throw new Error("no cluster");
-  const r = await runProcess(kubectlBin, ["--kubeconfig", cluster.kubeconfigPath, "--context", "t", ...args], input);
-  if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
+const kubectl = kubectlFor(() => cluster, kubectlBin);
 
 /** Flux's CRDs and Argo CD's Application CRD, served once discovery (as the collector sees it) lists them. */
 async function installControllersCrds(): Promise<void> {
-  await kubectl(["apply", "--server-side", "-f", FLUX_CRDS]);
-  await kubectl(["apply", "--server-side", "-f", "-"], JSON.stringify(ARGOCD_APPLICATION_CRD));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const served = (await discover(reader())).byGroupKind;
-    if (["kustomize.toolkit.fluxcd.io/Kustomization", "helm.toolkit.fluxcd.io/HelmRelease", "source.toolkit.fluxcd.io/HelmChart", "argoproj.io/Application"].every((k) => served.has(k))) return;
-    if (Date.now() > deadline) throw new Error("the CRDs are not served after 30 s");
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  if (!cluster) throw new Error("no cluster");
+  await installControllerCrds(kubectl, cluster);
 }
 
-/** The collector's read-only credential (deploy/base/rbac.yaml's role on the real server). */
 function reader() {
   if (!cluster) throw new Error("no cluster");
-  return createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, { timeoutMs: 20_000 });
+  return collectorReader(cluster);
 }
 
 async function run(targets: DiscoveryTarget[]): Promise<DiscoveryOutcome> {

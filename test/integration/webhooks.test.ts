@@ -36,6 +36,8 @@ const config = {
     { name: "production", cluster, source: { repository: "shop", branch: "release", path: "envs/production" } },
     { name: "platform", cluster, source: { repository: "infra", branch: "main", path: "." } },
     { name: "other", cluster, source: { repository: "unsigned", branch: "main", path: "." } },
+    // Its applications' sources are read from the cluster at run time: any push may be one of theirs.
+    { name: "fleet", cluster, discover: { flux: {} } },
   ],
 };
 
@@ -99,13 +101,13 @@ describe("POST /api/webhooks/git", () => {
     const res = await send(body, { "x-github-event": "push", "x-github-delivery": delivery, "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, body)}` });
     expect(res.status).toBe(202);
     const json = (await res.json()) as { runs: Array<{ environment: string; runId: number }> };
-    expect(json.runs.map((r) => r.environment).sort()).toEqual(["staging", "test"]);
-    // production follows the release branch, platform another repository: untouched.
-    expect(await runsByEnv()).toEqual({ test: "webhook", staging: "webhook" });
+    expect(json.runs.map((r) => r.environment).sort()).toEqual(["fleet", "staging", "test"]);
+    // production follows the release branch, platform another repository: untouched. fleet discovers: it runs on any push.
+    expect(await runsByEnv()).toEqual({ test: "webhook", staging: "webhook", fleet: "webhook" });
     const queued = await db.collectionRun.findMany();
     for (const r of queued) expect(r.notBefore.getTime()).toBeLessThanOrEqual(Date.now());
     const audit = await db.auditEvent.findMany({ where: { action: "webhook.accepted" }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => a.environment).sort()).toEqual(["staging", "test"]);
+    expect(audit.map((a) => a.environment).sort()).toEqual(["fleet", "staging", "test"]);
     expect(audit[0]?.after).toMatchObject({ provider: "github", deliveryId: delivery, repository: "shop", branch: "main" });
     // Its delivery id and the digest of its body, each refusing a replay.
     expect((await db.webhookDelivery.findMany()).map((d) => d.deliveryId.replace(/[0-9a-f]{64}$/, "<digest>")).sort()).toEqual([`github:${delivery}`, "sha256:<digest>"]);
@@ -115,7 +117,7 @@ describe("POST /api/webhooks/git", () => {
     const body = githubPush("release");
     const res = await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, body)}` });
     expect(res.status).toBe(202);
-    expect(await runsByEnv()).toEqual({ production: "webhook" });
+    expect(await runsByEnv()).toEqual({ production: "webhook", fleet: "webhook" });
   });
 
   it("refuses a replayed delivery id with 409, audited, and queues nothing more", async () => {
@@ -127,7 +129,7 @@ describe("POST /api/webhooks/git", () => {
     const replay = await send(body, headers);
     expect(replay.status).toBe(409);
     expect(((await replay.json()) as { error: { message: string } }).error.message).toMatch(/already received/);
-    expect(await db.collectionRun.count()).toBe(2);
+    expect(await db.collectionRun.count()).toBe(3); // test, staging and fleet (which discovers)
     expect(await db.auditEvent.count({ where: { action: "webhook.rejected", reason: "replayed delivery id" } })).toBe(1);
   });
 
@@ -139,8 +141,8 @@ describe("POST /api/webhooks/git", () => {
     const replay = await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature });
     expect(replay.status).toBe(409);
     expect(((await replay.json()) as { error: { message: string } }).error.message).toMatch(/already received under another delivery id/);
-    expect(await db.collectionRun.count()).toBe(2);
-    expect(await db.auditEvent.count({ where: { action: "webhook.accepted" } })).toBe(2);
+    expect(await db.collectionRun.count()).toBe(3); // test, staging and fleet (which discovers)
+    expect(await db.auditEvent.count({ where: { action: "webhook.accepted" } })).toBe(3);
     expect(await db.auditEvent.count({ where: { action: "webhook.rejected", reason: "replayed body under a new delivery id" } })).toBe(1);
     // The refused replay spent nothing: its new delivery id is not recorded, only the first delivery's id and body.
     expect(await db.webhookDelivery.count()).toBe(2);
@@ -178,7 +180,7 @@ describe("POST /api/webhooks/git", () => {
     const body = gitlabPush();
     const ok = await send(body, { "x-gitlab-event": "Push Hook", "x-gitlab-token": INFRA_SECRET, "x-gitlab-event-uuid": randomUUID() });
     expect(ok.status).toBe(202);
-    expect(await runsByEnv()).toEqual({ platform: "webhook" });
+    expect(await runsByEnv()).toEqual({ platform: "webhook", fleet: "webhook" });
     const wrong = await send(body, { "x-gitlab-event": "Push Hook", "x-gitlab-token": SHOP_SECRET, "x-gitlab-event-uuid": randomUUID() });
     expect(wrong.status).toBe(401);
   });
@@ -191,7 +193,7 @@ describe("POST /api/webhooks/git", () => {
     });
     const res = await send(body, { "x-gitea-event": "push", "x-gitea-delivery": randomUUID(), "x-gitea-signature": hmac(SHOP_SECRET, body), "x-github-event": "push" });
     expect(res.status).toBe(202);
-    expect(Object.keys(await runsByEnv()).sort()).toEqual(["staging", "test"]);
+    expect(Object.keys(await runsByEnv()).sort()).toEqual(["fleet", "staging", "test"]);
     const bad = await send(body, { "x-gitea-event": "push", "x-gitea-delivery": randomUUID(), "x-gitea-signature": hmac(INFRA_SECRET, body) });
     expect(bad.status).toBe(401);
   });
@@ -200,7 +202,7 @@ describe("POST /api/webhooks/git", () => {
     const body = JSON.stringify({ repository: "git@github.com:acme/shop.git", branch: "release" });
     const res = await send(body, { "x-driftwatch-signature": `sha256=${hmac(SHOP_SECRET, body)}`, "x-driftwatch-delivery": randomUUID() });
     expect(res.status).toBe(202);
-    expect(await runsByEnv()).toEqual({ production: "webhook" });
+    expect(await runsByEnv()).toEqual({ production: "webhook", fleet: "webhook" });
   });
 
   it("a repository without a webhook secret accepts no webhook at all", async () => {

@@ -36,6 +36,25 @@ export interface CollectorFixture {
   cleanup(): Promise<void>;
 }
 
+/** One run of an environment, start to finish as a worker does it, against `config`; with the run's stored stats. */
+export async function runCollection(db: PrismaClient, config: DriftwatchConfig, mirrorsDir: string, environment: string) {
+  await syncConfigToDatabase(db, config);
+  const env = await db.environment.findUniqueOrThrow({ where: { name: environment } });
+  const runId = await enqueueRun(db, env.id, "test");
+  const leased = await leaseRunById(db, runId, "test-worker", 60_000);
+  if (!leased) throw new Error("could not lease the run");
+  const ctx = collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) });
+  const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
+  const stats = (await db.collectionRun.findUniqueOrThrow({ where: { id: runId } })).stats as Record<string, unknown> | null;
+  return { ...outcome, stats };
+}
+
+/** Every Application row, by name. */
+export async function applicationsByName(db: PrismaClient) {
+  const rows = await db.application.findMany({ orderBy: { name: "asc" } });
+  return new Map(rows.map((r) => [r.name, r]));
+}
+
 export function deploymentYaml(name: string, image: string, replicas: number, env: Record<string, string> = {}): Record<string, unknown> {
   return {
     apiVersion: "apps/v1",

@@ -49,7 +49,13 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
           </div>
           <p className="text-sm text-slate-600">{env.statusReason}</p>
           <p className="text-xs text-slate-500">
-            {env.source.repository ?? "no repository"} · {env.source.branch} · <code>{env.source.path}</code>
+            {env.source.branch ? (
+              <>
+                {env.source.repository ?? "no repository"} · {env.source.branch} · <code>{env.source.path}</code>
+              </>
+            ) : (
+              "applications discovered from the cluster"
+            )}
             {env.description ? ` · ${env.description}` : ""} · collected <Ago iso={env.lastCollectedAt} now={now} /> ·{" "}
             <a href={`/reports/incident?env=${encodeURIComponent(env.name)}`} className="text-blue-700 underline">
               incident report

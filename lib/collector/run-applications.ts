@@ -1,0 +1,108 @@
+// The applications one run of an environment collects: the ones driftwatch.yaml
+// declares and, for an environment with `discover:`, the ones its controllers
+// hold (read from the cluster this run), each with the repository it is
+// fetched from. What discovery could not read this run is kept as it was known,
+// never taken for gone.
+import type { EnvironmentConfig, RepositoryConfig } from "@/lib/config";
+import type { RunError } from "@/lib/domain/types";
+import type { ClusterClient } from "@/lib/kube/client";
+import type { Discovery } from "@/lib/kube/discovery";
+import { declaredApplications } from "@/lib/applications/declared";
+import { discoverApplications, type UnlistedKind } from "@/lib/applications/discover";
+import { repositoryOfSource } from "@/lib/applications/repositories";
+import { applicationSpecSchema, controllerRefSchema, type ApplicationSpec, type ControllerRef } from "@/lib/applications/spec";
+import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
+
+/** An application stored by an earlier run (readPersistInputs' applicationRows). */
+export interface KnownApplication {
+  id: string;
+  name: string;
+  removedAt: Date | null;
+  controllerRef: unknown;
+  spec: unknown;
+}
+
+export interface RunApplications {
+  /** To collect this run, names unique, declared ones first. */
+  specs: ApplicationSpec[];
+  /** Discovery's warnings and name clashes, as the run reports them. */
+  warnings: RunError[];
+  /**
+   * Applications known before whose controller kind could not be listed this
+   * run: not collected, not removed; their last good state stays, with the reason.
+   */
+  keptForUnlistedKinds: Array<{ spec: ApplicationSpec; error: RunError }>;
+  /** The repository each source repository name stands for this run (declared, or made up from a credential). */
+  repositories: Map<string, RepositoryConfig>;
+  /** Why an application cannot be fetched (its source maps to no repository), by application name. */
+  unfetchable: Map<string, string>;
+}
+
+function unlistedFor(controller: ControllerRef | undefined, unlisted: readonly UnlistedKind[]): UnlistedKind | undefined {
+  if (!controller) return undefined;
+  return unlisted.find((u) => u.kind === controller.kind && (u.namespace === null || u.namespace === controller.namespace));
+}
+
+/**
+ * The environment's applications for this run. A test seam
+ * (`ctx.applicationsFor`) wins; otherwise the declared ones and, with
+ * `discover:`, the discovered ones (a declared application of the same name
+ * wins, with a warning). `cluster` is asked only when the environment discovers.
+ */
+export async function applicationsOfRun(
+  ctx: CollectorContext,
+  env: EnvironmentConfig,
+  cluster: () => Promise<{ client: ClusterClient; discovery: Discovery }>,
+  known: () => Promise<readonly KnownApplication[]>,
+): Promise<RunApplications> {
+  const warnings: RunError[] = [];
+  const keptForUnlistedKinds: RunApplications["keptForUnlistedKinds"] = [];
+  let specs: ApplicationSpec[];
+  if (ctx.applicationsFor) {
+    specs = await ctx.applicationsFor(env, await cluster());
+  } else {
+    specs = declaredApplications(env, ctx.config.repositories);
+    if (env.discover) {
+      const { client, discovery } = await cluster();
+      const outcome = await discoverApplications(client, discovery, [{ environment: env.name, discover: env.discover }], ctx.config).catch((e: unknown) => {
+        throw new RunFailure([kubeRunError(e)]);
+      });
+      for (const w of outcome.warnings) warnings.push({ category: w.code === "forbidden" ? "forbidden" : "render", severity: "warning", message: w.message });
+      const declaredNames = new Set(specs.map((s) => s.name));
+      for (const found of outcome.applications.get(env.name) ?? []) {
+        if (declaredNames.has(found.name)) {
+          const by = found.controller ? ` (${found.controller.kind} ${found.controller.namespace}/${found.controller.name})` : "";
+          warnings.push({ category: "render", severity: "warning", message: `application ${found.name} is declared in driftwatch.yaml and discovered${by}; the declared one is collected` });
+          continue;
+        }
+        specs.push(found);
+      }
+      // Known applications of a kind that could not be listed are unknown this run, not gone.
+      const names = new Set(specs.map((s) => s.name));
+      for (const row of outcome.unlisted.length > 0 ? await known() : []) {
+        if (row.removedAt || names.has(row.name)) continue;
+        const controller = controllerRefSchema.safeParse(row.controllerRef);
+        const why = unlistedFor(controller.success ? controller.data : undefined, outcome.unlisted);
+        const spec = applicationSpecSchema.safeParse(row.spec);
+        if (!why || !spec.success) continue;
+        const where = why.namespace ? `in namespace ${why.namespace}` : "in any namespace";
+        keptForUnlistedKinds.push({ spec: spec.data, error: { category: "forbidden", severity: "warning", message: `its ${why.kind} could not be listed ${where} this run; its last known state is kept` } });
+      }
+    }
+  }
+
+  const repositories = new Map<string, RepositoryConfig>(ctx.config.repositories.map((r) => [r.name, r]));
+  const unfetchable = new Map<string, string>();
+  for (const spec of specs) {
+    const source = spec.sources[0];
+    // Helm charts and multi-source applications are refused on their own grounds (applicationView).
+    if (!source || source.render === "helm" || spec.sources.length > 1) continue;
+    const found = repositoryOfSource(source, ctx.config);
+    if (!found.ok) {
+      unfetchable.set(spec.name, found.reason);
+      continue;
+    }
+    repositories.set(found.repository.name, found.repository);
+  }
+  return { specs, warnings, keptForUnlistedKinds, repositories, unfetchable };
+}

@@ -1,0 +1,224 @@
+// An environment that only says `discover:`: the Flux fleet's production
+// cluster (test/fixtures/estates/flux-fleet) committed into a real Git
+// repository, its Flux objects applied with kubectl, and what Flux would have
+// applied of each Kustomization applied too. One run finds the applications in
+// the cluster and collects each from one fetch of the repository; drift,
+// removal and a source nobody allowed show on the application they concern.
+// On the imitation and on a real kube-apiserver, with the same assertions.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { forEachCluster, type TestCluster } from "../support/clusters";
+import { ESTATES, installControllerCrds, kubectlFor } from "../support/estate-kube";
+import { applicationsByName, runCollection } from "../support/collector-env";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { startGitHttpServer } from "@/lib/git/test-support/git-http-server";
+import { setProcessEnv } from "../support/process-env";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { getApplication, listApplications } from "@/lib/dashboard/applications";
+
+const FLEET = path.join(ESTATES, "flux-fleet");
+/** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
+const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
+const UNKNOWN_URL = "https://git.unknown.example/other/manifests.git";
+
+const db = getPrisma();
+let dir: string;
+let cluster: TestCluster | undefined;
+let fleet: TestRepo;
+let config: DriftwatchConfig;
+const kubectl = kubectlFor(() => cluster);
+
+/** Every file of the estate, committed as its repository's first commit. */
+function commitEstate(repo: TestRepo): void {
+  for (const file of fs.readdirSync(FLEET, { recursive: true, encoding: "utf8" })) {
+    const full = path.join(FLEET, file);
+    if (fs.statSync(full).isFile()) repo.write(file, fs.readFileSync(full));
+  }
+  repo.commit("flux-fleet");
+}
+
+/** What kustomize-controller applies for a Kustomization: the folder built, postBuild variables substituted, applied server-side. */
+async function applyAsFlux(folder: string, substitute: Record<string, string> = {}): Promise<void> {
+  let built = await kubectl(["kustomize", path.join(FLEET, folder)]);
+  for (const [k, v] of Object.entries(substitute)) built = built.replaceAll(`\${${k}}`, v);
+  await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], built);
+}
+
+/** The production cluster once Flux has reconciled every Kustomization of the fleet. */
+async function reconcileProduction(): Promise<void> {
+  if (!cluster) throw new Error("no cluster");
+  await installControllerCrds(kubectl, cluster, { argocd: false });
+  await kubectl(["create", "namespace", "flux-system"]);
+  await applyAsFlux("clusters/production");
+  await applyAsFlux("infrastructure/controllers");
+  await applyAsFlux("infrastructure/configs", { cluster_env: "production" });
+  await applyAsFlux("apps/production");
+  for (const service of ["api", "cart", "web", "worker"]) await applyAsFlux(`apps/production/${service}`);
+}
+
+const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
+const applications = () => applicationsByName(db);
+
+const SERVICES = ["flux-system/shop-api", "flux-system/shop-cart", "flux-system/shop-web", "flux-system/shop-worker"];
+const COLLECTED = ["flux-system/apps", "flux-system/flux-system", "flux-system/infra-configs", "flux-system/infra-controllers", ...SERVICES];
+
+forEachCluster((server) => {
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-discovered-"));
+    cluster = await server().forCase(dir);
+    fleet = TestRepo.create("flux-fleet");
+    commitEstate(fleet);
+    config = parseConfig(
+      stringify({
+        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+      }),
+    );
+    await resetDatabase(db);
+    await reconcileProduction();
+  }, 120_000);
+  afterEach(async () => {
+    await cluster?.release();
+    cluster = undefined;
+    fleet.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  describe("an environment that only discovers its applications", () => {
+    it("is stored without a source of its own, and one run collects every discovered application from one fetch", async () => {
+      const first = await run();
+      const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      expect(env).toMatchObject({ repositoryId: null, branch: "", path: "" });
+      // The HelmRelease is found but not collected (its desired state is the release Helm installed): the run says why.
+      expect(first.status).toBe("partial");
+      expect(first.errors.filter((e) => e.severity !== "warning")).toEqual([]);
+      expect(first.errors.map((e) => e.message)).toEqual(["application ingress-nginx/ingress-nginx renders a Helm chart; its desired state comes from release storage, not collected here yet"]);
+      expect(first.stats).toMatchObject({ applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } });
+      // One mirror, of the declared repository (the GitRepository's URL is its alias): nothing made up, nothing anonymous.
+      expect(fs.readdirSync(path.join(dir, "mirrors")).filter((f) => f.endsWith(".git"))).toEqual(["fleet.git"]);
+      expect((await db.repository.findMany()).map((r) => r.name)).toEqual(["fleet"]);
+
+      const apps = await applications();
+      expect([...apps.keys()]).toEqual([...COLLECTED, "ingress-nginx/ingress-nginx"].sort());
+      for (const name of COLLECTED) {
+        expect(apps.get(name), name).toMatchObject({ kind: "flux-kustomization", approvedSha: fleet.head(), driftCount: 0, lastError: null, removedAt: null });
+        expect(apps.get(name)?.objectCount, name).toBeGreaterThan(0);
+      }
+      expect(apps.get("flux-system/shop-api")).toMatchObject({ promotionKey: "api", controllerRef: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop-api" }, objectCount: 2 });
+      expect(apps.get("ingress-nginx/ingress-nginx")?.lastError).toMatchObject({ message: expect.stringContaining("renders a Helm chart") });
+      // Each object is its own application's.
+      const nameOf = new Map([...apps.values()].map((a) => [a.id, a.name]));
+      const owners = new Map((await db.liveObject.findMany({ select: { key: true, applicationId: true } })).map((o) => [o.key, nameOf.get(o.applicationId ?? "")]));
+      expect(owners.get("apps/Deployment/shop/api")).toBe("flux-system/shop-api");
+      expect(owners.get("/ConfigMap/flux-system/cluster-settings")).toBe("flux-system/infra-configs");
+      expect(owners.get("kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-cart")).toBe("flux-system/apps");
+
+      // What the dashboard shows: no source of the environment's own, nine applications, eight in sync, the HelmRelease failing with its reason.
+      expect((await getEnvironmentDetail(db, "production")).source).toMatchObject({ repository: null, branch: "", path: "" });
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      expect(listed.rollup).toMatchObject({ total: 9, inSync: 8, failing: 1 });
+      const api = await getApplication(db, "production", "flux-system/shop-api");
+      expect(api.application.sources).toEqual([expect.objectContaining({ url: FLEET_URL, repository: "fleet", path: "apps/production/api", render: "kustomize" })]);
+    }, 120_000);
+
+    it("a kubectl scale of a discovered application's Deployment is Modified drift of that application only", async () => {
+      await run();
+      await kubectl(["-n", "shop", "scale", "deployment", "api", "--replicas=5"]);
+      const second = await run();
+      expect(second.stats).toMatchObject({ repositoriesFetched: 1, drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      const apps = await applications();
+      const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true, attributionManager: true } });
+      expect(items).toEqual([{ key: "apps/Deployment/shop/api", type: "Modified", applicationId: apps.get("flux-system/shop-api")?.id, attributionManager: "kubectl" }]);
+      expect([...apps.values()].filter((a) => a.driftCount > 0).map((a) => [a.name, a.driftCount])).toEqual([["flux-system/shop-api", 1]]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsDrifted: 1 });
+    }, 120_000);
+
+    it("an application whose Kustomization is deleted is marked removed, its history kept", async () => {
+      await run();
+      await kubectl(["-n", "shop", "scale", "deployment", "cart", "--replicas=7"]);
+      await run();
+      const cart = (await applications()).get("flux-system/shop-cart");
+      if (!cart) throw new Error("shop-cart was not discovered");
+      const drift = await db.driftItem.findFirstOrThrow({ where: { applicationId: cart.id, resolvedAt: null } });
+
+      await kubectl(["-n", "flux-system", "delete", "kustomization", "shop-cart"]);
+      const after = await run();
+      expect(after.stats).toMatchObject({ applications: 8, repositoriesFetched: 1 });
+      const apps = await applications();
+      expect(apps.get("flux-system/shop-cart")).toMatchObject({ id: cart.id, removedAt: expect.any(Date) });
+      expect(apps.get("flux-system/shop-api")?.removedAt).toBeNull();
+      // Its history stays: its drift (ended, no application has the object any more) and its lineage.
+      expect(await db.driftItem.findUniqueOrThrow({ where: { id: drift.id } })).toMatchObject({ applicationId: cart.id, type: "Modified" });
+      expect(await db.appliedRevision.count({ where: { applicationId: cart.id } })).toBeGreaterThan(0);
+      // Git still has the Kustomization (apps renders it): Missing, on the application that applies it.
+      const missing = await db.driftItem.findMany({ where: { resolvedAt: null, type: "Missing" }, select: { key: true, applicationId: true } });
+      expect(missing).toEqual([{ key: "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-cart", applicationId: apps.get("flux-system/apps")?.id }]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 8 });
+    }, 120_000);
+
+    it("applications of a kind the collector may no longer list are kept as they were known, not removed", async () => {
+      await run();
+      const before = (await applications()).get("ingress-nginx/ingress-nginx");
+      await cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
+      const out = await run();
+      expect(out.status).toBe("partial");
+      expect(out.errors).toContainEqual(expect.objectContaining({ category: "forbidden", message: expect.stringMatching(/^cannot list helmreleases\.helm\.toolkit\.fluxcd\.io in any namespace/) }));
+      expect(out.stats).toMatchObject({ applications: 9, repositoriesFetched: 1 });
+      const apps = await applications();
+      expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: before?.id, removedAt: null, lastError: { category: "forbidden", message: "its HelmRelease could not be listed in any namespace this run; its last known state is kept" } });
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 9 });
+    }, 120_000);
+
+    it("a repository nobody declared is fetched once with the credential whose URL prefix covers it, and gets its own row", async () => {
+      const token = "fleet-token-3f9a1c";
+      const git = await startGitHttpServer({ projectRoot: fleet.dir, username: "x-access-token", token });
+      const restore = setProcessEnv({ DW_TEST_FLEET_TOKEN: token });
+      try {
+        const served = `${git.origin}/.git`;
+        await kubectl(["-n", "flux-system", "patch", "gitrepository", "flux-system", "--type=merge", "-p", JSON.stringify({ spec: { url: served } })]);
+        config = parseConfig(
+          stringify({
+            credentials: [{ urlPrefix: git.origin, auth: { type: "token", tokenEnv: "DW_TEST_FLEET_TOKEN" } }],
+            environments: [{ name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+          }),
+        );
+        const out = await run();
+        expect(out.stats).toMatchObject({ applications: 9, repositoriesFetched: 1 });
+        const repositories = await db.repository.findMany();
+        expect(repositories.map((r) => [r.name, r.url, r.lastError])).toEqual([[expect.stringMatching(/^auto-127-0-0-1-\d+$/), served, null]]);
+        const apps = await applications();
+        for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
+        // The token went over the wire as the credential says, and only there: not into the database.
+        expect(git.authorizations).toContain(`Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`);
+        const stored = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "Application" WHERE sources::text LIKE $1 OR spec::text LIKE $1`, `%${token}%`);
+        expect(stored[0]?.n).toBe(0);
+      } finally {
+        restore();
+        await git.close();
+      }
+    }, 120_000);
+
+    it("an application whose GitRepository names a URL driftwatch.yaml does not allow fails with that reason; the others collect", async () => {
+      await kubectl(["apply", "-f", "-"], stringify({ apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "elsewhere", namespace: "flux-system" }, spec: { interval: "1m", url: UNKNOWN_URL, ref: { branch: "main" } } }));
+      await kubectl(["apply", "-f", "-"], stringify({ apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "elsewhere", namespace: "flux-system" }, spec: { interval: "10m", prune: true, path: "./deploy", sourceRef: { kind: "GitRepository", name: "elsewhere" } } }));
+      const out = await run();
+      expect(out.status).toBe("partial");
+      const reason = `no repository or credential in driftwatch.yaml matches ${UNKNOWN_URL}`;
+      expect(out.errors).toContainEqual({ category: "git-fetch", severity: "warning", message: `application flux-system/elsewhere: ${reason}` });
+      expect(out.stats).toMatchObject({ applications: 10, repositoriesFetched: 1 });
+      const apps = await applications();
+      expect(apps.get("flux-system/elsewhere")?.lastError).toMatchObject({ category: "git-fetch", message: reason });
+      expect((await getApplication(db, "production", "flux-system/elsewhere")).application.lastError?.message).toBe(reason);
+      for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
+      // Nothing was fetched from the unknown URL, and no repository was made up for it.
+      expect((await db.repository.findMany()).map((r) => r.name)).toEqual(["fleet"]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 10, applicationsFailing: 2 });
+    }, 120_000);
+  });
+});

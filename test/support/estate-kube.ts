@@ -1,0 +1,46 @@
+// What tests over the fixture estates (test/fixtures/estates) do to a test
+// cluster as a user would: real kubectl with the case's read-write context, and
+// Flux's (and Argo CD's) CRDs installed until the collector's discovery serves them.
+import path from "node:path";
+import { ARGOCD_APPLICATION_CRD } from "@driftwatch/kubesim";
+import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+import { discover } from "@/lib/kube/discovery";
+import type { TestCluster } from "./clusters";
+import { runProcess } from "./run-process";
+import { requiredKubectl } from "./required-tools";
+
+export const FLUX_CRDS = path.resolve(import.meta.dirname, "../fixtures/flux-crds");
+export const ESTATES = path.resolve(import.meta.dirname, "../fixtures/estates");
+
+export type Kubectl = (args: string[], input?: string) => Promise<string>;
+
+/** Real kubectl against the case's cluster, context `t` (read-write); a failure throws with kubectl's stderr. */
+export function kubectlFor(cluster: () => TestCluster | undefined, bin = requiredKubectl()): Kubectl {
+  return async (args, input = "") => {
+    const c = cluster();
+    if (!c) throw new Error("no cluster");
+    const r = await runProcess(bin, ["--kubeconfig", c.kubeconfigPath, "--context", "t", ...args], input);
+    if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
+    return r.stdout;
+  };
+}
+
+/** The collector's read-only credential (deploy/base/rbac.yaml's role on the real server). */
+export function collectorReader(cluster: TestCluster): ClusterClient {
+  return createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, { timeoutMs: 20_000 });
+}
+
+/** Flux's CRDs (and Argo CD's Application CRD), applied with kubectl and waited for until discovery, as the collector sees it, lists them. */
+export async function installControllerCrds(kubectl: Kubectl, cluster: TestCluster, opts: { argocd?: boolean } = {}): Promise<void> {
+  await kubectl(["apply", "--server-side", "-f", FLUX_CRDS]);
+  if (opts.argocd !== false) await kubectl(["apply", "--server-side", "-f", "-"], JSON.stringify(ARGOCD_APPLICATION_CRD));
+  const wanted = ["kustomize.toolkit.fluxcd.io/Kustomization", "helm.toolkit.fluxcd.io/HelmRelease", "source.toolkit.fluxcd.io/HelmChart", "source.toolkit.fluxcd.io/GitRepository"];
+  if (opts.argocd !== false) wanted.push("argoproj.io/Application");
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const served = (await discover(collectorReader(cluster))).byGroupKind;
+    if (wanted.every((k) => served.has(k))) return;
+    if (Date.now() > deadline) throw new Error("the CRDs are not served after 30 s");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
