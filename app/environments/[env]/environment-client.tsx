@@ -127,7 +127,9 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         <Panel title="Revisions">
           <dl className="space-y-2 text-sm">
             <div>
-              <dt className="text-slate-500">Approved (newest commit on {env.source.branch} changing what this environment renders)</dt>
+              <dt className="text-slate-500">
+                {env.source.branch ? `Approved (newest commit on ${env.source.branch} changing what this environment renders)` : "Approved (of its primary application; each application has its own)"}
+              </dt>
               <dd>
                 <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
               </dd>
@@ -263,7 +265,8 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
           ) : (
             <div className="space-y-3 text-sm">
               <p className="text-slate-600">
-                To return {env.name} to an earlier revision, revert the commits after it on <code>{env.source.branch}</code> and merge that through your normal review.
+                To return {env.name} to an earlier revision, revert the commits after it on {env.source.branch ? <code>{env.source.branch}</code> : "its application's branch"} and merge that
+                through your normal review.
                 Driftwatch never pushes. Current: <RevisionLine rev={env.rollback.current} />
               </p>
               <ol className="space-y-3">

@@ -5,7 +5,7 @@ import { requireUser } from "@/lib/auth/server";
 import { getPrisma } from "@/lib/db";
 import { applicationListQuery } from "@/lib/api/contract/applications";
 import { envParams } from "@/lib/api/contract/params";
-import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
+import { APPLICATION_STATUSES, rollupWords } from "@/lib/applications/rollup";
 import { listApplications } from "@/lib/dashboard/applications";
 import { orNotFound } from "@/lib/dashboard/pages";
 import { Breadcrumb } from "@/components/breadcrumb";
@@ -37,7 +37,7 @@ export default async function ApplicationsPage({ params, searchParams }: Props) 
       <Breadcrumb trail={[{ href: "/", label: "Environments" }, { href: `/environments/${env}`, label: env }]} current="Applications" />
       <h1 className="text-2xl font-semibold text-slate-900">Applications of {env}</h1>
       <p className="text-sm text-slate-700" aria-label="Rollup">
-        {r.total} applications: {r.inSync} in sync, {r.drifted} drifted, {r.stale} stale, {r.paused} paused, {r.failing} failing
+        {rollupWords(r)}
       </p>
       <form method="get" className="flex flex-wrap items-end gap-3 text-sm" aria-label="Filter applications">
         <label className="flex flex-col">
