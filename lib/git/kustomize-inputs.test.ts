@@ -101,7 +101,7 @@ describe("walkKustomization: inputs", () => {
 
   it("at the repository root", async () => {
     const walk = await walkKustomization(treeOf({ Kustomization: "resources: [d.yaml]\n", "d.yaml": DEPLOY }), "");
-    expect(walk).toEqual({ inputs: ["Kustomization", "d.yaml"], refusals: [], remoteBases: [] });
+    expect(walk).toEqual({ inputs: ["Kustomization", "d.yaml"], refusals: [], remoteBases: [], helmCharts: [] });
   });
 });
 
@@ -172,7 +172,7 @@ describe("walkKustomization: refusals name the file and the reference", () => {
     ]);
   });
 
-  it("builtin generators and transformers have their files checked and listed; builtin Helm is refused", async () => {
+  it("builtin generators and transformers have their files checked and listed; a HelmChartInflationGenerator config is refused", async () => {
     const tree = treeOf({
       "app/kustomization.yaml": "generators: [gen.yaml]\ntransformers: [patch.yaml, helm.yaml]\n",
       "app/gen.yaml": `apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: g}\nfiles: [local.txt, "k=http://127.0.0.1:9/x"]\nenvs: [/proc/self/environ]\n`,
@@ -186,7 +186,7 @@ describe("walkKustomization: refusals name the file and the reference", () => {
       ["http://127.0.0.1:9/x", "remote references are not fetched by kustomize here; only Driftwatch fetches, and only remote bases (resources, components)"],
       ["/proc/self/environ", "absolute paths are not followed"],
       ["../../etc/passwd", "leaves the repository"],
-      ["helm.yaml", "Helm chart inflation is not run by the kustomize renderer (it would fetch charts and run helm)"],
+      ["helm.yaml", "a HelmChartInflationGenerator configuration is not run here; list the chart under helmCharts in the kustomization"],
     ]);
     expect(walk.inputs).toEqual(["app/gen.yaml", "app/helm.yaml", "app/kustomization.yaml", "app/local.txt", "app/patch.yaml", "app/smp.yaml"]);
   });

@@ -16,6 +16,8 @@ export type TreeNode = { type: "file" } | { type: "dir" } | { type: "link"; targ
 export interface RepoTree {
   node(file: string): TreeNode | undefined;
   read(file: string): Promise<string>;
+  /** Every entry (files, links, submodules) under a folder, repository-relative. */
+  list?(folder: string): string[];
 }
 
 /** A remote git base as kustomize spells it: `https://host/org/repo//sub/dir?ref=v1`, `github.com/org/repo/sub?ref=v1`, `git@host:org/repo//sub`. */
@@ -43,11 +45,29 @@ export interface KustomizeWalk {
   refusals: Refusal[];
   /** Remote bases the allowlist admits: Driftwatch fetches them and points the kustomization at the copy. */
   remoteBases: RemoteBase[];
+  /** `helmCharts` entries (only when WalkOptions.helmCharts admits them): kustomize inflates each with helm. */
+  helmCharts: HelmChartUse[];
+}
+
+/** One `helmCharts` entry, where kustomize's inflator will look for its chart. */
+export interface HelmChartUse {
+  /** The kustomization that lists it. */
+  file: string;
+  name: string;
+  version: string;
+  repo: string;
+  /** Repository-relative folder kustomize reads the chart from: chartHome[/name-version]/name. */
+  chartPath: string;
+  /** Whether that folder is in the commit (then kustomize uses it as found and never pulls). */
+  present: boolean;
 }
 
 export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 const HELM_FIELDS = ["helmCharts", "helmGlobals", "helmChartInflationGenerator", "helmChartRepository"];
+/** kustomize puts these on helm's command line; a value starting with "-" would be read as a flag (--post-renderer, --kubeconfig…). */
+const HELM_ARGUMENT_FIELDS = ["name", "version", "releaseName", "namespace", "nameTemplate", "kubeVersion"];
+const CHART_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FUNCTION_ANNOTATIONS = ["config.kubernetes.io/function", "config.k8s.io/function"];
 const MAX_LINK_HOPS = 32;
 
@@ -179,13 +199,22 @@ function isInline(entry: string): boolean {
 export interface WalkOptions {
   /** Remote bases the configuration allows (compared by normaliseRepoUrl). */
   allowRemote?: (repository: string) => boolean;
+  /**
+   * `helmCharts`: "inflate" checks each entry and lists it (the build runs
+   * with --enable-helm); a string is the reason they are refused. Refused
+   * when absent.
+   */
+  helmCharts?: "inflate" | string;
 }
+
+const HELM_NOT_RUN = "Helm chart inflation is not run for this render (it needs the helm binary and the destination cluster, which only an Argo CD application's render has)";
 
 /** Walks the kustomization in `start` and everything it reaches. */
 export async function walkKustomization(tree: RepoTree, start: string, opts: WalkOptions = {}): Promise<KustomizeWalk> {
   const inputs = new Set<string>();
   const refusals: Refusal[] = [];
   const remoteBases: RemoteBase[] = [];
+  const helmCharts: HelmChartUse[] = [];
   const walked = new Set<string>();
   const refuse = (file: string, reference: string, reason: string) => refusals.push({ file, reference, reason });
 
@@ -267,7 +296,7 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
       const fn = FUNCTION_ANNOTATIONS.find((a) => a in annotations);
       if (fn) refuse(file, reference, `declares a KRM function (${fn}): functions run programs or containers and are not run here`);
       else if (v.apiVersion !== "builtin") refuse(file, reference, `${String(v.apiVersion)} ${String(v.kind)} is a kustomize plugin; only kustomize's builtin generators and transformers run here`);
-      else if (v.kind === "HelmChartInflationGenerator") refuse(file, reference, "Helm chart inflation is not run by the kustomize renderer (it would fetch charts and run helm)");
+      else if (v.kind === "HelmChartInflationGenerator") refuse(file, reference, "a HelmChartInflationGenerator configuration is not run here; list the chart under helmCharts in the kustomization");
       else await builtinFiles(file, dir, v);
     }
   };
@@ -302,6 +331,91 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
     await walk(k, asPluginConfig);
   };
 
+  /**
+   * The `helmCharts` of one kustomization, checked the way kustomize's
+   * HelmChartInflationGenerator will use them: the chart at
+   * chartHome/name (chartHome/name-version/name when repo and version are
+   * both set), its values.yaml unless valuesFile names another, then
+   * additionalValuesFiles; every path inside the repository.
+   */
+  const helm = async (kustomization: string, dir: string, k: Record<string, unknown>) => {
+    for (const field of ["helmChartInflationGenerator", "helmChartRepository"]) {
+      if (k[field] !== undefined && k[field] !== null) refuse(kustomization, field, "the deprecated form names its own helm binary and home; list the chart under helmCharts");
+    }
+    const globals = (k.helmGlobals ?? {}) as Record<string, unknown>;
+    if (globals.configHome !== undefined) refuse(kustomization, "helmGlobals.configHome", "helm's configuration home is not taken from the repository (it would hold repositories and registry logins)");
+    const chartHomeRef = typeof globals.chartHome === "string" && globals.chartHome ? globals.chartHome : "charts";
+    const chartHome = insideRepository(kustomization, dir, `helmGlobals.chartHome: ${chartHomeRef}`, chartHomeRef);
+    if (chartHome === null) return;
+    for (const [i, c] of records(k.helmCharts).entries()) {
+      const label = `helmCharts[${i}]`;
+      const bad = HELM_ARGUMENT_FIELDS.filter((f) => c[f] !== undefined && (typeof c[f] !== "string" || (c[f] as string).startsWith("-")));
+      const badApi = Array.isArray(c.apiVersions) && c.apiVersions.some((v) => typeof v !== "string" || v.startsWith("-"));
+      if (bad.length > 0 || badApi) {
+        refuse(kustomization, `${label}.${bad[0] ?? "apiVersions"}`, "must be a string that does not start with \"-\" (kustomize passes it to helm as an argument, where it would be read as a flag)");
+        continue;
+      }
+      const name = typeof c.name === "string" ? c.name : "";
+      if (!CHART_NAME.test(name)) {
+        refuse(kustomization, `${label}.name: ${name}`, "a chart name is one folder name (letters, digits, \".\", \"_\", \"-\")");
+        continue;
+      }
+      const version = typeof c.version === "string" ? c.version : "";
+      const repo = typeof c.repo === "string" ? c.repo : "";
+      const home = version && repo ? path.join(chartHome, `${name}-${version}`) : chartHome;
+      const chartPath = home ? `${home}/${name}` : name;
+      if (typeof c.valuesFile === "string" && c.valuesFile) await addFile(kustomization, dir, c.valuesFile);
+      for (const f of strings(c.additionalValuesFiles)) await addFile(kustomization, dir, f);
+      const node = tree.node(chartPath);
+      const present = node?.type === "dir";
+      if (node && !present) {
+        refuse(kustomization, `${label}: ${chartPath}`, node.type === "link" ? "the chart folder is a symbolic link" : "is not a chart folder");
+        continue;
+      }
+      if (present) {
+        const inChart = listUnder(chartPath);
+        const links = inChart.filter((f) => tree.node(f)?.type !== "file");
+        if (links.length > 0) {
+          refuse(kustomization, `${label}: ${links[0]}`, "a symbolic link or submodule in a chart is refused: a chart is read from files only");
+          continue;
+        }
+        for (const f of inChart) inputs.add(f);
+      } else if (!repo) {
+        refuse(kustomization, `${label}: ${name}`, `no chart at ${chartPath || "/"} and no repo to fetch it from`);
+        continue;
+      } else if (!/^(https?|oci):\/\//i.test(repo)) {
+        refuse(kustomization, `${label}.repo: ${repo}`, "a chart repository is an http(s):// or oci:// URL");
+        continue;
+      }
+      helmCharts.push({ file: kustomization, name, version, repo, chartPath, present });
+    }
+  };
+
+  /** `ref` from `dir`, normalised, when it stays in the repository and crosses no link; null (refused) otherwise. */
+  const insideRepository = (file: string, dir: string, reference: string, ref: string): string | null => {
+    if (classifyReference(ref) !== "local") {
+      refuse(file, reference, "must be a path inside the repository");
+      return null;
+    }
+    const joined = path.normalize(path.join(dir || ".", ref)).replace(/\/+$/, "");
+    if (joined === ".." || joined.startsWith("../")) {
+      refuse(file, reference, "leaves the repository");
+      return null;
+    }
+    const rel = joined === "." ? "" : joined;
+    const r = rel ? resolveInTree(tree, "", rel) : { status: "dir" as const };
+    if (r.status === "outside" || ("link" in r && r.link)) {
+      refuse(file, reference, `goes through a symbolic link${"link" in r && r.link ? ` (${r.link})` : ""}`);
+      return null;
+    }
+    return rel;
+  };
+
+  const listUnder = (folder: string): string[] => {
+    if (!tree.list) throw new Error("walkKustomization: the tree cannot list folders (helmCharts need RepoTree.list)");
+    return tree.list(folder);
+  };
+
   const walk = async (kustomization: string, asPluginConfig: boolean): Promise<void> => {
     const visitKey = `${kustomization}\0${asPluginConfig}`;
     if (walked.has(visitKey)) return;
@@ -316,11 +430,10 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
     const k = (parsed.docs[0]?.value ?? {}) as Record<string, unknown>;
     if (typeof k !== "object" || k === null) return;
 
-    for (const field of HELM_FIELDS) {
-      if (k[field] !== undefined && k[field] !== null) {
-        refuse(kustomization, field, "Helm chart inflation is not run by the kustomize renderer (it would fetch charts and run helm)");
-      }
-    }
+    const usesHelm = HELM_FIELDS.some((field) => k[field] !== undefined && k[field] !== null);
+    if (usesHelm && opts.helmCharts !== "inflate") {
+      for (const field of HELM_FIELDS) if (k[field] !== undefined && k[field] !== null) refuse(kustomization, field, opts.helmCharts ?? HELM_NOT_RUN);
+    } else if (usesHelm) await helm(kustomization, dir, k);
     for (const r of [...strings(k.resources), ...strings(k.bases)]) await walkDir(kustomization, dir, r, asPluginConfig, true);
     for (const c of strings(k.components)) await walkDir(kustomization, dir, c, asPluginConfig, true);
     for (const p of strings(k.patchesStrategicMerge)) if (!isInline(p)) await addFile(kustomization, dir, p);
@@ -350,5 +463,5 @@ export async function walkKustomization(tree: RepoTree, start: string, opts: Wal
   } else {
     await walk(first, false);
   }
-  return { inputs: [...inputs].sort(), refusals, remoteBases };
+  return { inputs: [...inputs].sort(), refusals, remoteBases, helmCharts };
 }

@@ -70,13 +70,24 @@ export function findKustomize(configured?: string): KustomizeBinary {
  * root (or, as Flux builds, anywhere in the repository). Paths in error
  * messages are made repository-relative.
  */
-export function runKustomize(bin: KustomizeBinary, root: string, dir: string, opts: { home: string; timeoutMs?: number; /** Flux builds with LoadRestrictionsNone. */ loadAnywhereInRepository?: boolean }): Promise<string> {
+export function runKustomize(
+  bin: KustomizeBinary,
+  root: string,
+  dir: string,
+  opts: {
+    home: string;
+    timeoutMs?: number;
+    /** Flux builds with LoadRestrictionsNone. */ loadAnywhereInRepository?: boolean;
+    /** helmCharts: the --enable-helm flags and the environment helm inherits (the sandbox's, with helm's homes). */
+    helm?: { args: string[]; env: NodeJS.ProcessEnv };
+  },
+): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const build = bin.flavour === "kubectl" ? ["kustomize", dir] : ["build", dir];
   // Outside its root but inside the repository is safe to allow: walkKustomization has refused every
   // reference that leaves the repository, and the checkout holds no symbolic links.
-  const args = [...build, `--load-restrictor=${opts.loadAnywhereInRepository ? "LoadRestrictionsNone" : "LoadRestrictionsRootOnly"}`];
-  return runRenderer(bin.file, args, { cwd: root, env: renderEnv(opts.home), timeoutMs, what: "kustomize build" });
+  const args = [...build, `--load-restrictor=${opts.loadAnywhereInRepository ? "LoadRestrictionsNone" : "LoadRestrictionsRootOnly"}`, ...(opts.helm?.args ?? [])];
+  return runRenderer(bin.file, args, { cwd: root, env: opts.helm?.env ?? renderEnv(opts.home), timeoutMs, what: "kustomize build" });
 }
 
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;

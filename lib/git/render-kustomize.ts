@@ -14,6 +14,12 @@ import type { CachedRender } from "./render-cache";
 import { resolveCommit } from "./revisions";
 import { blameKustomization, fluxCommonMetadata, fluxPostBuild, RenderFileError, type ControllerRender, type RenderPlan } from "./controller-render";
 import { materialise, repoTree, withWrittenFile, type ListedTree } from "./repo-tree";
+import type { HelmSourceContext } from "./render";
+import { helmKubeVersion, isArgoHook } from "@/lib/helm/argocd-helm";
+import { unpackChart } from "@/lib/helm/chart-archive";
+import { findHelm, helmEnv, writeKustomizeHelmCommand } from "@/lib/helm/helm-binary";
+import type { HelmChartUse, KustomizeWalk } from "./kustomize-inputs";
+import type { Obj } from "./shape";
 
 /**
  * The allowlist of remote kustomize bases: configured repositories whose
@@ -43,6 +49,10 @@ export class RenderRefusedError extends GitError {
 
 const MAX_REMOTE_DEPTH = 4;
 
+/** Flux's kustomize-controller builds with kustomize's plugins disabled (fluxcd/pkg kustomize generator: DisabledPluginConfig, so no --enable-helm). */
+const FLUX_HELM_CHARTS =
+  "Flux's kustomize-controller does not inflate helmCharts (it builds without --enable-helm), so this Kustomization fails to build in the cluster too; deploy the chart with a HelmRelease";
+
 /**
  * Checks every reference of the build, then checks the commit (and each
  * allowlisted remote base) out, points the kustomizations at the local
@@ -56,6 +66,8 @@ export async function renderKustomize(
   kustomizeBin: string | undefined,
   remote: RemoteBaseSource | undefined,
   controlled?: { controller: ControllerRender; plan: Extract<RenderPlan, { kind: "kustomize" }>; listed: ListedTree },
+  /** helmCharts are inflated (as Argo CD does with `kustomize.buildOptions: --enable-helm`) only when this is given and the controller is not Flux. */
+  helm?: HelmSourceContext,
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const allowed = new Map((remote?.repositories ?? []).map((r) => [normaliseRepoUrl(r.url), r]));
   const allowRemote = (repository: string) => allowed.has(repository);
@@ -64,7 +76,8 @@ export async function renderKustomize(
   const write = controlled?.plan.write;
   const listed = controlled?.listed ?? (await repoTree(mirrorPath, commit));
   const tree = withWrittenFile(listed, write);
-  const walk = await walkKustomization(tree, rel, { allowRemote });
+  const flux = controlled?.controller.type === "flux";
+  const walk = await walkKustomization(tree, rel, { allowRemote, helmCharts: flux ? FLUX_HELM_CHARTS : helm ? "inflate" : undefined });
   const kustomization =
     controlled?.plan.kustomizationFile ?? KUSTOMIZATION_FILES.map((f) => (rel ? `${rel}/${f}` : f)).find((f) => tree.node(f)?.type === "file");
   if (!kustomization) {
@@ -80,14 +93,17 @@ export async function renderKustomize(
     await materialise(mirrorPath, commit, dir, root, home);
     if (write) await writeFile(path.join(root, write.file), write.text);
     await fetchRemoteBases(walk.remoteBases, root, "", { dir, home, allowed, allowRemote, remote: remote!, depth: 0, count: { n: 0 } });
+    const helmRun = walk.helmCharts.length > 0 ? await prepareHelmCharts(walk, root, dir, home, helm!) : undefined;
     const file = kustomization;
     // kustomize-controller builds with LoadRestrictionsNone (confined to the artifact); kustomize's and Argo CD's default is root-only.
-    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: controlled?.controller.type === "flux" }).catch(async (e: unknown) => {
+    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: flux, helm: helmRun }).catch(async (e: unknown) => {
       if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
       throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
     });
     const problems: RenderProblem[] = [];
-    const objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
+    let objects = fluxPostBuild(controlled?.controller, output, kustomization, problems);
+    // Argo CD leaves helm hooks (and its own hooks) out of the compared objects, whatever the source type.
+    if (helmRun) objects = objects.filter((o) => !isArgoHook(o.object as Obj));
     return {
       objects: finaliseObjects(fluxCommonMetadata(controlled?.controller, objects), defaultNamespace, problems),
       problems,
@@ -97,6 +113,36 @@ export async function renderKustomize(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Puts every chart the build inflates where kustomize looks for it: charts
+ * committed to the repository are already in the checkout; any other is
+ * fetched by Driftwatch's chart fetcher (a configured repository, verified
+ * by digest, cached) and unpacked into chartHome, so kustomize finds a
+ * folder and never runs `helm pull`. Returns the flags and environment of
+ * a build with --enable-helm, helm reached through a guard (no pull, no
+ * post-renderer) and given the destination cluster's capabilities.
+ */
+async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
+  const bin = findHelm(helm.bin);
+  const refused = (c: HelmChartUse, reason: string) => new RenderRefusedError([{ file: c.file, reference: `helmCharts: ${c.name}${c.version ? ` ${c.version}` : ""} from ${c.repo}`, reason }], walk.inputs);
+  const unpacked = new Set<string>();
+  for (const c of walk.helmCharts) {
+    if (c.present || unpacked.has(c.chartPath)) continue;
+    if (!helm.fetchChart) throw refused(c, "the chart is not in the repository and cannot be fetched: add its repository to helmRepositories in driftwatch.yaml (charts are fetched by Driftwatch, never by kustomize or helm)");
+    const fetched = await helm.fetchChart({ repoURL: c.repo, chart: c.name, targetRevision: c.version }).catch((e: unknown) => {
+      throw e instanceof GitError ? refused(c, `the chart cannot be fetched: ${e.message}`) : e;
+    });
+    await unpackChart(fetched.file, c.name, path.join(root, path.dirname(c.chartPath)));
+    unpacked.add(c.chartPath);
+  }
+  const args = ["--enable-helm", "--helm-command", await writeKustomizeHelmCommand(dir, bin)];
+  const kubeVersion = helmKubeVersion(helm.cluster.kubeVersion);
+  if (kubeVersion) args.push("--helm-kube-version", kubeVersion);
+  for (const v of helm.cluster.apiVersions) args.push("--helm-api-versions", v);
+  await mkdir(path.join(home, ".helm", "plugins"), { recursive: true });
+  return { args, env: helmEnv(home) };
 }
 
 interface RemoteContext {

@@ -183,7 +183,7 @@ async function renderAsController(
   const listed = await repoTree(mirrorPath, commit);
   const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
   if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
-  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed });
+  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
 }
 
 /**
@@ -208,7 +208,9 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     // An overlay may use bases outside its path, so only the whole tree pins its output.
     const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
     const allowlist = (opts.remoteBases?.repositories ?? []).map((r) => `${r.name}=${r.url}`).join(",");
-    key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? "", allowlist].join("\0");
+    // helmCharts render with the helm binary and the cluster's capabilities; a repository chart's version may be a range.
+    const helmKey = opts.helm ? createHash("sha256").update(JSON.stringify([opts.helm.bin ?? "", opts.helm.cluster, Boolean(opts.helm.fetchChart)])).digest("hex") : "";
+    key = ["kustomize", mirrorPath, rootTree ?? commit, rel, opts.defaultNamespace, opts.kustomizeBin ?? "", allowlist, helmKey].join("\0");
   }
   if (opts.controller) {
     // The controller's settings change the output; a controller render may also read outside the path (components, nested folders).
@@ -228,7 +230,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
         ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
         : opts.mode === "plain"
           ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)), remoteBases: [] }
-          : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases);
+          : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, undefined, opts.helm);
       const frozen = deepFreeze(result);
       // A remote base is pinned by a ref that may move (a branch): only this commit's own tree is known not to.
       if (remoteBases.length === 0) cache.set(key, frozen);

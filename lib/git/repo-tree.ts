@@ -88,6 +88,7 @@ export async function repoTree(mirrorPath: string, commit: string): Promise<List
   return {
     paths: [...nodes].filter(([, n]) => n.type === "file" || n.type === "link").map(([p]) => p),
     node: (file) => nodes.get(file),
+    list: (folder) => [...nodes].filter(([p, n]) => n.type !== "dir" && p.startsWith(`${folder}/`)).map(([p]) => p),
     oid: (file) => oids.get(file),
     async read(file) {
       const oid = oids.get(file);
@@ -104,5 +105,6 @@ export function withWrittenFile(tree: RepoTree, write: { file: string; text: str
   return {
     node: (file) => (file === write.file ? { type: "file" } : tree.node(file)),
     read: (file) => (file === write.file ? Promise.resolve(write.text) : tree.read(file)),
+    list: tree.list && ((folder) => tree.list!(folder)),
   };
 }

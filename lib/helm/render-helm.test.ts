@@ -11,6 +11,7 @@ import { syncMirror } from "@/lib/git/mirror";
 import { renderManifests, RenderRefusedError, type RenderOptions } from "@/lib/git/render";
 import { TestRepo, tempDir } from "@/lib/git/test-support/repo-fixture";
 import { requiredHelm } from "@/test/support/required-tools";
+import { CAPABILITY_TEMPLATES, SHOP_DEPLOYMENT } from "./test-support/charts";
 
 const helmBin = requiredHelm();
 
@@ -19,35 +20,8 @@ const CHART = {
   "charts/shop/values.yaml": "replicaCount: 1\nimage: {repository: ghcr.io/example/shop, tag: \"1.0\"}\nlabels: {}\n",
   "charts/shop/values-prod.yaml": "replicaCount: 3\n",
   "charts/shop/crds/widgets.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n",
-  "charts/shop/templates/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-  namespace: {{ .Release.Namespace }}
-  annotations:
-    kube-version: {{ .Capabilities.KubeVersion.Version | quote }}
-    {{- with (lookup "v1" "Secret" "kube-system" "") }}
-    looked-up: {{ len .items | quote }}
-    {{- end }}
-  labels: {{- toYaml .Values.labels | nindent 4 }}
-spec:
-  replicas: {{ .Values.replicaCount }}
-  selector: {matchLabels: {app: {{ .Release.Name }}}}
-  template:
-    metadata: {labels: {app: {{ .Release.Name }}}}
-    spec:
-      containers:
-      - name: shop
-        image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
-`,
-  "charts/shop/templates/pdb.yaml": `{{- if .Capabilities.APIVersions.Has "policy/v1/PodDisruptionBudget" }}
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: {{ .Release.Name }}}
-spec: {minAvailable: 1, selector: {matchLabels: {app: {{ .Release.Name }}}}}
-{{- end }}
-`,
-  "charts/shop/templates/tests/ping.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-ping\n  annotations: {\"helm.sh/hook\": test}\nspec: {containers: [{name: ping, image: busybox}]}\n",
+  "charts/shop/templates/deployment.yaml": SHOP_DEPLOYMENT,
+  ...Object.fromEntries(Object.entries(CAPABILITY_TEMPLATES).map(([f, t]) => [`charts/shop/templates/${f}`, t])),
   "env/prod.yaml": "labels: {tier: prod}\nimage: {tag: \"1.1\"}\n",
 };
 

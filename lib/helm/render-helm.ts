@@ -16,10 +16,9 @@ import { finaliseObjects, objectsFromDocuments, parseManifestText, type Rendered
 import type { CachedRender } from "@/lib/git/render-cache";
 import { RenderRefusedError } from "@/lib/git/render-kustomize";
 import { materialiseFiles, repoTree, type ListedTree } from "@/lib/git/repo-tree";
-import { renderEnv } from "@/lib/git/sandbox";
 import { rec, str, type Obj } from "@/lib/git/shape";
 import { helmTemplateArgs, inlineValuesYaml, isArgoHook, resolveInRepository, resolveValueFiles, type ArgoHelmOptions, type ClusterCapabilities, type RepositoryNode } from "./argocd-helm";
-import { findHelm } from "./helm-binary";
+import { findHelm, helmEnv } from "./helm-binary";
 
 /** A chart archive Driftwatch fetched from a configured repository and verified by digest (chart-fetch.ts). */
 export interface FetchedChart {
@@ -40,27 +39,6 @@ export interface HelmRenderSettings {
   cluster: ClusterCapabilities;
   /** Set for a chart from a Helm repository or OCI registry; the Git path is then not read. */
   chart?: FetchedChart;
-}
-
-/**
- * Helm's whole environment: the renderer sandbox's, with every Helm home in
- * an empty folder of this render. No plugin can be found (there are none, and
- * HELM_NO_PLUGINS says so), no repository configuration or registry login
- * of the host is read, and no kubeconfig exists, so `lookup` answers empty.
- */
-export function helmEnv(home: string): NodeJS.ProcessEnv {
-  const helm = path.join(home, ".helm");
-  return {
-    ...renderEnv(home),
-    HELM_CACHE_HOME: path.join(helm, "cache"),
-    HELM_CONFIG_HOME: path.join(helm, "config"),
-    HELM_DATA_HOME: path.join(helm, "data"),
-    HELM_PLUGINS: path.join(helm, "plugins"),
-    HELM_NO_PLUGINS: "1",
-    HELM_REGISTRY_CONFIG: path.join(helm, "config", "registry.json"),
-    HELM_REPOSITORY_CONFIG: path.join(helm, "config", "repositories.yaml"),
-    HELM_REPOSITORY_CACHE: path.join(helm, "cache", "repository"),
-  };
 }
 
 interface ChartDependency {

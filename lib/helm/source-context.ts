@@ -11,10 +11,16 @@ import type { Discovery } from "@/lib/kube/discovery";
 import { apiVersionStrings } from "./argocd-helm";
 import { fetchChart } from "./chart-fetch";
 
-/** Whether a render with these settings is a Helm source (and needs the cluster's capabilities). */
+/**
+ * Whether a render with these settings may run helm (and needs the cluster's
+ * capabilities): a Helm source, or a kustomize build whose helmCharts are
+ * inflated (any but Flux's, whose kustomize-controller never inflates them).
+ */
 export function rendersWithHelm(mode: RenderOptions["mode"], controller: ControllerRender | undefined): boolean {
-  return mode === "helm" || (controller?.type === "argocd" && Boolean(controller.helm || controller.chart));
+  return mode === "helm" || (mode === "kustomize" && controller?.type !== "flux") || (controller?.type === "argocd" && Boolean(controller.helm || controller.chart));
 }
+
+const serverVersions = new WeakMap<Discovery, Promise<{ gitVersion?: string }>>();
 
 /** The chart cache: verified archives named by digest. */
 export function chartCacheDir(): string {
@@ -28,11 +34,14 @@ export function chartCacheDir(): string {
  * lists every served version) would see it.
  */
 export async function helmSourceContext(client: ClusterClient, discovery: Discovery, config: DriftwatchConfig): Promise<HelmSourceContext> {
-  const version = await client.requestJson<{ gitVersion?: string }>("GET", "/version").catch(() => ({ gitVersion: undefined }));
+  // One /version per discovery (a collection run's view of the cluster), however many applications render with helm.
+  let version = serverVersions.get(discovery);
+  if (!version) serverVersions.set(discovery, (version = client.requestJson<{ gitVersion?: string }>("GET", "/version").catch(() => ({ gitVersion: undefined }))));
+  const { gitVersion } = await version;
   const repositories = config.helmRepositories;
   return {
     bin: env().HELM_BIN,
-    cluster: { kubeVersion: version.gitVersion, apiVersions: apiVersionStrings(discovery.byGroupKind.values()) },
+    cluster: { kubeVersion: gitVersion, apiVersions: apiVersionStrings(discovery.byGroupKind.values()) },
     fetchChart: repositories.length > 0 ? (ref) => fetchChart(ref, { repositories, cacheDir: chartCacheDir() }) : undefined,
   };
 }
