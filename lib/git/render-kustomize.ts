@@ -125,7 +125,6 @@ export async function renderKustomize(
  * post-renderer) and given the destination cluster's capabilities.
  */
 async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
-  const bin = findHelm(helm.bin);
   const refused = (c: HelmChartUse, reason: string) => new RenderRefusedError([{ file: c.file, reference: `helmCharts: ${c.name}${c.version ? ` ${c.version}` : ""} from ${c.repo}`, reason }], walk.inputs);
   const unpacked = new Set<string>();
   for (const c of walk.helmCharts) {
@@ -137,7 +136,7 @@ async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string,
     await unpackChart(fetched.file, c.name, path.join(root, path.dirname(c.chartPath)));
     unpacked.add(c.chartPath);
   }
-  const args = ["--enable-helm", "--helm-command", await writeKustomizeHelmCommand(dir, bin)];
+  const args = ["--enable-helm", "--helm-command", await writeKustomizeHelmCommand(dir, findHelm(helm.bin))];
   const kubeVersion = helmKubeVersion(helm.cluster.kubeVersion);
   if (kubeVersion) args.push("--helm-kube-version", kubeVersion);
   for (const v of helm.cluster.apiVersions) args.push("--helm-api-versions", v);

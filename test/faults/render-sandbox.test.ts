@@ -228,10 +228,10 @@ const attacks: Attack[] = [
     },
   },
   {
-    name: "helmCharts (Helm inflation fetches charts and runs helm)",
+    name: "helmCharts from a repository not in helmRepositories (kustomize would have helm pull it)",
     plant(repo) {
       withKustomization(repo, { helmCharts: [{ name: "redis", repo: `http://127.0.0.1:${port}/charts`, version: "1.0.0", releaseName: "r" }] });
-      return { file: KUSTOMIZATION, reference: "helmCharts" };
+      return { file: KUSTOMIZATION, reference: `helmCharts: redis 1.0.0 from http://127.0.0.1:${port}/charts` };
     },
   },
 ];
