@@ -90,6 +90,21 @@ interface TreeEntry {
   path: string;
 }
 
+/**
+ * The commit `sha` names and the tree of `rel` in it, from one `git rev-parse`
+ * (a process less on every render; a helm render is a few processes in all).
+ * When either is missing, the separate lookups say which.
+ */
+async function commitAndPath(mirrorPath: string, sha: string, rel: string): Promise<{ commit: string; pathHash: string }> {
+  const res = await runGit(mirrorPath, ["rev-parse", "--end-of-options", `${sha}^{commit}`, rel ? `${sha}^{commit}:${rel}` : `${sha}^{tree}`], { category: "render" });
+  const [commit, pathHash] = res.stdout.toString("utf8").trim().split("\n");
+  if (res.code === 0 && commit && /^[0-9a-f]{40,64}$/.test(commit) && pathHash && /^[0-9a-f]{40,64}$/.test(pathHash)) return { commit, pathHash };
+  const resolved = await resolveCommit(mirrorPath, sha);
+  const tree = await revParse(mirrorPath, rel ? `${resolved}:${rel}` : `${resolved}^{tree}`);
+  if (!tree) throw new GitError("render", `path "${rel}" does not exist at ${resolved.slice(0, 12)}`);
+  return { commit: resolved, pathHash: tree };
+}
+
 async function revParse(mirrorPath: string, spec: string): Promise<string | null> {
   const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", "--end-of-options", spec], { category: "render" });
   const out = res.stdout.toString("utf8").trim();
@@ -193,10 +208,8 @@ async function renderAsController(
  * then nothing trustworthy was rendered.
  */
 export async function renderManifests(mirrorPath: string, sha: string, opts: RenderOptions): Promise<RenderResult> {
-  const commit = await resolveCommit(mirrorPath, sha);
   const rel = normalisePath(opts.path);
-  const pathHash = await revParse(mirrorPath, rel ? `${commit}:${rel}` : `${commit}^{tree}`);
-  if (!pathHash) throw new GitError("render", `path "${rel}" does not exist at ${commit.slice(0, 12)}`);
+  const { commit, pathHash } = await commitAndPath(mirrorPath, sha, rel);
 
   const helm = helmSettings(opts);
   if (helm) return renderHelm(mirrorPath, commit, rel, pathHash, opts, helm);
