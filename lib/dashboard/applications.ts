@@ -6,7 +6,7 @@ import { notFound } from "@/lib/api/errors";
 import { APPLICATION_STATUSES, applicationStatus, rollupApplications, rollupInputs, type RollupApplication } from "@/lib/applications/rollup";
 import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/spec";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
-import { envSpec, iso, rec, str } from "./mappers";
+import { controllerStatus, envSpec, iso, rec, str } from "./mappers";
 import { findEnvironment } from "./environments";
 
 type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision">;
@@ -121,5 +121,6 @@ export async function getApplication(db: Db, environment: string, name: string, 
     application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs),
     drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),
     revisions: revisions.map((r) => ({ sha: r.sha, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
+    helm: controllerStatus(row.controller)?.helm ?? null,
   };
 }

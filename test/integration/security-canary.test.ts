@@ -37,6 +37,8 @@ import * as contract from "@/lib/api/contract";
 import { segmentsOfKey } from "@/lib/dashboard/object-key";
 import { buildMetrics } from "@/lib/metrics";
 import { POST as createClaim } from "@/app/api/claims/route";
+import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
+import { getApplication } from "@/lib/dashboard/applications";
 import { GET as getAdoptPatch } from "@/app/api/claims/[id]/adopt.patch/route";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -208,6 +210,20 @@ describe("canary Secret value", () => {
     const body = (await f.db.objectBlob.findUniqueOrThrow({ where: { hash: live.blobHash } })).body as { data: Record<string, string> };
     expect(body.data.greeting).toBe("hello");
     expect(body.data.password).toMatch(/^\(secret-derived [0-9a-f]{16}\)$/);
+  });
+
+  it("shows on the HelmRelease application's page as its chart, version, values diff and history, the values masked", async () => {
+    const detail = await getApplication(f.db, "helm", "default");
+    expect(contract.ApplicationDetailDto.parse(detail)).toEqual(detail);
+    expect(detail.helm).toMatchObject({ releaseName: "web", storageNamespace: "shop", released: { revision: 1, status: "deployed", chart: { name: "web", version: "1.0.0" } }, declared: { chart: "web", version: "1.0.0" } });
+    expect(detail.helm?.history).toEqual([expect.objectContaining({ revision: 1, status: "deployed", chartVersion: "1.0.0" })]);
+    const html = renderToString(createElement(HelmReleasePanel, { release: detail.helm! }));
+    const text = html.replace(/<!-- -->/g, "");
+    expect(text).toContain("<strong>web</strong> 1.0.0 (app 1.0.0) · revision 1 · deployed");
+    // Git's values (password from valuesFrom) against the release's: compared by keyed hash, equal here.
+    expect(text).toContain("Git&#x27;s values are the released ones.");
+    expect(text).toContain("revision 1 · deployed · chart 1.0.0");
+    assertNoLeak([{ where: "the application page's Helm release", text: JSON.stringify(detail) + html }]);
   });
 
   it("is in no response of any GET route of the API", async () => {

@@ -6,6 +6,7 @@ import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
 import { applicationKindSchema } from "@/lib/applications/spec";
 import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
+import { HelmReleaseDto } from "./environments";
 import { envName } from "./params";
 import { count, isoTime, named, object } from "./schema";
 
@@ -48,8 +49,9 @@ export const ApplicationDetailDto = named(
     application: ApplicationSummaryDto,
     drift: z.array(object({ key: z.string(), type: z.enum(DRIFT_TYPES), kind: z.string(), namespace: z.string(), name: z.string(), openedAt: isoTime, attributionManager: z.string().nullable() })),
     revisions: z.array(object({ sha: z.string(), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
+    helm: HelmReleaseDto.nullable().describe("A Flux HelmRelease application's release (chart, version, masked values diff, history) as of its last collection; null for any other"),
   }),
-  "One application: its summary, its open drift (up to 500, by key) and the revisions it applied (newest first, up to 50)",
+  "One application: its summary, its open drift (up to 500, by key), the revisions it applied (newest first, up to 50) and, for a HelmRelease, its release",
 );
 export type ApplicationDetailDto = z.infer<typeof ApplicationDetailDto>;
 

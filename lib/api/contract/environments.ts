@@ -162,7 +162,7 @@ export const RunDto = named(
 );
 export type RunDto = z.infer<typeof RunDto>;
 
-const HelmReleaseDto = named(
+export const HelmReleaseDto = named(
   "HelmRelease",
   object({
     releaseName: z.string(),

@@ -14,6 +14,7 @@ import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { ShaLink } from "@/components/revision";
 import { Time } from "@/components/time";
 import { DriftTypeBadge } from "@/components/status-badge";
+import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -78,6 +79,7 @@ export default async function ApplicationPage({ params }: Props) {
           </>
         )}
       </dl>
+      {detail.helm && <HelmReleasePanel release={detail.helm} />}
       {!a.removedAt && <ApplicationPausePanel environment={env} application={a.name} pauses={pauses} pausable={a.controller !== null} now={now.toISOString()} />}
       <section aria-label="Open drift">
         <h2 className="text-lg font-semibold text-slate-900">Open drift ({detail.drift.length})</h2>
