@@ -74,6 +74,7 @@ beforeAll(async () => {
   repo.write("apps/local/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop-settings}\ndata: {mode: prod}\n");
   repo.write("apps/local/values/prod.yaml", "replicaCount: 3\nlabels: {tier: prod}\n");
   repo.write("apps/remote/kustomization.yaml", `helmCharts:\n- name: web\n  repo: ${server.url}\n  version: 2.3.0\n  releaseName: greeter\n  valuesInline: {greeting: bonjour}\n`);
+  repo.write("apps/remote-range/kustomization.yaml", `helmCharts:\n- name: web\n  repo: ${server.url}\n  version: ^2.0.0\n  releaseName: ranged\n`);
   repo.write("apps/unconfigured/kustomization.yaml", "helmCharts:\n- name: redis\n  repo: https://charts.example.invalid\n  version: 19.0.0\n");
   repo.write("hostile/values-outside/kustomization.yaml", "helmCharts:\n- name: shop\n  valuesFile: ../../../../etc/passwd\n");
   repo.write("hostile/chart-home/kustomization.yaml", "helmGlobals: {chartHome: ../../../../../tmp}\nhelmCharts:\n- name: shop\n");
@@ -119,6 +120,16 @@ describe("kustomize helmCharts as Argo CD renders them (real kustomize and helm)
     expect(server.requests.slice(before)).toEqual(["index.yaml", "web-2.3.0.tgz"]);
     // The verified archive is kept by its digest: a second render of the version reads the copy.
     expect(readdirSync(path.join(work, "chart-cache")).filter((f) => f.endsWith(".tgz"))).toEqual([expect.stringMatching(/^sha256-[0-9a-f]{64}\.tgz$/)]);
+  });
+
+  it("reuses a render whose charts are pinned to a version, and never one whose chart a range picks (a newer chart may be published)", async () => {
+    const pinned = await renderManifests(mirror, sha, options("apps/remote"));
+    expect(pinned.remoteBases).toEqual([]);
+    expect((await renderManifests(mirror, sha, options("apps/remote"))).cached).toBe(true);
+    const ranged = await renderManifests(mirror, sha, options("apps/remote-range"));
+    expect(ranged.objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["ranged-web"]);
+    expect(ranged.remoteBases).toEqual([`helm chart web ^2.0.0 from ${server.url}`]);
+    expect((await renderManifests(mirror, sha, options("apps/remote-range"))).cached).toBe(false);
   });
 
   it("refuses a chart it cannot fetch, saying where charts come from", async () => {

@@ -96,7 +96,7 @@ export async function renderKustomize(
     const helmRun = walk.helmCharts.length > 0 ? await prepareHelmCharts(walk, root, dir, home, helm!) : undefined;
     const file = kustomization;
     // kustomize-controller builds with LoadRestrictionsNone (confined to the artifact); kustomize's and Argo CD's default is root-only.
-    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: flux, helm: helmRun }).catch(async (e: unknown) => {
+    const output = await runKustomize(bin, root, rel || ".", { home, loadAnywhereInRepository: flux, helm: helmRun && { args: helmRun.args, env: helmRun.env } }).catch(async (e: unknown) => {
       if (!(e instanceof GitError) || e instanceof RenderFileError) throw e;
       throw new RenderFileError(blameKustomization(e.message, file, listed.paths), e.message);
     });
@@ -108,7 +108,7 @@ export async function renderKustomize(
       objects: finaliseObjects(fluxCommonMetadata(controlled?.controller, objects), defaultNamespace, problems),
       problems,
       inputs: walk.inputs,
-      remoteBases: walk.remoteBases.map((b) => b.reference),
+      remoteBases: [...walk.remoteBases.map((b) => b.reference), ...(helmRun?.moving ?? [])],
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -124,9 +124,10 @@ export async function renderKustomize(
  * a build with --enable-helm, helm reached through a guard (no pull, no
  * post-renderer) and given the destination cluster's capabilities.
  */
-async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
+async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv; moving: string[] }> {
   const refused = (c: HelmChartUse, reason: string) => new RenderRefusedError([{ file: c.file, reference: `helmCharts: ${c.name}${c.version ? ` ${c.version}` : ""} from ${c.repo}`, reason }], walk.inputs);
   const unpacked = new Set<string>();
+  const moving: string[] = [];
   for (const c of walk.helmCharts) {
     if (c.present || unpacked.has(c.chartPath)) continue;
     if (!helm.fetchChart) throw refused(c, "the chart is not in the repository and cannot be fetched: add its repository to helmRepositories in driftwatch.yaml (charts are fetched by Driftwatch, never by kustomize or helm)");
@@ -135,14 +136,18 @@ async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string,
     });
     await unpackChart(fetched.file, c.name, path.join(root, path.dirname(c.chartPath)));
     unpacked.add(c.chartPath);
+    // A range (or no version) may resolve to a newer chart later: like a remote base's branch, the render is not reused.
+    if (!EXACT_VERSION.test(c.version)) moving.push(`helm chart ${c.name} ${c.version || "(newest)"} from ${c.repo}`);
   }
   const args = ["--enable-helm", "--helm-command", await writeKustomizeHelmCommand(dir, findHelm(helm.bin))];
   const kubeVersion = helmKubeVersion(helm.cluster.kubeVersion);
   if (kubeVersion) args.push("--helm-kube-version", kubeVersion);
   for (const v of helm.cluster.apiVersions) args.push("--helm-api-versions", v);
   await mkdir(path.join(home, ".helm", "plugins"), { recursive: true });
-  return { args, env: helmEnv(home) };
+  return { args, env: helmEnv(home), moving };
 }
+
+const EXACT_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 interface RemoteContext {
   dir: string;

@@ -66,8 +66,9 @@ export interface RenderResult {
    */
   inputs: string[];
   /**
-   * Allowlisted remote bases the build read (as the kustomizations name them).
-   * Their refs may move, so such a render is never reused for a later run.
+   * Allowlisted remote bases the build read (as the kustomizations name them),
+   * and helmCharts fetched by a version range. Their refs (and ranges) may
+   * move, so such a render is never reused for a later run.
    */
   remoteBases: string[];
 }
