@@ -94,7 +94,8 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   let inputsOutside: readonly string[] = [];
   if (env.source.render !== "plain" && tipSha) {
     const tip = tipSha;
-    const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)].join("\0");
+    // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
+    const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
     const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
       if (e instanceof GitError && e.category === "render") return null;
       throw e;
