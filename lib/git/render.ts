@@ -97,9 +97,10 @@ interface TreeEntry {
  * When either is missing, the separate lookups say which.
  */
 async function commitAndPath(mirrorPath: string, sha: string, rel: string): Promise<{ commit: string; pathHash: string }> {
-  const res = await runGit(mirrorPath, ["rev-parse", "--end-of-options", `${sha}^{commit}`, rel ? `${sha}^{commit}:${rel}` : `${sha}^{tree}`], { category: "render" });
-  const [commit, pathHash] = res.stdout.toString("utf8").trim().split("\n");
-  if (res.code === 0 && commit && /^[0-9a-f]{40,64}$/.test(commit) && pathHash && /^[0-9a-f]{40,64}$/.test(pathHash)) return { commit, pathHash };
+  // Without --verify, git 2.39 echoes an --end-of-options back: a name that could be read as an option takes the separate lookups instead.
+  const res = sha.startsWith("-") ? null : await runGit(mirrorPath, ["rev-parse", `${sha}^{commit}`, rel ? `${sha}^{commit}:${rel}` : `${sha}^{tree}`], { category: "render" });
+  const [commit, pathHash] = res ? res.stdout.toString("utf8").trim().split("\n") : [];
+  if (res?.code === 0 && commit && /^[0-9a-f]{40,64}$/.test(commit) && pathHash && /^[0-9a-f]{40,64}$/.test(pathHash)) return { commit, pathHash };
   const resolved = await resolveCommit(mirrorPath, sha);
   const tree = await revParse(mirrorPath, rel ? `${resolved}:${rel}` : `${resolved}^{tree}`);
   if (!tree) throw new GitError("render", `path "${rel}" does not exist at ${resolved.slice(0, 12)}`);
