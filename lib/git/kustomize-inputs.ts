@@ -207,7 +207,7 @@ export interface WalkOptions {
   helmCharts?: "inflate" | string;
 }
 
-const HELM_NOT_RUN = "Helm chart inflation is not run for this render (it needs the helm binary and the destination cluster, which only an Argo CD application's render has)";
+const HELM_NOT_RUN = "Helm chart inflation is not run for this render (it needs the helm binary and the destination cluster's version and API versions, which this render was not given)";
 
 /** Walks the kustomization in `start` and everything it reaches. */
 export async function walkKustomization(tree: RepoTree, start: string, opts: WalkOptions = {}): Promise<KustomizeWalk> {
