@@ -19,7 +19,7 @@ import { setProcessEnv } from "../support/process-env";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { NO_APPLICATIONS, getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 
 const FLEET = path.join(ESTATES, "flux-fleet");
@@ -173,6 +173,75 @@ forEachCluster((server) => {
       const apps = await applications();
       expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: before?.id, removedAt: null, lastError: { category: "forbidden", message: "its HelmRelease could not be listed in any namespace this run; its last known state is kept" } });
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 9 });
+    }, 120_000);
+
+    it("a discovery that finds nothing any more is a good run: the environment holds no applications, the ones it held are removed with their history", async () => {
+      await run();
+      await kubectl(["-n", "shop", "scale", "deployment", "api", "--replicas=4"]);
+      await run();
+      const before = await applications();
+      const drift = await db.driftItem.findFirstOrThrow({ where: { resolvedAt: null, applicationId: before.get("flux-system/shop-api")?.id } });
+
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await kubectl(["delete", "helmreleases.helm.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      const out = await run();
+      expect(out).toMatchObject({ status: "succeeded", errors: [], approvedSha: null, appliedSha: null });
+      expect(out.stats).toMatchObject({ applications: 0, live: 0, desired: 0, repositoriesFetched: 0 });
+
+      const apps = await applications();
+      expect(apps.size).toBe(9);
+      for (const [name, a] of apps) expect(a, name).toMatchObject({ id: before.get(name)?.id, removedAt: expect.any(Date) });
+      // History kept: the drift ended (its application is gone, and with it the object from the environment), the lineage stays.
+      expect(await db.driftItem.findUniqueOrThrow({ where: { id: drift.id } })).toMatchObject({ applicationId: before.get("flux-system/shop-api")?.id, resolution: "deleted", resolvedAt: expect.any(Date) });
+      expect(await db.appliedRevision.count({ where: { applicationId: before.get("flux-system/shop-api")?.id } })).toBeGreaterThan(0);
+      expect(await db.liveObject.count()).toBe(0);
+      expect(await db.objectVersion.count({ where: { side: "live", key: "apps/Deployment/shop/api", blobHash: null } })).toBe(1);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 0, objectCount: 0, approvedSha: null, lastError: null });
+
+      // What a user reads: no applications, in words, on the environment and its applications list; the old ones under "removed".
+      const detail = await getEnvironmentDetail(db, "production");
+      expect(detail).toMatchObject({ status: "In sync", statusReason: NO_APPLICATIONS, applications: { total: 0 }, drift: { total: 0 } });
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      expect(listed).toMatchObject({ total: 0, rollup: { total: 0 }, collectedAt: expect.any(String), applications: [] });
+      expect((await listApplications(db, "production", { removed: "only" })).total).toBe(9);
+
+      // And back: a Kustomization that reappears is the same application again, under its old id.
+      await applyAsFlux("apps/production");
+      const back = await run();
+      expect(back.status).toBe("succeeded");
+      expect((await applications()).get("flux-system/shop-api")).toMatchObject({ id: before.get("flux-system/shop-api")?.id, removedAt: null });
+    }, 180_000);
+
+    it("no Kustomization left while HelmReleases may not be listed: the Kustomizations' applications are removed, the HelmRelease's kept as known", async () => {
+      await run();
+      const release = (await applications()).get("ingress-nginx/ingress-nginx");
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
+      const out = await run();
+      expect(out.status).toBe("partial");
+      expect(out.errors.map((e) => e.message)).toEqual([
+        expect.stringMatching(/^cannot list helmreleases\.helm\.toolkit\.fluxcd\.io in any namespace/),
+        "its HelmRelease could not be listed in any namespace this run; its last known state is kept",
+      ]);
+      expect(out.stats).toMatchObject({ applications: 1 });
+      const apps = await applications();
+      expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: release?.id, removedAt: null, lastError: { category: "forbidden" } });
+      for (const name of COLLECTED) expect(apps.get(name)?.removedAt, name).toEqual(expect.any(Date));
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 1, applicationsFailing: 1 });
+    }, 120_000);
+
+    it("a discovery that cannot read the cluster fails the run and keeps every application as it was", async () => {
+      await run();
+      const good = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await cluster?.faults.unavailable("refuse");
+      const out = await run();
+      await cluster?.faults.unavailable(false);
+      expect(out.status).toBe("failed");
+      const apps = await applications();
+      expect([...apps.values()].filter((a) => a.removedAt !== null)).toEqual([]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ lastGoodRunId: good.lastGoodRunId, applicationsTotal: 9, objectCount: good.objectCount });
+      expect(await db.liveObject.count()).toBe(good.objectCount);
     }, 120_000);
 
     it("a repository nobody declared is fetched once with the credential whose URL prefix covers it, and gets its own row", async () => {
