@@ -18,7 +18,10 @@ function ApplicationsRollup({ env }: { env: EnvironmentSummaryDto }) {
       <p>
         <span className="sr-only">{rollupWords(r)}</span>
         <span aria-hidden="true" className="flex flex-wrap items-center gap-1.5">
-          <span>{rollupHeadline(r)}:</span>
+          <span>
+            {rollupHeadline(r)}
+            {r.total > 0 && ":"}
+          </span>
           {rollupParts(r).map((p) => (
             <ApplicationStatusBadge key={p.bucket} status={p.status} label={p.text} />
           ))}

@@ -16,7 +16,15 @@ interface PausePolicy {
   maxPauseMs: number;
   autoResume: boolean;
   controllerRef: string | null;
+  /** Without a controller object of its own: each application's, suspended all or none. */
+  controllerRefs: string[];
   executes: boolean;
+}
+
+function whatIsSuspended(p: PausePolicy): string {
+  if (p.controllerRef || p.controllerRefs.length === 0) return `Driftwatch will suspend ${p.controllerRef} on the cluster and annotate it with your name, reason and expiry.`;
+  const n = p.controllerRefs.length;
+  return `Driftwatch will suspend the controller object of each of its ${n} ${n === 1 ? "application" : "applications"} (${p.controllerRefs.join(", ")}) on the cluster, all or none, and annotate each with your name, reason and expiry; resuming puts each back.`;
 }
 
 export function PauseForm({ environment, application, session, onDone }: { environment: string; application?: string; session: SessionInfo | null; onDone?: () => void }) {
@@ -64,7 +72,7 @@ export function PauseForm({ environment, application, session, onDone }: { envir
       {p && (
         <p className="text-xs text-slate-600">
           {p.executes
-            ? `Driftwatch will suspend ${p.controllerRef} on the cluster and annotate it with your name, reason and expiry.`
+            ? whatIsSuspended(p)
             : "No write credential is configured: Driftwatch records the pause; suspend the controller yourself. The page shows whether the cluster agrees."}
           {p.autoResume ? " Reconciliation resumes by itself at expiry." : " At expiry an alert is raised."}
         </p>

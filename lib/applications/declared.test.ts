@@ -99,11 +99,23 @@ describe("applicationView", () => {
     });
   });
 
+  it("collects a discovered HelmRelease where its Kustomization declares it, as a HelmRelease environment", () => {
+    const release = { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "ingress-nginx", name: "ingress-nginx" } };
+    const declaredIn = { url: "u", repository: "shop", ref: { branch: "main" }, path: "infrastructure/controllers", render: "kustomize" as const };
+    const view = applicationView(production!, discovered({ ...release, declaredIn }));
+    expect(view.ok && { source: view.env.source, controller: view.env.controller }).toEqual({
+      source: { repository: "shop", branch: "main", path: "infrastructure/controllers", render: "kustomize" },
+      controller: { type: "flux", kind: "HelmRelease", namespace: "ingress-nginx", name: "ingress-nginx" },
+    });
+    const unlisted = applicationView(production!, discovered({ ...release, declaredIn: { ...declaredIn, repository: undefined } }));
+    expect(unlisted).toEqual({ ok: false, reason: "no repository or credential in driftwatch.yaml matches u" });
+  });
+
   it.each([
     ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/x.git/],
     ["a tag", { sources: [{ url: "u", repository: "shop", ref: { tag: "v1" }, path: ".", render: "plain" as const }] }, /only branches/],
     ["a Helm chart", { sources: [{ url: "u", repository: "shop", ref: { branch: "main" }, path: "chart", render: "helm" as const }] }, /release storage/],
-    ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /HelmRelease; not collected here yet/],
+    ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /no Kustomization is known to apply its HelmRelease/],
     ["two sources", { sources: [discovered({}).sources[0]!, discovered({}).sources[0]!] }, /2 sources/],
   ])("says why it cannot collect an application with %s", (_what, over, reason) => {
     const view = applicationView(production!, discovered(over));

@@ -54,24 +54,47 @@ export type ApplicationView = { ok: true; env: ApplicationEnvironment } | { ok: 
  * What the render path cannot follow yet is answered with the reason, so the
  * run reports it on that application instead of failing the environment.
  */
+/** Where a discovered source is in Git as a collection reads it, or why it cannot be collected yet. */
+function gitLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][number]): { ok: true; source: ApplicationEnvironment["source"] } | { ok: false; reason: string } {
+  if (!source.repository) return { ok: false, reason: `no repository or credential in driftwatch.yaml matches ${source.url}` };
+  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
+  return { ok: true, source: { repository: source.repository, branch: source.ref.branch, path: source.path, render: source.render } };
+}
+
+/**
+ * A discovered Flux HelmRelease is collected as a HelmRelease environment is:
+ * its desired state is the release in Helm's storage, and its Git side the
+ * file declaring it, in the Kustomization that applies it.
+ */
+function helmReleaseView(env: EnvironmentConfig, app: ApplicationSpec, controller: NonNullable<ApplicationSpec["controller"]>): ApplicationView {
+  const git = app.declaredIn;
+  if (!git) {
+    return { ok: false, reason: `application ${app.name} has no Git side: no Kustomization is known to apply its HelmRelease (no kustomize.toolkit.fluxcd.io/name label naming one it can read), so the Git file declaring it is unknown` };
+  }
+  const where = gitLocation(app, git);
+  if (!where.ok) return where;
+  return { ok: true, env: { ...env, source: where.source, controller: { type: "flux", kind: "HelmRelease", namespace: controller.namespace, name: controller.name } } };
+}
+
 export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): ApplicationView {
   if (!env.applications && hasSource(env) && app.name === DEFAULT_APPLICATION_NAME) return { ok: true, env };
   const declared = env.applications?.find((a) => a.name === app.name);
   if (declared) {
     return { ok: true, env: { ...env, source: declared.source, controller: declared.controller, trackingLabel: declared.trackingLabel ?? env.trackingLabel } };
   }
+  if (app.controller?.kind === "HelmRelease") return helmReleaseView(env, app, app.controller);
   const source = app.sources[0];
   if (!source) return { ok: false, reason: `application ${app.name} has no source` };
   if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
-  if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart; its desired state comes from release storage, not collected here yet` };
-  if (!source.repository) return { ok: false, reason: `no repository or credential in driftwatch.yaml matches ${source.url}` };
-  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
+  if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart from ${source.url}; only Flux HelmReleases (from Helm's release storage) are collected so far` };
+  const where = gitLocation(app, source);
+  if (!where.ok) return where;
   let controller: ControllerConfig | undefined;
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller?.kind === "Application") controller = { type: "argocd", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller) return { ok: false, reason: `application ${app.name} is a ${app.controller.kind}; not collected here yet` };
   return {
     ok: true,
-    env: { ...env, source: { repository: source.repository, branch: source.ref.branch, path: source.path, render: source.render }, controller },
+    env: { ...env, source: where.source, controller },
   };
 }

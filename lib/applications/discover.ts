@@ -54,6 +54,9 @@ export interface DiscoveryOutcome {
 }
 
 const FLUX_SOURCE_GROUP = "source.toolkit.fluxcd.io";
+/** The labels kustomize-controller puts on every object it applies, naming its Kustomization. */
+export const FLUX_PARENT_NAME = "kustomize.toolkit.fluxcd.io/name";
+export const FLUX_PARENT_NAMESPACE = "kustomize.toolkit.fluxcd.io/namespace";
 const KINDS = {
   Kustomization: "kustomize.toolkit.fluxcd.io",
   HelmRelease: "helm.toolkit.fluxcd.io",
@@ -261,6 +264,16 @@ export async function discoverApplications(client: ClusterClient, discovery: Dis
   };
   take(fluxSelectors, kustomizations.objects, "Kustomization");
   take(fluxSelectors, helmReleases.objects, "HelmRelease");
+  // A HelmRelease's Git side is the Kustomization that applies it (kustomize-controller labels what it applies).
+  const byRef = new Map(kustomizations.objects.map((k) => [`${refOf(k).namespace}/${refOf(k).name}`, k]));
+  for (const specs of perEnvironment.values()) {
+    for (const [i, s] of specs.entries()) {
+      if (s.controller?.kind !== "HelmRelease") continue;
+      const parent = byRef.get(`${s.labels[FLUX_PARENT_NAMESPACE] ?? ""}/${s.labels[FLUX_PARENT_NAME] ?? ""}`);
+      const declaredIn = parent ? fluxKustomizationSpec(parent, sources, { repositoryFor, promotionKeys: {} }).spec?.sources[0] : undefined;
+      if (declaredIn) specs[i] = { ...s, declaredIn };
+    }
+  }
 
   const unmatched: UnmatchedApplication[] = [];
   for (const obj of applications.objects) {

@@ -76,7 +76,7 @@ describe("rollupWords", () => {
     [{ total: 12, inSync: 9, drifted: 2, stale: 1 }, "12 applications: 9 in sync, 2 drifted, 1 stale"],
     [{ total: 1, inSync: 1 }, "1 application: 1 in sync"],
     [{ total: 3, drifted: 3, stale: 1, paused: 1, failing: 1 }, "3 applications: 3 drifted, 1 stale, 1 paused, 1 failing"],
-    [{}, "0 applications"],
+    [{}, "No applications"],
   ])("%j → %s", (over, expected) => {
     expect(rollupWords(r(over))).toBe(expected);
   });

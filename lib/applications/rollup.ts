@@ -152,8 +152,9 @@ export function rollupParts(r: ApplicationRollup): Array<{ bucket: RollupBucket;
   return BUCKETS.filter(([b]) => r[b] > 0).map(([bucket, words, status]) => ({ bucket, status, count: r[bucket], text: `${r[bucket]} ${words}` }));
 }
 
-/** "12 applications", "1 application". */
+/** "12 applications", "1 application", "No applications". */
 export function rollupHeadline(r: ApplicationRollup): string {
+  if (r.total === 0) return "No applications";
   return `${r.total} ${r.total === 1 ? "application" : "applications"}`;
 }
 

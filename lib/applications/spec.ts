@@ -63,6 +63,12 @@ export const applicationSpecSchema = z
     /** Argo CD destination (hub clusters map Applications to environments by it). */
     destination: z.object({ server: z.string().optional(), name: z.string().optional(), namespace: z.string().optional() }).strict().optional(),
     labels: z.record(z.string(), z.string()).default({}),
+    /**
+     * A Flux HelmRelease's Git side: where its HelmRelease is declared (the
+     * source and path of the Kustomization that applies it). Its desired state
+     * is the release in Helm's storage; Git says which chart and values should be released.
+     */
+    declaredIn: applicationSourceSchema.optional(),
   })
   .strict();
 

@@ -14,6 +14,7 @@ import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
+import { persistNoApplications } from "./persist-none";
 import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
@@ -98,6 +99,15 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
     for (const kept of ofRun.keptForUnlistedKinds) if (!names.has(kept.spec.name)) notCollectable.push(kept);
     for (const s of notCollectable) warnings.push(named(s.spec, s.error));
+    // Discovery read the cluster and found nothing it selects: the environment now holds no applications.
+    if (specs.length === 0 && env.discover && !ctx.applicationsFor) {
+      lists.abandon();
+      rememberKinds(env.name, []);
+      const keptIds = applicationIds(await persistInputs, notCollectable.map((s) => s.spec));
+      const kept = notCollectable.map((s) => ({ ...s, id: keptIds.get(s.spec.name) as string }));
+      const stats = await persistNoApplications(ctx, { environmentId: run.environmentId, runId: run.id, kept, staleAfterMs: env.staleAfter, inputs: persistInputs });
+      return { status: kept.length > 0 ? "partial" : "succeeded", errors: warnings, stats: { ...stats, durationMs: Date.now() - started, repositoriesFetched: 0 }, approvedSha: null, appliedSha: null };
+    }
     if (collectable.length === 0) throw new RunFailure([{ category: "render", message: specs.length === 0 ? `environment ${env.name} has no applications` : `none of the ${specs.length} applications of ${env.name} can be collected` }, ...warnings]);
 
     // ── Git: each repository fetched once, whatever number of applications follow it ──

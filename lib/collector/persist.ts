@@ -588,7 +588,7 @@ async function writeApplicationSummaries(
 }
 
 /** The environment's rollup over its applications as now stored (pauses included). */
-async function rollupOf(tx: Tx, envId: string, now: Date, staleAfterMs: number) {
+export async function rollupOf(tx: Tx, envId: string, now: Date, staleAfterMs: number) {
   const [rows, pauses] = await Promise.all([
     tx.application.findMany({ where: { environmentId: envId }, select: { id: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, controller: true, lastError: true } }),
     tx.pause.findMany({ where: { environmentId: envId, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true, startedAt: true } }),

@@ -94,9 +94,9 @@ export async function applicationsOfRun(
   const repositories = new Map<string, RepositoryConfig>(ctx.config.repositories.map((r) => [r.name, r]));
   const unfetchable = new Map<string, string>();
   for (const spec of specs) {
-    const source = spec.sources[0];
-    // Helm charts and multi-source applications are refused on their own grounds (applicationView).
-    if (!source || source.render === "helm" || spec.sources.length > 1) continue;
+    // A HelmRelease is fetched where it is declared; Helm charts and multi-source applications are refused on their own grounds (applicationView).
+    const source = spec.declaredIn ?? (spec.sources.length === 1 ? spec.sources[0] : undefined);
+    if (!source || source.render === "helm") continue;
     const found = repositoryOfSource(source, ctx.config);
     if (!found.ok) {
       unfetchable.set(spec.name, found.reason);

@@ -75,17 +75,17 @@ function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs
 async function applicationsOf(db: Db, environment: string, now: Date, where: { name?: string } = {}) {
   const env = await findEnvironment(db as PrismaClient, environment);
   const [spec, rows, pauses] = await Promise.all([
-    db.environment.findUniqueOrThrow({ where: { id: env.id }, select: { spec: true } }),
+    db.environment.findUniqueOrThrow({ where: { id: env.id }, select: { spec: true, lastGoodCollectedAt: true } }),
     db.application.findMany({ where: { environmentId: env.id, ...where }, select: SELECT, orderBy: { name: "asc" } }),
     db.pause.findMany({ where: { environmentId: env.id, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true, startedAt: true } }),
   ]);
   const staleAfterMs = envSpec(spec.spec).staleAfterMs;
   const rollupRows = rollupInputs(rows, pauses, now);
-  return { env, rows, rollupRows, staleAfterMs };
+  return { env, rows, rollupRows, staleAfterMs, collectedAt: iso(spec.lastGoodCollectedAt) };
 }
 
 export async function listApplications(db: Db, environment: string, q: ApplicationListQuery, now = new Date()): Promise<ApplicationListDto> {
-  const { env, rows, rollupRows, staleAfterMs } = await applicationsOf(db, environment, now);
+  const { env, rows, rollupRows, staleAfterMs, collectedAt } = await applicationsOf(db, environment, now);
   const all = rows.map((r) => summary(r, rollupRows.get(r.id)!, now, staleAfterMs));
   const text = q.q?.toLowerCase();
   const statuses = q.status ? new Set(q.status) : null;
@@ -100,7 +100,7 @@ export async function listApplications(db: Db, environment: string, q: Applicati
   // Worst first: the order of the statuses, then the name.
   const rank = (a: ApplicationSummaryDto) => APPLICATION_STATUSES.indexOf(a.status);
   matching.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { environment: env.name, rollup: rollupApplications([...rollupRows.values()], now, staleAfterMs), total: matching.length, applications: matching };
+  return { environment: env.name, collectedAt, rollup: rollupApplications([...rollupRows.values()], now, staleAfterMs), total: matching.length, applications: matching };
 }
 
 export async function getApplication(db: Db, environment: string, name: string, now = new Date()): Promise<ApplicationDetailDto> {

@@ -127,9 +127,11 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
 /**
  * The card's application rollup and the worst few. An environment with one
  * application (or none yet) gets none: its card already says everything
- * about that application, as before applications existed.
+ * about that application, as before applications existed. One collected and
+ * holding none (discovery found nothing) gets its empty rollup: that is news.
  */
-function applicationRollup(envName: string, apps: ApplicationRow[], pauses: PauseTarget[], now: Date, staleAfterMs: number): Pick<EnvironmentSummaryDto, "applications" | "worstApplications"> {
+function applicationRollup(envName: string, apps: ApplicationRow[], pauses: PauseTarget[], now: Date, staleAfterMs: number, collected: boolean): Pick<EnvironmentSummaryDto, "applications" | "worstApplications"> {
+  if (apps.length === 0 && collected) return { applications: rollupApplications([], now, staleAfterMs), worstApplications: [] };
   if (apps.length <= 1) return { applications: null, worstApplications: [] };
   const inputs = rollupInputs(apps, pauses, now);
   const named = apps.map((a) => ({ ...inputs.get(a.id)!, name: a.name }));
@@ -142,6 +144,9 @@ function applicationRollup(envName: string, apps: ApplicationRow[], pauses: Paus
 function revisionOf(sha: string | null, h: RepoHistory | undefined): RevisionDto | null {
   return sha ? revisionDto(sha, h?.commits.get(sha)) : null;
 }
+
+/** The status line of an environment whose last collection discovered no application. */
+export const NO_APPLICATIONS = "Holds no applications: the last collection found none to discover in the cluster";
 
 function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto {
   const spec = envSpec(row.spec);
@@ -175,6 +180,12 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     controllerSuspended: controller?.suspended ?? false,
   });
   const run = rel.runs.get(row.id);
+  const rollup = applicationRollup(row.name, rel.applications.get(row.id) ?? [], pauseRows, now, spec.staleAfterMs, row.lastGoodCollectedAt !== null);
+  // "Live matches Git" would say nothing true of an environment that holds nothing.
+  if (rollup.applications?.total === 0 && status.status === "In sync") {
+    status.reason = NO_APPLICATIONS;
+    status.flags = status.flags.map((f) => (f.status === "In sync" ? { ...f, reason: NO_APPLICATIONS } : f));
+  }
   return {
     name: row.name,
     description: spec.description,
@@ -214,7 +225,7 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     activeRun: run ? runDto(row.name, run) : null,
     intervalMs: spec.intervalMs,
     staleAfterMs: spec.staleAfterMs,
-    ...applicationRollup(row.name, rel.applications.get(row.id) ?? [], pauseRows, now, spec.staleAfterMs),
+    ...rollup,
   };
 }
 

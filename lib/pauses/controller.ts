@@ -5,6 +5,7 @@
 // the object with kubectl sees the same answer as the dashboard.
 import { controllerKindOf, type ClusterConfig, type ControllerConfig, type EnvironmentConfig } from "@/lib/config";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
+import { KubeError } from "@/lib/kube/errors";
 
 export const ANNOTATION_PAUSED_BY = "driftwatch.dev/paused-by";
 export const ANNOTATION_REASON = "driftwatch.dev/pause-reason";
@@ -115,4 +116,96 @@ export async function resumeController(client: KubeWriter, c: ControllerConfig, 
     contentType: "application/merge-patch+json",
     query: { fieldManager: FIELD_MANAGER },
   });
+}
+
+/** One controller object of an environment-wide pause: the application it stands for, and its object. */
+export interface EachTarget {
+  application: string;
+  ref: string;
+  controller: ControllerConfig;
+}
+
+/** What resume needs of each object an environment-wide pause suspended (Pause.previousPolicy). */
+export interface EachPolicy {
+  each: Array<{ application: string; ref: string; previousPolicy: unknown }>;
+}
+
+export function eachPolicyOf(v: unknown): EachPolicy | null {
+  const each = rec(v).each;
+  if (!Array.isArray(each)) return null;
+  return { each: each.map((e) => ({ application: String(rec(e).application ?? ""), ref: String(rec(e).ref ?? ""), previousPolicy: rec(e).previousPolicy ?? null })) };
+}
+
+/**
+ * Puts one object back as an environment-wide pause found it: a Flux object
+ * that was suspended already stays suspended (only our annotations go).
+ */
+async function restoreController(client: KubeWriter, c: ControllerConfig, previousPolicy: unknown): Promise<void> {
+  if (c.type === "flux" && rec(previousPolicy).suspend === true) {
+    await client.requestJson("PATCH", controllerPath(c), { body: { metadata: { annotations: CLEAR_ANNOTATIONS } }, contentType: "application/merge-patch+json", query: { fieldManager: FIELD_MANAGER } });
+    return;
+  }
+  await resumeController(client, c, previousPolicy);
+}
+
+/** Why an all-or-nothing step over several objects stopped: the object that failed, and what could not be put back. */
+export class EachFailure extends Error {
+  constructor(
+    readonly failed: { application: string; ref: string; message: string },
+    readonly undone: number,
+    readonly notUndone: Array<{ ref: string; message: string }>,
+  ) {
+    super(`${failed.ref} (application "${failed.application}"): ${failed.message}`);
+  }
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Suspends each object in turn, all or nothing: when one fails, the ones
+ * already suspended are put back as they were (newest first) and EachFailure
+ * names the failing object and anything that could not be put back.
+ */
+export async function suspendEach(client: KubeWriter, targets: readonly EachTarget[], meta: PauseMeta): Promise<EachPolicy> {
+  const done: EachPolicy["each"] = [];
+  for (const t of targets) {
+    try {
+      const { previousPolicy } = await suspendController(client, t.controller, meta);
+      done.push({ application: t.application, ref: t.ref, previousPolicy });
+    } catch (e) {
+      const notUndone = await undo(done, (d) => restoreController(client, controllerFromRef(d.ref)!, d.previousPolicy));
+      throw new EachFailure({ application: t.application, ref: t.ref, message: messageOf(e) }, done.length - notUndone.length, notUndone);
+    }
+  }
+  return { each: done };
+}
+
+/** Resumes each object an environment-wide pause suspended, all or nothing: a failure suspends the ones already resumed again. */
+export async function resumeEach(client: KubeWriter, policy: EachPolicy, meta: PauseMeta): Promise<void> {
+  const done: EachPolicy["each"] = [];
+  for (const d of policy.each) {
+    const c = controllerFromRef(d.ref);
+    if (!c) continue;
+    try {
+      await restoreController(client, c, d.previousPolicy);
+      done.push(d);
+    } catch (e) {
+      // Deleted since it was paused: nothing left to resume.
+      if (e instanceof KubeError && e.category === "not-found") continue;
+      const notUndone = await undo(done, (x) => suspendController(client, controllerFromRef(x.ref)!, meta));
+      throw new EachFailure({ application: d.application, ref: d.ref, message: messageOf(e) }, done.length - notUndone.length, notUndone);
+    }
+  }
+}
+
+async function undo<T extends { ref: string }>(done: readonly T[], step: (d: T) => Promise<unknown>): Promise<Array<{ ref: string; message: string }>> {
+  const failed: Array<{ ref: string; message: string }> = [];
+  for (const d of [...done].reverse()) {
+    try {
+      await step(d);
+    } catch (e) {
+      failed.push({ ref: d.ref, message: messageOf(e) });
+    }
+  }
+  return failed;
 }

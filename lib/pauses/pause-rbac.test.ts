@@ -77,6 +77,40 @@ environments:
     ]);
   });
 
+  it("grants every object of the discovered kinds where an environment discovers, so all its applications can be paused together", () => {
+    const discovering = parseConfig(`
+repositories:
+  - { name: r, url: https://git.example.com/r.git }
+environments:
+  - name: staging
+    cluster: { inCluster: true }
+    write: { inCluster: true }
+    discover: { flux: { namespaces: [flux-system] }, argocd: {} }
+  - name: production
+    cluster: { inCluster: true }
+    write: { inCluster: true }
+    discover: { flux: {} }
+  - name: elsewhere
+    cluster: { inCluster: true }
+    discover: { flux: { namespaces: [team-z] } }
+`);
+    const manifests = pauseRbac(discovering) as unknown as Array<Role & { roleRef?: { kind: string } }>;
+    expect(manifests.map((m) => [m.kind, m.metadata.namespace ?? null])).toEqual([
+      ["ClusterRole", null],
+      ["ClusterRoleBinding", null],
+      ["Role", "argocd"],
+      ["RoleBinding", "argocd"],
+      ["Role", "flux-system"],
+      ["RoleBinding", "flux-system"],
+    ]);
+    const every = (group: string, resource: string) => ({ apiGroups: [group], resources: [resource], verbs: ["get", "patch"] });
+    // production discovers Flux in every namespace: one ClusterRole, no names.
+    expect(manifests[0]?.rules).toEqual([every("helm.toolkit.fluxcd.io", "helmreleases"), every("kustomize.toolkit.fluxcd.io", "kustomizations")]);
+    expect(manifests[1]?.roleRef).toMatchObject({ kind: "ClusterRole", name: "driftwatch-pause" });
+    expect(manifests[2]?.rules).toEqual([every("argoproj.io", "applications")]);
+    expect(manifests[4]?.rules).toEqual([every("helm.toolkit.fluxcd.io", "helmreleases"), every("kustomize.toolkit.fluxcd.io", "kustomizations")]);
+  });
+
   it("renders nothing when no environment pauses in-cluster", () => {
     expect(pauseRbac({ environments: [] })).toEqual([]);
   });

@@ -274,6 +274,83 @@ forEachCluster((server) => {
     });
   });
 
+  describe("pausing every application of an environment that has no controller object of its own", () => {
+    const olivia = () => ({ type: "user" as const, id: operator.user.id, name: "olivia" });
+    const argoApp = async () => client().requestJson<Obj>("GET", APPLICATION);
+    /** An environment that only discovers its applications: two with controller objects, one declared without. */
+    async function discovered(extra: Array<{ name: string; controllerRef: Record<string, string> }> = []) {
+      const config = environmentSchema.parse({ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath }, discover: { flux: {}, argocd: {} }, write: { kubeconfig: cluster.kubeconfigPath } });
+      const env = await db.environment.create({ data: { name: "production", position: 0, branch: "", path: "", spec: JSON.parse(JSON.stringify(config)) as object } });
+      const app = (name: string, controllerRef: Record<string, string> | null) =>
+        db.application.create({ data: { environmentId: env.id, name, promotionKey: name, kind: controllerRef ? "discovered" : "declared", controllerRef: controllerRef ?? undefined, spec: {}, firstSeenAt: new Date() } });
+      await app("flux-system/shop", { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop" });
+      await app("argocd/storefront", { type: "argocd", kind: "Application", namespace: "argocd", name: "shop" });
+      await app("settings", null);
+      for (const e of extra) await app(e.name, e.controllerRef);
+      return env;
+    }
+
+    it("suspends each application's controller object as one audited pause, and resume puts each back", async () => {
+      const env = await discovered();
+      expect(await pausePolicy(db, "production")).toMatchObject({ application: null, controllerRef: null, controllerRefs: ["Application/argocd/shop", "Kustomization/flux-system/shop"], executes: true });
+
+      const pause = await createPause(db, "production", { reason: "freeze for the INC-9 investigation", duration: "2h" }, olivia());
+      expect(pause).toMatchObject({ application: null, controllerRef: null, executed: true, active: true, owner: "olivia" });
+      const { k, status } = await fluxNow();
+      expect(rec(k.spec).suspend).toBe(true);
+      expect(rec(rec(k.metadata).annotations)).toMatchObject({ "driftwatch.dev/paused-by": "olivia", "driftwatch.dev/pause-reason": "freeze for the INC-9 investigation", "driftwatch.dev/paused-until": pause.expiresAt, "driftwatch.dev/pause-id": pause.id });
+      const argo = await argoApp();
+      expect(rec(rec(argo.spec).syncPolicy).automated).toBeUndefined();
+      expect(rec(rec(argo.metadata).annotations)["driftwatch.dev/pause-id"]).toBe(pause.id);
+      // One pause, one audit entry naming every object it suspended.
+      expect(await db.pause.count()).toBe(1);
+      const audits = await db.auditEvent.findMany({ where: { action: "pause.created" } });
+      expect(audits).toHaveLength(1);
+      expect(audits[0]).toMatchObject({ actorName: "olivia", reason: "freeze for the INC-9 investigation", targetId: pause.id });
+      expect(audits[0]?.after).toMatchObject({ executed: true, applications: [{ application: "argocd/storefront", controllerRef: "Application/argocd/shop" }, { application: "flux-system/shop", controllerRef: "Kustomization/flux-system/shop" }] });
+
+      // The whole environment is paused: one application cannot be paused again beside it; the collector sees its own pause, detects nothing.
+      await expect(createPause(db, "production", { reason: "twice", duration: "1h", application: "flux-system/shop" }, olivia())).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("this environment is already paused") });
+      expect(await reconcileDetectedPauses(db, env, status)).toEqual({ detected: [], ended: [] });
+
+      const resumed = await resumePause(db, pause.id, olivia());
+      expect(resumed).toMatchObject({ resumedOnController: true, active: false });
+      const after = await fluxNow();
+      expect(rec(after.k.spec).suspend).toBe(false);
+      expect(rec(rec(after.k.metadata).annotations)["driftwatch.dev/paused-by"]).toBeUndefined();
+      expect(rec(rec((await argoApp()).spec).syncPolicy).automated).toEqual({ prune: true, selfHeal: true });
+      expect((await db.auditEvent.findFirstOrThrow({ where: { action: "pause.ended" } })).after).toMatchObject({ resumedOnController: true, applications: expect.arrayContaining([expect.objectContaining({ controllerRef: "Kustomization/flux-system/shop" })]) });
+      expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
+    });
+
+    it("when one object cannot be suspended, the ones already suspended are put back and nothing is recorded; the error names the object", async () => {
+      // Sorted by application name: the Argo CD Application first, then a Kustomization deleted since discovery, then the shop.
+      await discovered([{ name: "flux-system/gone", controllerRef: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "gone" } }]);
+      const failed = await createPause(db, "production", { reason: "freeze", duration: "1h" }, olivia()).catch((e: unknown) => e);
+      expect(failed).toMatchObject({
+        code: "unavailable",
+        message: expect.stringMatching(/^could not pause Kustomization\/flux-system\/gone \(application "flux-system\/gone"\): .+; the 1 already paused was put back as it was; nothing was recorded$/),
+        details: { controllerRef: "Kustomization/flux-system/gone", application: "flux-system/gone" },
+      });
+      const argo = await argoApp();
+      expect(rec(rec(argo.spec).syncPolicy).automated).toEqual({ prune: true, selfHeal: true });
+      expect(rec(rec(argo.metadata).annotations)["driftwatch.dev/pause-id"]).toBeUndefined();
+      const { k } = await fluxNow();
+      expect(rec(k.spec).suspend).toBe(false);
+      expect(rec(rec(k.metadata).annotations)["driftwatch.dev/pause-id"]).toBeUndefined();
+      expect(await db.pause.count()).toBe(0);
+      expect(await db.auditEvent.count({ where: { action: "pause.created" } })).toBe(0);
+    });
+
+    it("an object deleted while paused does not hold the resume of the others back", async () => {
+      await discovered();
+      const pause = await createPause(db, "production", { reason: "freeze", duration: "1h" }, olivia());
+      await client().requestJson("DELETE", APPLICATION);
+      expect(await resumePause(db, pause.id, olivia())).toMatchObject({ resumedOnController: true, active: false });
+      expect(rec((await fluxNow()).k.spec).suspend).toBe(false);
+    });
+  });
+
   describe("a pause made behind the dashboard's back", () => {
     async function kubectlSuspend(): Promise<string> {
       const kubectl = ["/usr/bin/kubectl", "/usr/local/bin/kubectl"].find((p) => fs.existsSync(p));

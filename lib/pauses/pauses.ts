@@ -13,9 +13,14 @@ import {
   controllerFromRef,
   controllerRefOf,
   defaultClientFactory,
+  eachPolicyOf,
+  EachFailure,
   resumeController,
+  resumeEach,
   suspendController,
+  suspendEach,
   type ClientFactory,
+  type EachTarget,
 } from "./controller";
 import { expiryFields, incidentUrlSchema, reasonSchema, resolveExpiry } from "./input";
 import type { PausePolicyDto, PauseRecordDto } from "@/lib/api/contract/pauses";
@@ -168,11 +173,34 @@ interface PauseTarget {
   ref: string | null;
   controller: ControllerConfig | null;
   applicationId: string | null;
+  /**
+   * A whole-environment pause of an environment without a controller object
+   * of its own: each application's object, suspended one by one as one pause.
+   */
+  each: EachTarget[];
 }
 
-/** What a pause acts on: one application's controller object, or the environment's. */
+/** Each application's own controller object (once each, by application name), for a pause of the whole environment. */
+async function applicationControllers(db: Db | Tx, environmentId: string): Promise<EachTarget[]> {
+  const apps = await db.application.findMany({ where: { environmentId, removedAt: null }, select: { name: true, controllerRef: true }, orderBy: { name: "asc" } });
+  const out: EachTarget[] = [];
+  const seen = new Set<string>();
+  for (const a of apps) {
+    const ref = a.controllerRef ? controllerRefKey(a.controllerRef as ControllerRef) : null;
+    const controller = ref ? controllerFromRef(ref) : null;
+    if (!ref || !controller || seen.has(ref)) continue;
+    seen.add(ref);
+    out.push({ application: a.name, ref, controller });
+  }
+  return out;
+}
+
+/** What a pause acts on: one application's controller object, the environment's, or (without one) each application's. */
 async function pauseTarget(db: Db | Tx, environmentId: string, config: EnvironmentConfig, application: string | undefined): Promise<PauseTarget> {
-  if (application === undefined) return { ref: controllerRefOf(config), controller: config.controller ?? null, applicationId: null };
+  if (application === undefined) {
+    const ref = controllerRefOf(config);
+    return { ref, controller: config.controller ?? null, applicationId: null, each: ref ? [] : await applicationControllers(db, environmentId) };
+  }
   const app = await db.application.findFirst({ where: { environmentId, name: application, removedAt: null }, select: { id: true, controllerRef: true } });
   if (!app) throw new ApiError("not_found", `application "${application}" in environment "${config.name}" not found`);
   const ref = app.controllerRef ? controllerRefKey(app.controllerRef as ControllerRef) : null;
@@ -180,7 +208,16 @@ async function pauseTarget(db: Db | Tx, environmentId: string, config: Environme
   if (!ref || !controller) {
     throw new ApiError("bad_request", `application "${application}" has no controller object to pause (it is declared in driftwatch.yaml); pause the environment instead`);
   }
-  return { ref, controller, applicationId: app.id };
+  return { ref, controller, applicationId: app.id, each: [] };
+}
+
+/** How a failed all-or-nothing step reads: the failing object, and what could not be put back (to do by hand). */
+function eachFailureMessage(e: EachFailure, doing: "paused" | "resumed", outcome: string): string {
+  const verb = doing === "paused" ? "pause" : "resume";
+  const head = `could not ${verb} ${e.failed.ref} (application "${e.failed.application}"): ${e.failed.message}`;
+  const back = e.undone > 0 ? `; the ${e.undone} already ${doing} ${e.undone === 1 ? "was" : "were"} put back as ${e.undone === 1 ? "it was" : "they were"}` : "";
+  const stuck = e.notUndone.length > 0 ? `; could not put back ${e.notUndone.map((n) => `${n.ref} (${n.message})`).join(", ")}: ${doing === "paused" ? "still suspended by Driftwatch, resume by hand" : "suspended again failed, check by hand"}` : "";
+  return `${head}${back}${stuck}; ${outcome}`;
 }
 
 /** What the pause form must ask for: the typed confirmation, the longest expiry, and whether Driftwatch performs it. */
@@ -194,7 +231,8 @@ export async function pausePolicy(db: Db, environmentName: string, application?:
     maxPauseMs: config.maxPause,
     autoResume: config.autoResume,
     controllerRef: target.ref,
-    executes: Boolean(config.write && target.controller),
+    controllerRefs: target.each.map((t) => t.ref),
+    executes: Boolean(config.write && (target.controller || target.each.length > 0)),
   };
 }
 
@@ -225,7 +263,7 @@ export async function createPause(
       `unknown controller object "${input.controllerRef}"${ref ? ` (${input.application ? `application "${input.application}"` : "this environment"}'s is "${ref}")` : " (this environment has none configured)"}`,
     );
   }
-  const execute = Boolean(config.write && target.controller);
+  const execute = Boolean(config.write && (target.controller || target.each.length > 0));
   const clientFor = deps.clientFor ?? defaultClientFactory;
   let id: string;
   try {
@@ -275,6 +313,15 @@ export async function createPause(
             where: { id: pause.id },
             data: { executed: true, previousPolicy: previousPolicy === null ? Prisma.DbNull : (previousPolicy as Prisma.InputJsonValue) },
           });
+        } else if (execute && config.write && target.each.length > 0) {
+          // All or nothing: a failure puts back what was done, and this transaction records nothing.
+          try {
+            previousPolicy = await suspendEach(clientFor(config.write), target.each, { pauseId: pause.id, by: actorName(actor), reason: input.reason, until: expiresAt });
+          } catch (e) {
+            if (e instanceof EachFailure) throw new ApiError("unavailable", eachFailureMessage(e, "paused", "nothing was recorded"), { controllerRef: e.failed.ref, application: e.failed.application });
+            throw e;
+          }
+          await tx.pause.update({ where: { id: pause.id }, data: { executed: true, previousPolicy: previousPolicy as Prisma.InputJsonValue } });
         }
         await appendAudit(tx, {
           actor,
@@ -286,6 +333,7 @@ export async function createPause(
           after: {
             controllerRef: ref,
             application: input.application ?? null,
+            ...(target.each.length > 0 ? { applications: target.each.map((t) => ({ application: t.application, controllerRef: t.ref })) } : {}),
             expiresAt: expiresAt.toISOString(),
             incidentUrl: input.incidentUrl ?? null,
             executed: execute,
@@ -295,7 +343,8 @@ export async function createPause(
         });
         return pause.id;
       },
-      { timeout: 30_000, maxWait: 10_000 },
+      // Each object is a GET and a PATCH (and, on failure, a PATCH back).
+      { timeout: 30_000 + target.each.length * 3_000, maxWait: 10_000 },
     );
   } catch (e) {
     if (isUniqueViolation(e)) throw new ApiError("conflict", `${input.application ? `application "${input.application}"` : "this environment"} was paused a moment ago; reload to see the pause`);
@@ -324,9 +373,19 @@ export async function resumePause(
   // The object the pause is recorded on (one application's, or the environment's).
   const controller = (pause.controllerRef ? controllerFromRef(pause.controllerRef) : null) ?? config.controller ?? null;
   const canWrite = Boolean(config.write && controller);
-  const onController = canWrite && (pause.executed || (pause.origin === "detected" && controller?.type === "flux"));
+  const each = pause.executed && !pause.controllerRef ? eachPolicyOf(pause.previousPolicy) : null;
+  const onController = (canWrite && (pause.executed || (pause.origin === "detected" && controller?.type === "flux"))) || Boolean(config.write && each);
   const clientFor = deps.clientFor ?? defaultClientFactory;
-  if (onController && config.write && controller) {
+  if (each && config.write) {
+    // All or nothing, as the pause was made: a failure suspends again what was resumed, and the pause stays.
+    const meta = { pauseId: pause.id, by: actorName(actor), reason: pause.reason ?? "", until: pause.expiresAt ?? now };
+    try {
+      await resumeEach(clientFor(config.write), each, meta);
+    } catch (e) {
+      if (e instanceof EachFailure) throw new ApiError("unavailable", eachFailureMessage(e, "resumed", "the pause stays"), { controllerRef: e.failed.ref, application: e.failed.application });
+      throw e;
+    }
+  } else if (onController && config.write && controller) {
     try {
       await resumeController(clientFor(config.write), controller, pause.previousPolicy);
     } catch (e) {
@@ -348,7 +407,7 @@ export async function resumePause(
       environment: pause.environment.name,
       reason: endReason,
       before: { origin: pause.origin, reason: pause.reason, expiresAt: pause.expiresAt?.toISOString() ?? null },
-      after: { resumedOnController: onController },
+      after: { resumedOnController: onController, ...(each ? { applications: each.each.map((e) => ({ application: e.application, controllerRef: e.ref })) } : {}) },
       at: now,
     });
     return dto(tx, pauseId, now);

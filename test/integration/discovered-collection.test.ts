@@ -19,8 +19,12 @@ import { setProcessEnv } from "../support/process-env";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { NO_APPLICATIONS, getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
+import { binaryPath } from "@/tools/realkube/binaries";
+import { helmConfigDigest } from "@/lib/helm/config-digest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 
 const FLEET = path.join(ESTATES, "flux-fleet");
 /** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
@@ -98,7 +102,9 @@ forEachCluster((server) => {
       // The HelmRelease is found but not collected (its desired state is the release Helm installed): the run says why.
       expect(first.status).toBe("partial");
       expect(first.errors.filter((e) => e.severity !== "warning")).toEqual([]);
-      expect(first.errors.map((e) => e.message)).toEqual(["application ingress-nginx/ingress-nginx renders a Helm chart; its desired state comes from release storage, not collected here yet"]);
+      expect(first.errors.map((e) => e.message)).toEqual([
+        "application ingress-nginx/ingress-nginx has no Git side: no Kustomization is known to apply its HelmRelease (no kustomize.toolkit.fluxcd.io/name label naming one it can read), so the Git file declaring it is unknown",
+      ]);
       expect(first.stats).toMatchObject({ applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } });
       // One mirror, of the declared repository (the GitRepository's URL is its alias): nothing made up, nothing anonymous.
       expect(fs.readdirSync(path.join(dir, "mirrors")).filter((f) => f.endsWith(".git"))).toEqual(["fleet.git"]);
@@ -111,7 +117,7 @@ forEachCluster((server) => {
         expect(apps.get(name)?.objectCount, name).toBeGreaterThan(0);
       }
       expect(apps.get("flux-system/shop-api")).toMatchObject({ promotionKey: "api", controllerRef: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop-api" }, objectCount: 2 });
-      expect(apps.get("ingress-nginx/ingress-nginx")?.lastError).toMatchObject({ message: expect.stringContaining("renders a Helm chart") });
+      expect(apps.get("ingress-nginx/ingress-nginx")?.lastError).toMatchObject({ message: expect.stringContaining("no Kustomization is known to apply its HelmRelease") });
       // Each object is its own application's.
       const nameOf = new Map([...apps.values()].map((a) => [a.id, a.name]));
       const owners = new Map((await db.liveObject.findMany({ select: { key: true, applicationId: true } })).map((o) => [o.key, nameOf.get(o.applicationId ?? "")]));
@@ -173,6 +179,115 @@ forEachCluster((server) => {
       const apps = await applications();
       expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: before?.id, removedAt: null, lastError: { category: "forbidden", message: "its HelmRelease could not be listed in any namespace this run; its last known state is kept" } });
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 9 });
+    }, 120_000);
+
+    it("a discovered HelmRelease is collected from Helm's release storage, its Git side the file its Kustomization applies", async () => {
+      // What kustomize-controller and helm-controller would have done: the HelmRelease labelled with the Kustomization that
+      // applied it, the chart installed by the real helm binary, and the release recorded in the HelmRelease's status.history.
+      await kubectl(["-n", "ingress-nginx", "label", "helmrelease", "ingress-nginx", "kustomize.toolkit.fluxcd.io/name=infra-controllers", "kustomize.toolkit.fluxcd.io/namespace=flux-system"]);
+      const chart = path.join(dir, "ingress-nginx");
+      const helmHome = { HOME: dir, HELM_CACHE_HOME: path.join(dir, "helm-cache"), HELM_CONFIG_HOME: path.join(dir, "helm-config"), HELM_DATA_HOME: path.join(dir, "helm-data") };
+      // Asynchronously: kubesim answers from this process.
+      const helm = (args: string[]) => promisify(execFile)(binaryPath("helm"), [...args, "--kubeconfig", cluster?.kubeconfigPath ?? "", "--kube-context", "t"], { env: { ...process.env, ...helmHome } });
+      await helm(["create", chart]);
+      fs.writeFileSync(path.join(chart, "Chart.yaml"), fs.readFileSync(path.join(chart, "Chart.yaml"), "utf8").replace(/^version: .*$/m, "version: 4.11.3"));
+      await helm(["install", "ingress-nginx", chart, "-n", "ingress-nginx", "--set", "replicaCount=2", "--disable-openapi-validation"]);
+      const values = { controller: { replicaCount: 2, service: { type: "ClusterIP" } } };
+      const history = [{ version: 1, name: "ingress-nginx", namespace: "ingress-nginx", chartName: "ingress-nginx", chartVersion: "4.11.3", configDigest: helmConfigDigest(values), digest: "sha256:0", status: "deployed", firstDeployed: "2026-12-01T10:00:00Z", lastDeployed: "2026-12-01T10:00:00Z" }];
+      await kubectl(["-n", "ingress-nginx", "patch", "helmrelease", "ingress-nginx", "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { history } })]);
+
+      const out = await run();
+      expect(out.errors).toEqual([]);
+      expect(out).toMatchObject({ status: "succeeded", stats: { applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } } });
+      let release = (await applications()).get("ingress-nginx/ingress-nginx");
+      // Desired is what Helm released (a Deployment, Service and ServiceAccount), released at the commit Git declares it in.
+      expect(release).toMatchObject({ lastError: null, driftCount: 0, objectCount: 3, approvedSha: fleet.head(), appliedSha: fleet.head() });
+      const nameOf = new Map([...(await applications()).values()].map((a) => [a.id, a.name]));
+      const owned = (await db.desiredObject.findMany({ select: { key: true, applicationId: true } })).filter((o) => nameOf.get(o.applicationId ?? "") === "ingress-nginx/ingress-nginx").map((o) => o.key);
+      expect(owned.sort()).toEqual(["/Service/ingress-nginx/ingress-nginx", "/ServiceAccount/ingress-nginx/ingress-nginx", "apps/Deployment/ingress-nginx/ingress-nginx"]);
+
+      // A hand change to what Helm applied is that application's drift.
+      await kubectl(["-n", "ingress-nginx", "scale", "deployment", "ingress-nginx", "--replicas=5"]);
+      expect((await run()).stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      release = (await applications()).get("ingress-nginx/ingress-nginx");
+      expect(await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, applicationId: true } })).toEqual([{ key: "apps/Deployment/ingress-nginx/ingress-nginx", applicationId: release?.id }]);
+
+      // New values in Git, not released yet (status.history still has the old digest): approved moves, applied stays where it was released.
+      const released = fleet.head();
+      const file = "infrastructure/controllers/ingress-nginx.yaml";
+      fleet.write(file, fs.readFileSync(path.join(fleet.dir, file), "utf8").replace("replicaCount: 2", "replicaCount: 3"));
+      fleet.commit("ingress-nginx: three replicas");
+      await run();
+      expect((await applications()).get("ingress-nginx/ingress-nginx")).toMatchObject({ approvedSha: fleet.head(), appliedSha: released });
+    }, 180_000);
+
+    it("a discovery that finds nothing any more is a good run: the environment holds no applications, the ones it held are removed with their history", async () => {
+      await run();
+      await kubectl(["-n", "shop", "scale", "deployment", "api", "--replicas=4"]);
+      await run();
+      const before = await applications();
+      const drift = await db.driftItem.findFirstOrThrow({ where: { resolvedAt: null, applicationId: before.get("flux-system/shop-api")?.id } });
+
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await kubectl(["delete", "helmreleases.helm.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      const out = await run();
+      expect(out).toMatchObject({ status: "succeeded", errors: [], approvedSha: null, appliedSha: null });
+      expect(out.stats).toMatchObject({ applications: 0, live: 0, desired: 0, repositoriesFetched: 0 });
+
+      const apps = await applications();
+      expect(apps.size).toBe(9);
+      for (const [name, a] of apps) expect(a, name).toMatchObject({ id: before.get(name)?.id, removedAt: expect.any(Date) });
+      // History kept: the drift ended (its application is gone, and with it the object from the environment), the lineage stays.
+      expect(await db.driftItem.findUniqueOrThrow({ where: { id: drift.id } })).toMatchObject({ applicationId: before.get("flux-system/shop-api")?.id, resolution: "deleted", resolvedAt: expect.any(Date) });
+      expect(await db.appliedRevision.count({ where: { applicationId: before.get("flux-system/shop-api")?.id } })).toBeGreaterThan(0);
+      expect(await db.liveObject.count()).toBe(0);
+      expect(await db.objectVersion.count({ where: { side: "live", key: "apps/Deployment/shop/api", blobHash: null } })).toBe(1);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 0, objectCount: 0, approvedSha: null, lastError: null });
+
+      // What a user reads: no applications, in words, on the environment and its applications list; the old ones under "removed".
+      const detail = await getEnvironmentDetail(db, "production");
+      expect(detail).toMatchObject({ status: "In sync", statusReason: NO_APPLICATIONS, applications: { total: 0 }, drift: { total: 0 } });
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      expect(listed).toMatchObject({ total: 0, rollup: { total: 0 }, collectedAt: expect.any(String), applications: [] });
+      expect((await listApplications(db, "production", { removed: "only" })).total).toBe(9);
+
+      // And back: a Kustomization that reappears is the same application again, under its old id.
+      await applyAsFlux("apps/production");
+      const back = await run();
+      expect(back.status).toBe("succeeded");
+      expect((await applications()).get("flux-system/shop-api")).toMatchObject({ id: before.get("flux-system/shop-api")?.id, removedAt: null });
+    }, 180_000);
+
+    it("no Kustomization left while HelmReleases may not be listed: the Kustomizations' applications are removed, the HelmRelease's kept as known", async () => {
+      await run();
+      const release = (await applications()).get("ingress-nginx/ingress-nginx");
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
+      const out = await run();
+      expect(out.status).toBe("partial");
+      expect(out.errors.map((e) => e.message)).toEqual([
+        expect.stringMatching(/^cannot list helmreleases\.helm\.toolkit\.fluxcd\.io in any namespace/),
+        "its HelmRelease could not be listed in any namespace this run; its last known state is kept",
+      ]);
+      expect(out.stats).toMatchObject({ applications: 1 });
+      const apps = await applications();
+      expect(apps.get("ingress-nginx/ingress-nginx")).toMatchObject({ id: release?.id, removedAt: null, lastError: { category: "forbidden" } });
+      for (const name of COLLECTED) expect(apps.get(name)?.removedAt, name).toEqual(expect.any(Date));
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 1, applicationsFailing: 1 });
+    }, 120_000);
+
+    it("a discovery that cannot read the cluster fails the run and keeps every application as it was", async () => {
+      await run();
+      const good = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
+      await cluster?.faults.unavailable("refuse");
+      const out = await run();
+      await cluster?.faults.unavailable(false);
+      expect(out.status).toBe("failed");
+      const apps = await applications();
+      expect([...apps.values()].filter((a) => a.removedAt !== null)).toEqual([]);
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ lastGoodRunId: good.lastGoodRunId, applicationsTotal: 9, objectCount: good.objectCount });
+      expect(await db.liveObject.count()).toBe(good.objectCount);
     }, 120_000);
 
     it("a repository nobody declared is fetched once with the credential whose URL prefix covers it, and gets its own row", async () => {

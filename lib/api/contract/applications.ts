@@ -37,7 +37,11 @@ export type ApplicationSummaryDto = z.infer<typeof ApplicationSummaryDto>;
 
 export const ApplicationListDto = named(
   "ApplicationList",
-  object({ environment: z.string(), rollup: ApplicationRollupDto, total: count.describe("Applications matching the filters"), applications: z.array(ApplicationSummaryDto) }),
+  object({
+    environment: z.string(),
+    collectedAt: isoTime.nullable().describe("The environment's last good collection; null before the first (an empty list then means not collected yet, not no applications)"),
+    rollup: ApplicationRollupDto,
+    total: count.describe("Applications matching the filters"), applications: z.array(ApplicationSummaryDto) }),
   "An environment's applications, worst first (failing, paused, stale, drifted, in sync, removed), then by name",
 );
 export type ApplicationListDto = z.infer<typeof ApplicationListDto>;

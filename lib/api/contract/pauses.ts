@@ -47,6 +47,9 @@ export const PausePolicyDto = named(
     maxPauseMs: count,
     autoResume: z.boolean(),
     controllerRef: z.string().nullable(),
+    controllerRefs: z
+      .array(z.string())
+      .describe("A whole-environment pause of an environment without a controller object of its own: each application's object it suspends (all or nothing) and resume puts back"),
     executes: z.boolean().describe("Driftwatch performs the pause on the controller"),
   }),
 );

@@ -68,7 +68,18 @@ export default async function ApplicationsPage({ params, searchParams }: Props) 
         </button>
         {!parsed.success && <span className="text-red-700">Some filters were not understood and were left out.</span>}
       </form>
-      {list.applications.length === 0 ? (
+      {list.applications.length === 0 && r.total === 0 && list.collectedAt ? (
+        <EmptyState title={`${env} holds no applications`}>
+          <p>Its last collection read the cluster and found no Flux Kustomization, HelmRelease or Argo CD Application that this environment discovers.</p>
+          <p>
+            Applications it held before keep their history:{" "}
+            <Link href={`/environments/${env}/applications?removed=only`} className="text-blue-700 underline">
+              show removed applications
+            </Link>
+            .
+          </p>
+        </EmptyState>
+      ) : list.applications.length === 0 ? (
         <EmptyState title="No applications match">
           <p>Change the filters, or wait for the first collection of this environment.</p>
         </EmptyState>
