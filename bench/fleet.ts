@@ -92,6 +92,29 @@ export interface FleetPhase extends Pick<ScaleOutPhase, "workers" | "windowSecon
   loadAverage1m: number;
 }
 
+/** 500 clusters × 100 applications × 60 objects at the default 60 s interval and 1% churn an hour. */
+export const TARGET_FLEET = { clusters: 500, applications: 50_000, objectsPerApplication: 60, intervalSeconds: DEFAULT_INTERVAL_S, churnPerHour: 0.01, busiestShare: 0.7 };
+
+export interface FleetProjection {
+  /** Which phase's per-object costs: n collector processes (more processes, more runs that change process). */
+  fromWorkers: number;
+  objectRunsPerSecond: number;
+  collectorCores: number;
+  /** Collector processes at most 70% busy (one JavaScript thread each). */
+  collectorProcesses: number;
+  postgresCores: number;
+  walMiBPerSecond: number;
+  /** One cluster's API server: its share of a core for Driftwatch's lists (from the real kube-apiserver + etcd). */
+  apiServerCoresPerCluster: number | null;
+}
+
+export interface FleetCheck {
+  workers: number;
+  /** Runs per minute this machine should manage with n processes at the 1-process costs per object: min(n cores, the machine's 2) over a run's CPU. */
+  predictedRunsPerMinute: number;
+  measuredRunsPerMinute: number;
+}
+
 export interface FleetBenchResult {
   environments: number;
   applicationsPerEnvironment: number;
@@ -123,6 +146,17 @@ export interface FleetBenchResult {
   databaseBytesAtEnd: number;
   /** databaseBytesAtEnd ÷ objects: what an object costs at rest (live and desired rows, blobs, indexes, the runs so far). */
   databaseBytesPerObject: number;
+  projection: {
+    objects: number;
+    perPhase: FleetProjection[];
+    /** Postgres growth a day: 24 × an hour's churn + runs a day × a run's row. */
+    growthPerDayBytes: number;
+    /** Objects at rest (databaseBytesPerObject × objects), before snapshots and runs accumulate. */
+    sizeAtStartBytes: number;
+    /** At start plus 30 days of growth (raw snapshots are kept 30 days by default; run rows are never pruned). */
+    sizeAfter30DaysBytes: number;
+    check: FleetCheck[];
+  };
   durationSeconds: number;
   loadAverage1m: number;
   targets: { apiP95Ms: number; pageP95Ms: number; apiMet: boolean; pageMet: boolean };
@@ -221,6 +255,39 @@ function postgresPid(dataDir: string): number {
     }
   }
   throw new Error(`no postgres process for ${dataDir}`);
+}
+
+/** The install TARGET_FLEET needs, from what one phase measured per object per run; and this machine's runs/min predicted from 1 process's costs. */
+export function project(phases: readonly FleetPhase[], storage: FleetBenchResult["storage"], bytesPerObjectAtRest: number, objectsPerEnv: number): FleetBenchResult["projection"] {
+  const t = TARGET_FLEET;
+  const objects = t.applications * t.objectsPerApplication;
+  const perSecond = objects / t.intervalSeconds;
+  const perClusterPerSecond = perSecond / t.clusters;
+  const perPhase = phases.map((p) => {
+    const collectorCores = (perSecond * p.cpuMicrosPerObjectRun.collectors) / 1e6;
+    return {
+      fromWorkers: p.workers,
+      objectRunsPerSecond: round(perSecond),
+      collectorCores: round(collectorCores, 1),
+      collectorProcesses: Math.ceil(collectorCores / t.busiestShare),
+      postgresCores: round((perSecond * p.cpuMicrosPerObjectRun.postgres) / 1e6, 1),
+      walMiBPerSecond: round((perSecond * p.walBytesPerObjectRun) / MiB, 1),
+      apiServerCoresPerCluster: p.cpuMicrosPerObjectRun.kubeApiserver === null ? null : round((perClusterPerSecond * p.cpuMicrosPerObjectRun.kubeApiserver) / 1e6, 3),
+    };
+  });
+  const runsPerDay = (t.clusters * 86_400) / t.intervalSeconds;
+  const growthPerDayBytes = 24 * objects * t.churnPerHour * storage.bytesPerChangedObject + runsPerDay * Math.max(storage.unchangedRunBytes, storage.runRowBytes);
+  const sizeAtStartBytes = objects * bytesPerObjectAtRest;
+  const one = phases[0];
+  const check = phases.map((p) => {
+    // One run's CPU at the 1-process costs: in its collector, and in all (collector, Postgres, the API server) on this 2-core machine.
+    const cost = one ? one.cpuMicrosPerObjectRun : p.cpuMicrosPerObjectRun;
+    const collectorS = (objectsPerEnv * cost.collectors) / 1e6;
+    const allS = (objectsPerEnv * (cost.collectors + cost.postgres + cost.kubesim)) / 1e6;
+    const perSecond_ = Math.min(p.workers / Math.max(1e-9, collectorS), 2 / Math.max(1e-9, allS));
+    return { workers: p.workers, predictedRunsPerMinute: round(perSecond_ * 60, 1), measuredRunsPerMinute: p.runsPerMinute };
+  });
+  return { objects, perPhase, growthPerDayBytes: round(growthPerDayBytes), sizeAtStartBytes: round(sizeAtStartBytes), sizeAfter30DaysBytes: round(sizeAtStartBytes + 30 * growthPerDayBytes), check };
 }
 
 export async function runFleetBench(
@@ -515,6 +582,8 @@ export async function runFleetBench(
     log(`fleet: storage: +${round(growthBytesPerRound / 1024)} KiB per round of ${storage.changedObjectsPerRound} changed objects (${storage.ratio}× their JSON), unchanged run +${storage.unchangedRunBytes} B (row ${storage.runRowBytes} B); per day ${round(storage.perDayBytes / MiB)} MiB`);
 
     const atEnd = await total();
+    const projection = project(phases, storage, atEnd / (envCount * objectsPerEnv), objectsPerEnv);
+    log(`fleet: projection for ${TARGET_FLEET.clusters} clusters: ${JSON.stringify(projection)}`);
     const worst = phases.reduce((w, p) => ({ api: Math.max(w.api, p.api.p95Ms), page: Math.max(w.page, p.page.p95Ms), non2xx: w.non2xx + p.api.non2xx + p.page.non2xx }), { api: 0, page: 0, non2xx: 0 });
     return {
       environments: envCount,
@@ -531,6 +600,7 @@ export async function runFleetBench(
       storage,
       databaseBytesAtEnd: atEnd,
       databaseBytesPerObject: round(atEnd / (envCount * objectsPerEnv)),
+      projection,
       durationSeconds: round((performance.now() - started) / 1000),
       loadAverage1m: loadAverage(),
       targets: { ...TARGETS, apiMet: worst.api <= TARGETS.apiP95Ms && worst.non2xx === 0, pageMet: worst.page <= TARGETS.pageP95Ms && worst.non2xx === 0 },
