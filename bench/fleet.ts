@@ -432,7 +432,7 @@ export async function runFleetBench(
     const phases: FleetPhase[] = [];
     for (const n of counts) {
       const procs = startCollectors(n, `phase-${n}`);
-      await warmCollectors(database.db, n, envCount, { startMs: 180_000, extraMs: 20_000 });
+      await warmCollectors(database.db, n, envCount, { startMs: 600_000, extraMs: 20_000 });
 
       // Collectors: the process's own CPU and that of its exited children (git); live children are counted by the tree.
       const collectorsCpu = () => procs.reduce((sum, c) => sum + cpuMsOf(c.pid ?? 0, { exitedChildren: true }), 0);
@@ -480,7 +480,7 @@ export async function runFleetBench(
       // The API while the collectors go on.
       const loaded = await measureApi();
       const peaks = procs.map((c) => round(peakRssOf(c.pid ?? 0) / MiB));
-      await stopProcesses(procs);
+      await stopProcesses(procs, 60_000);
 
       const runs = await database.db.collectionRun.findMany({ where: { finishedAt: { gte: from, lte: to } }, select: { id: true, startedAt: true, finishedAt: true, status: true, environmentId: true } });
       const ok = runs.filter((r) => r.status === "succeeded" && r.startedAt && r.finishedAt);
