@@ -263,7 +263,8 @@ export function project(phases: readonly FleetPhase[], storage: FleetBenchResult
   const objects = t.applications * t.objectsPerApplication;
   const perSecond = objects / t.intervalSeconds;
   const perClusterPerSecond = perSecond / t.clusters;
-  const perPhase = phases.map((p) => {
+  // A phase in which no run finished inside the window measured no cost per object-run.
+  const perPhase = phases.filter((p) => p.runs > 0).map((p) => {
     const collectorCores = (perSecond * p.cpuMicrosPerObjectRun.collectors) / 1e6;
     return {
       fromWorkers: p.workers,
@@ -490,7 +491,7 @@ export async function runFleetBench(
       const objectRuns = Math.max(1, ok.length * objectsPerEnv);
       const realRuns = ok.filter((r) => r.environmentId === realEnvId);
       const kubesimRuns = Math.max(1, (ok.length - realRuns.length) * objectsPerEnv);
-      const medianRunMs = round(median(ok.map(ms)));
+      const medianRunMs = ok.length ? round(median(ok.map(ms))) : 0;
       // Whether each run's environment had last run in the same process: a
       // process reuses its own render and the rows it wrote only then
       // (lib/collector/run-memo.ts), so the share says how often runs pay for a hop.
