@@ -16,10 +16,9 @@
 // --build runs `next build` first; without it the bench uses the build in
 // .next (and builds only when it is missing or older than the sources), and
 // reports the build's age.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -29,22 +28,10 @@ import { seedCommits, seedManyDrift, seedRepository, sha } from "../test/fixture
 import { startBenchDatabase } from "./support/db";
 import { buildIsCurrent } from "../lib/server/build";
 import { viewerCookie } from "./support/fixtures";
-import { flag, loadAverage, numberArg, percentile, round, runIfMain, stringArg } from "./support/stats";
+import { flag, loadAverage, numberArg, round, runIfMain, stringArg } from "./support/stats";
+import { load, rssOf, startWebServer, type Autocannon, type LoadResult } from "./support/web";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-
-export interface LoadResult {
-  path: string;
-  requests: number;
-  errors: number;
-  non2xx: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
-  /** CPU the server's processes spent per request (see cpuMsOf). */
-  serverCpuMsPerRequest: number;
-}
 
 export interface ApiBenchResult {
   environments: number;
@@ -69,38 +56,9 @@ export interface ApiBenchResult {
   targets: { apiP95Ms: number; pageP95Ms: number; apiMet: boolean; pageMet: boolean };
 }
 
-/** The part of autocannon's interface used here (it ships no types). */
-interface AutocannonInstance {
-  on(event: "response", cb: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
-  on(event: "done", cb: (result: { requests: { total: number }; errors: number; non2xx: number; duration: number }) => void): void;
-  on(event: "error", cb: (e: Error) => void): void;
-}
-interface AutocannonRequest {
-  headers?: Record<string, string>;
-  [key: string]: unknown;
-}
-type Autocannon = (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  timeout?: number;
-  requests: Array<{ setupRequest: (req: AutocannonRequest) => AutocannonRequest }>;
-}) => AutocannonInstance;
-
 const ENVIRONMENTS = 5;
 const OBJECTS_PER_ENV = 20_000;
 const DRIFT_PER_ENV = 1_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Environments with revisions, an applied revision, and their objects and drift, in bulk SQL. */
 async function seed(db: PrismaClient): Promise<{ names: string[] }> {
@@ -165,105 +123,6 @@ async function seed(db: PrismaClient): Promise<{ names: string[] }> {
   return { names };
 }
 
-async function waitForServer(url: string, cookie: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(url, { headers: { cookie } });
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`the server did not answer ${url} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** A process and all its descendants (the start script, its web processes), with their resident memory. */
-function processTree(pid: number): Array<[number, number, number]> {
-  const rows = spawnSync("ps", ["-e", "-o", "pid=,ppid=,rss="], { encoding: "utf8" })
-    .stdout.split("\n")
-    .map((l) => l.trim().split(/\s+/).map(Number))
-    .filter((r): r is [number, number, number] => r.length === 3 && r.every((n) => Number.isFinite(n)));
-  const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [p, parent] of rows) {
-      if (!tree.has(p) && tree.has(parent)) {
-        tree.add(p);
-        grew = true;
-      }
-    }
-  }
-  return rows.filter(([p]) => tree.has(p));
-}
-
-/**
- * CPU time (user + system, ms) the server's processes have used so far. Per
- * request, it says what the server costs independently of what else the
- * machine runs: latency under load is mostly queueing for a free core.
- */
-function cpuMsOf(pid: number): number {
-  let ticks = 0;
-  for (const [p] of processTree(pid)) {
-    try {
-      // Fields after the command name: state is 3rd, utime 14th, stime 15th.
-      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-}
-
-/** Resident memory of a process and all its descendants. */
-function rssOf(pid: number): number {
-  try {
-    return processTree(pid).reduce((sum, [, , rss]) => sum + rss * 1024, 0);
-  } catch {
-    return 0;
-  }
-}
-
-
-/**
- * `connections` clients on `url` for `duration` seconds. Requests take the
- * session cookies in turn: 50 clients are 50 people signed in, not one
- * person with 50 tabs (an empty list: signed-out requests).
- */
-async function load(autocannon: Autocannon, url: string, cookies: readonly string[], connections: number, duration: number, onSample: () => void, serverPid: number): Promise<LoadResult> {
-  const times: number[] = [];
-  const cpuBefore = cpuMsOf(serverPid);
-  const sampler = setInterval(onSample, 500);
-  let turn = 0;
-  const setupRequest = (req: AutocannonRequest): AutocannonRequest =>
-    cookies.length === 0 ? req : { ...req, headers: { ...req.headers, cookie: cookies[turn++ % cookies.length] as string } };
-  try {
-    const result = await new Promise<{ requests: { total: number }; errors: number; non2xx: number; duration: number }>((resolve, reject) => {
-      const inst = autocannon({ url, connections, duration, timeout: 30, requests: [{ setupRequest }] });
-      inst.on("response", (_client, _status, _bytes, responseTime) => times.push(responseTime));
-      inst.on("done", resolve);
-      inst.on("error", reject);
-    });
-    return {
-      path: new URL(url).pathname,
-      requests: result.requests.total,
-      errors: result.errors,
-      non2xx: result.non2xx,
-      requestsPerSecond: round(result.requests.total / result.duration, 1),
-      p50Ms: round(percentile(times, 0.5), 1),
-      p95Ms: round(percentile(times, 0.95), 1),
-      p99Ms: round(percentile(times, 0.99), 1),
-      serverCpuMsPerRequest: round((cpuMsOf(serverPid) - cpuBefore) / Math.max(1, result.requests.total), 2),
-    };
-  } finally {
-    clearInterval(sampler);
-  }
-}
-
 export async function runApiBench(
   opts: { duration?: number; connections?: number; webProcesses?: string; build?: boolean; profileDir?: string; serve?: boolean; log?: (m: string) => void } = {},
 ): Promise<ApiBenchResult> {
@@ -282,7 +141,7 @@ export async function runApiBench(
 
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "driftwatch-bench-api-"));
   const database = await startBenchDatabase("api");
-  let server: ChildProcess | null = null;
+  let server: Awaited<ReturnType<typeof startWebServer>> | null = null;
   try {
     const t = performance.now();
     const { names } = await seed(database.db);
@@ -299,31 +158,11 @@ export async function runApiBench(
         environments: names.map((n) => ({ name: n, cluster: { kubeconfig: path.join(dir, "no-kubeconfig") }, source: { repository: "bench", branch: "main", path: `envs/${n}` } })),
       }),
     );
-    const port = await freePort();
     // --profile-server <dir>: a CPU profile of each server process (the web processes too), written when it stops.
-    const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
     const webProcesses = opts.webProcesses ?? "auto";
-    server = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "scripts/start.ts")], {
-      cwd: ROOT,
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        DATABASE_URL: database.url,
-        DRIFTWATCH_CONFIG: configFile,
-        DRIFTWATCH_DATA_DIR: dir,
-        DRIFTWATCH_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
-        DRIFTWATCH_IN_PROCESS_COLLECTOR: "false",
-        DRIFTWATCH_WEB_PROCESSES: webProcesses,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        LOG_LEVEL: "warn",
-        NEXT_TELEMETRY_DISABLED: "1",
-      },
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitForServer(`${base}/api/environments/env-0/drift`, cookie, server, 120_000);
-    const pid = server.pid ?? 0;
+    server = await startWebServer({ databaseUrl: database.url, configFile, dataDir: dir, cookie, readyPath: "/api/environments/env-0/drift", webProcesses, profileDir: opts.profileDir });
+    const base = server.base;
+    const pid = server.child.pid ?? 0;
     let peak = rssOf(pid);
     const sample = () => {
       peak = Math.max(peak, rssOf(pid));
@@ -369,13 +208,7 @@ export async function runApiBench(
       targets: { apiP95Ms: 150, pageP95Ms: 300, apiMet: api.p95Ms <= 150 && api.non2xx === 0, pageMet: page.p95Ms <= 300 && page.non2xx === 0 },
     };
   } finally {
-    if (server && server.exitCode === null) {
-      const exited = new Promise<void>((resolve) => server?.once("exit", () => resolve()));
-      server.kill("SIGTERM");
-      const timer = setTimeout(() => server?.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await server?.stop();
     await database.stop();
     await fsp.rm(dir, { recursive: true, force: true });
   }

@@ -15,10 +15,8 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createClusterClient } from "../lib/kube/client";
-import { resourcePath } from "../lib/kube/discovery";
-import type { KubeListPage } from "../lib/kube/list";
 import { resetDatabase } from "../lib/db/testing";
-import { startBenchCluster, type BenchCluster } from "./support/cluster";
+import { bareListOf, startBenchCluster, type BenchCluster } from "./support/cluster";
 import { startBenchDatabase, type BenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
 import { flag, isMain, loadAverage, median, MiB, round, withPeakRss } from "./support/stats";
@@ -54,31 +52,9 @@ export interface CollectBenchResult {
   targets: { steadyMaxRatio: number; peakRssMiBAt50k: number; steadyMet: boolean; rssMet: boolean | null };
 }
 
-const KINDS: Array<[string, string]> = [
-  ["v1", "ConfigMap"],
-  ["apps/v1", "Deployment"],
-  ["v1", "Service"],
-  ["v1", "Secret"],
-  ["v1", "ServiceAccount"],
-];
-
 /** What any client pays at least: every page of every kind in every namespace, parsed. */
-async function bareList(cluster: BenchCluster, namespaces: string[]): Promise<number> {
-  const client = createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "bench-readonly" }, { timeoutMs: 120_000 });
-  let count = 0;
-  for (const [apiVersion, kind] of KINDS) {
-    const r = cluster.discovery.lookup(apiVersion, kind);
-    if (!r) throw new Error(`no ${kind}`);
-    for (const ns of namespaces) {
-      let cont: string | undefined;
-      do {
-        const page = await client.requestJson<KubeListPage>("GET", resourcePath(r, ns), { query: { limit: 500, continue: cont } });
-        count += page.items.length;
-        cont = page.metadata?.continue || undefined;
-      } while (cont);
-    }
-  }
-  return count;
+function bareList(cluster: BenchCluster, namespaces: string[]): Promise<number> {
+  return bareListOf(createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "bench-readonly" }, { timeoutMs: 120_000 }), cluster.discovery, namespaces);
 }
 
 /**

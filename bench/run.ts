@@ -5,10 +5,13 @@
 //   npm run bench [-- --only collect,latency] [--full]
 //
 // --full adds the 50,000-object collection (about a minute more on 2 cores).
+// The fleet benchmark (bench/fleet.ts, about 11 minutes on its own) runs only
+// when named: `npm run bench -- --only fleet` (`--scale 0.1`: a tenth of its
+// applications, for development).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { machine, round } from "./support/stats";
+import { machine, round, stringArg } from "./support/stats";
 import type { CollectBenchResult } from "./collect";
 import type { LatencyBenchResult } from "./latency";
 import type { ApiBenchResult } from "./api";
@@ -20,6 +23,7 @@ import type { AuthFloodBenchResult } from "./auth-flood";
 import type { DiscoveryBenchResult } from "./discovery";
 import type { HelmReleaseStorageBenchResult } from "./helm-release-storage";
 import type { HelmRenderBenchResult } from "./helm-render";
+import type { FleetBenchResult } from "./fleet";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUDGET_MS = 10 * 60_000;
@@ -28,6 +32,8 @@ interface Bench {
   name: string;
   file: string;
   args: string[];
+  /** Runs only when named in --only: it takes the whole budget alone. */
+  onlyWhenNamed?: boolean;
 }
 
 interface Outcome {
@@ -37,7 +43,7 @@ interface Outcome {
   error: string | null;
 }
 
-function benches(full: boolean): Bench[] {
+function benches(full: boolean, fleetScale: string | undefined): Bench[] {
   return [
     { name: "drift", file: "bench/drift.ts", args: [] },
     { name: "kubesim-list", file: "bench/kubesim-list.ts", args: [] },
@@ -50,6 +56,7 @@ function benches(full: boolean): Bench[] {
     { name: "scale-out", file: "bench/scale-out.ts", args: [] },
     { name: "auth-flood", file: "bench/auth-flood.ts", args: [] },
     { name: "helm-render", file: "bench/helm-render.ts", args: [] },
+    { name: "fleet", file: "bench/fleet.ts", args: fleetScale ? ["--scale", fleetScale] : [], onlyWhenNamed: true },
   ];
 }
 
@@ -188,6 +195,20 @@ function rows(outcomes: Outcome[]): Row[] {
     const r = helmRender;
     out.push(["Helm source render", `${r.chart}, ${r.objects} objects, ${r.rounds} rounds, cache cleared (network isolation: ${r.networkIsolation})`, `median ${r.driftwatchMedianMs} ms`, `helm template alone: median ${r.helmAloneMedianMs} ms`, `${r.ratio}× (CPU ${r.cpuRatio}×, load ${r.loadAverage1m})`, "≤ 1.5×", yes(r.targets.met)]);
   }
+  const fleet = get<FleetBenchResult>("fleet");
+  if (fleet) {
+    const what = `${fleet.environments} environments × ${n(fleet.applicationsPerEnvironment)} applications × ${fleet.objectsPerApplication} objects (${n(fleet.objects)})`;
+    for (const p of fleet.phases) {
+      const procs = `${p.workers} collector process${p.workers > 1 ? "es" : ""}`;
+      out.push(["Fleet", `${what}, ${procs}: runs per minute (median run)`, `${p.runsPerMinute} runs/min (${n(p.medianRunMs)} ms)`, `bare list of one environment ${n(fleet.bareList.kubesimMedianMs)} ms; 1 process`, `run ${round(p.medianRunMs / fleet.bareList.kubesimMedianMs, 2)}× the list; ${p.speedup}× 1 process`, "—", "—"]);
+      out.push(["Fleet", `${procs}: freshness, kubectl edit → drift API (${p.freshness.samples} edits, ${p.freshness.timeouts} timed out)`, `p50 ${n(p.freshness.p50Ms)} ms, p95 ${n(p.freshness.p95Ms)} ms`, `expected cycle ${n(p.expectedCycleMs)} ms`, `${round(p.freshness.p95Ms / Math.max(1, p.expectedCycleMs), 2)}×`, "—", "—"]);
+      out.push(["Fleet", `${procs}: drift API (the ${fleet.environments} environments in turn), ${fleet.connections} clients while collecting`, `${p.api.p95Ms} ms (${n(p.api.requestsPerSecond)}/s)`, `collectors idle: ${fleet.idle.api.p95Ms} ms`, `${round(p.api.p95Ms / Math.max(0.1, fleet.idle.api.p95Ms), 1)}×`, "p95 ≤ 150 ms", yes(p.api.p95Ms <= fleet.targets.apiP95Ms && p.api.non2xx === 0)]);
+      out.push(["Fleet", `${procs}: environments page /, ${fleet.connections} clients while collecting`, `${p.page.p95Ms} ms (${n(p.page.requestsPerSecond)}/s)`, `collectors idle: ${fleet.idle.page.p95Ms} ms`, `${round(p.page.p95Ms / Math.max(0.1, fleet.idle.page.p95Ms), 1)}×`, "p95 ≤ 300 ms", yes(p.page.p95Ms <= fleet.targets.pageP95Ms && p.page.non2xx === 0)]);
+      if (p.runs > 0) out.push(["Fleet", `${procs}: CPU per object per run (collectors / Postgres / kubesim / kube-apiserver+etcd), WAL per object per run`, `${p.cpuMicrosPerObjectRun.collectors} / ${p.cpuMicrosPerObjectRun.postgres} / ${p.cpuMicrosPerObjectRun.kubesim} / ${p.cpuMicrosPerObjectRun.kubeApiserver ?? "—"} µs; ${p.walBytesPerObjectRun} B`, "—", "—", "—", "—"]);
+    }
+    const s = fleet.storage;
+    out.push(["Fleet", `Postgres growth at 1% churn per hour (${n(s.changedObjectsPerRound)} objects an hour, ${n(s.runsPerDay)} runs a day)`, `${n(round(s.perDayBytes / 1024 / 1024))} MiB/day (${n(round(s.growthBytesPerRound / 1024))} KiB per hour's churn)`, `changed objects ${n(round(s.changedBytesPerRound / 1024))} KiB an hour`, `${s.ratio}×`, "—", "—"]);
+  }
   return out;
 }
 
@@ -215,7 +236,7 @@ function markdown(outcomes: Outcome[], date: string, totalMs: number): string {
 export async function main(): Promise<{ outcomes: Outcome[]; totalMs: number }> {
   const onlyIdx = process.argv.indexOf("--only");
   const only = onlyIdx >= 0 ? new Set((process.argv[onlyIdx + 1] ?? "").split(",")) : null;
-  const selected = benches(process.argv.includes("--full")).filter((b) => !only || only.has(b.name));
+  const selected = benches(process.argv.includes("--full"), stringArg("scale")).filter((b) => (only ? only.has(b.name) : !b.onlyWhenNamed));
   const started = performance.now();
   const date = new Date().toISOString();
   const outcomes: Outcome[] = [];

@@ -7,7 +7,7 @@
 // checked: no environment may ever have had two runs overlapping in time.
 //
 //   npx tsx bench/scale-out.ts [--window 15] [--workers 1,2,4]
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
@@ -16,8 +16,8 @@ import { startBenchCluster } from "./support/cluster";
 import { startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, collectOnce, newRepo, syncConfig, writeManifests } from "./support/fixtures";
 import { runIfMain, loadAverage, MiB, numberArg, round } from "./support/stats";
+import { peakRssOf, startCollector, stopProcesses, warmCollectors } from "./support/web";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const ENVIRONMENTS = 20;
 const OBJECTS = 2_000;
 
@@ -45,29 +45,6 @@ export interface ScaleOutBenchResult {
   failedRuns: number;
   loadAverage1m: number;
   targets: { noOverlap: boolean };
-}
-
-function peakRss(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(async (c) => {
-      if (c.exitCode !== null || c.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => c.once("exit", () => resolve()));
-      c.kill("SIGTERM");
-      // A worker finishes its current run before it exits.
-      const timer = setTimeout(() => c.kill("SIGKILL"), 30_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
 }
 
 export async function runScaleOutBench(opts: { windowSeconds?: number; workers?: number[]; log?: (m: string) => void } = {}): Promise<ScaleOutBenchResult> {
@@ -100,41 +77,16 @@ export async function runScaleOutBench(opts: { windowSeconds?: number; workers?:
     for (const n of counts) {
       const started: ChildProcess[] = [];
       for (let i = 0; i < n; i++) {
-        const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/collector.ts")], {
-          cwd: ROOT,
-          stdio: ["ignore", "ignore", "inherit"],
-          env: {
-            ...process.env,
-            DATABASE_URL: database.url,
-            DRIFTWATCH_CONFIG: configFile,
-            DRIFTWATCH_DATA_DIR: path.join(dir, `worker-${n}-${i}`),
-            DRIFTWATCH_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
-            LOG_LEVEL: "warn",
-          },
-        });
+        const child = startCollector({ databaseUrl: database.url, configFile, dataDir: path.join(dir, `worker-${n}-${i}`) });
         started.push(child);
         children.push(child);
       }
-      // Warm-up: every process has started and finished a run, then (for at
-      // most 30 s more) about one run per environment per process, since a
-      // process's first run of an environment renders its manifests afresh.
-      const phaseStart = new Date();
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const owners = await database.db.collectionRun.findMany({ where: { finishedAt: { gte: phaseStart }, status: "succeeded" }, distinct: ["leaseOwner"], select: { leaseOwner: true } });
-        if (owners.length >= n) break;
-        if (Date.now() > deadline) throw new Error(`only ${owners.length} of ${n} collector processes finished a run within 120 s`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      const warmUntil = Date.now() + 30_000;
-      while (Date.now() < warmUntil && (await database.db.collectionRun.count({ where: { finishedAt: { gte: phaseStart }, status: "succeeded" } })) < ENVIRONMENTS * n) {
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      await warmCollectors(database.db, n, ENVIRONMENTS, { startMs: 120_000, extraMs: 30_000 });
       const from = new Date();
       await new Promise((r) => setTimeout(r, windowSeconds * 1_000));
       const to = new Date();
-      const peaks = started.map((c) => round(peakRss(c.pid ?? 0) / MiB));
-      await stopAll(started);
+      const peaks = started.map((c) => round(peakRssOf(c.pid ?? 0) / MiB));
+      await stopProcesses(started);
       const runs = await database.db.collectionRun.findMany({ where: { status: "succeeded", finishedAt: { gte: from, lte: to } }, select: { startedAt: true, finishedAt: true, leaseOwner: true } });
       const durations = runs.filter((r) => r.startedAt && r.finishedAt).map((r) => (r.finishedAt as Date).getTime() - (r.startedAt as Date).getTime());
       durations.sort((a, b) => a - b);
@@ -179,7 +131,7 @@ export async function runScaleOutBench(opts: { windowSeconds?: number; workers?:
       targets: { noOverlap: overlaps === 0 },
     };
   } finally {
-    await stopAll(children);
+    await stopProcesses(children);
     await cluster.stop();
     repo.cleanup();
     await database.stop();

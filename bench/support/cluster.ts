@@ -6,6 +6,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { createClusterClient, type ClusterClient } from "../../lib/kube/client";
 import { discover, resourcePath, type Discovery } from "../../lib/kube/discovery";
+import type { KubeListPage } from "../../lib/kube/list";
 import type { KubeSimOptions } from "@driftwatch/kubesim";
 
 export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";
@@ -25,6 +26,26 @@ export interface BenchCluster {
   /** Resident and peak resident memory of the server process, bytes. */
   memory(): { rss: number; peak: number };
   stop(): Promise<void>;
+}
+
+/** A merge patch as `kubectl patch`/`edit` sends it, on any API server; the size of the object it answered with (JSON bytes). */
+export async function patchAs(
+  client: ClusterClient,
+  discovery: Discovery,
+  obj: { apiVersion: string; kind: string; namespace?: string; name: string },
+  body: unknown,
+  fieldManager: string,
+  sub?: string,
+): Promise<number> {
+  const r = discovery.lookup(obj.apiVersion, obj.kind);
+  if (!r) throw new Error(`no ${obj.kind}`);
+  const updated = await client.requestJson<unknown>("PATCH", resourcePath(r, obj.namespace, obj.name) + (sub ? `/${sub}` : ""), {
+    body,
+    contentType: "application/merge-patch+json",
+    userAgent: KUBECTL_UA,
+    query: { fieldManager },
+  });
+  return Buffer.byteLength(JSON.stringify(updated));
 }
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -66,17 +87,7 @@ export async function startBenchCluster(dir: string, opts: KubeSimOptions & { cl
         await admin(`/seed?manager=${encodeURIComponent(manager)}`, JSON.stringify(objects.slice(i, i + 2_000)));
       }
     },
-    async patch(obj, body, fieldManager, sub) {
-      const r = discovery.lookup(obj.apiVersion, obj.kind);
-      if (!r) throw new Error(`no ${obj.kind}`);
-      const updated = await client.requestJson<unknown>("PATCH", resourcePath(r, obj.namespace, obj.name) + (sub ? `/${sub}` : ""), {
-        body,
-        contentType: "application/merge-patch+json",
-        userAgent: KUBECTL_UA,
-        query: { fieldManager },
-      });
-      return Buffer.byteLength(JSON.stringify(updated));
-    },
+    patch: (obj, body, fieldManager, sub) => patchAs(client, discovery, obj, body, fieldManager, sub),
     closeWatches: (mode = "end") => admin(`/faults/close-watches?mode=${mode}`),
     memory() {
       try {
@@ -96,4 +107,33 @@ export async function startBenchCluster(dir: string, opts: KubeSimOptions & { cl
       clearTimeout(timer);
     },
   };
+}
+
+export const BENCH_KINDS: Array<[string, string]> = [
+  ["v1", "ConfigMap"],
+  ["apps/v1", "Deployment"],
+  ["v1", "Service"],
+  ["v1", "Secret"],
+  ["v1", "ServiceAccount"],
+];
+
+/**
+ * What any client pays at least for the bench objects: every page (500) of
+ * every kind in every namespace, parsed; the number of objects listed.
+ */
+export async function bareListOf(client: ClusterClient, discovery: Discovery, namespaces: string[]): Promise<number> {
+  let count = 0;
+  for (const [apiVersion, kind] of BENCH_KINDS) {
+    const r = discovery.lookup(apiVersion, kind);
+    if (!r) throw new Error(`no ${kind}`);
+    for (const ns of namespaces) {
+      let cont: string | undefined;
+      do {
+        const page = await client.requestJson<KubeListPage>("GET", resourcePath(r, ns), { query: { limit: 500, continue: cont } });
+        count += page.items.length;
+        cont = page.metadata?.continue || undefined;
+      } while (cont);
+    }
+  }
+  return count;
 }

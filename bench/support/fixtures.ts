@@ -195,6 +195,8 @@ export interface BenchEnvSpec {
   trackingLabel?: string;
   /** Declared applications, one per folder under `path` (writeApplicationManifests), instead of one source. */
   applications?: number;
+  /** A cluster of its own (kubeconfig and context) instead of the one benchConfig is given. */
+  cluster?: { kubeconfig: string; context: string };
 }
 
 export function benchConfig(
@@ -208,7 +210,7 @@ export function benchConfig(
     repositories: [{ name: "bench", url: repoDir, ...(opts.webhookSecretEnv ? { webhookSecretEnv: opts.webhookSecretEnv } : {}) }],
     environments: envs.map((e) => ({
       name: e.name,
-      cluster: { kubeconfig: kubeconfigPath, context: `${clusterName}-readonly` },
+      cluster: e.cluster ?? { kubeconfig: kubeconfigPath, context: `${clusterName}-readonly` },
       namespaces: e.namespaces,
       defaultNamespace: e.namespaces[0],
       ...(e.applications
@@ -254,7 +256,7 @@ export async function collectOnce(ctx: CollectorContext, envName: string): Promi
  * written by kube-controller-manager). Returns the changed objects and their
  * size as the API serves them after the change (JSON bytes).
  */
-export async function churn(cluster: BenchCluster, live: Obj[], fraction: number, round: number, concurrency = 8): Promise<{ refs: ObjectRef[]; bytes: number }> {
+export async function churn(cluster: Pick<BenchCluster, "patch">, live: Obj[], fraction: number, round: number, concurrency = 8): Promise<{ refs: ObjectRef[]; bytes: number }> {
   const random = prng(1_000 + round);
   const count = Math.max(1, Math.round(live.length * fraction));
   const picked = new Set<number>();
@@ -278,7 +280,10 @@ export async function churn(cluster: BenchCluster, live: Obj[], fraction: number
                 : { metadata: { labels: { team: `hotfix-${round}` } } };
         size = await cluster.patch(ref, body, "kubectl-edit");
       } else if (ref.kind === "Deployment") {
-        size = await cluster.patch(ref, { status: { observedGeneration: 1, readyReplicas: round % 3 } }, "kube-controller-manager", "status");
+        // Valid on a real API server too: ready ≤ replicas, available ≤ ready.
+        const replicas = Number(((live[i] as Obj).spec as { replicas?: number } | undefined)?.replicas ?? 1);
+        const ready = Math.min(replicas, round % 3);
+        size = await cluster.patch(ref, { status: { observedGeneration: 1, readyReplicas: ready, availableReplicas: ready } }, "kube-controller-manager", "status");
       } else {
         size = await cluster.patch(ref, { metadata: { annotations: { "bench.driftwatch.io/observed": String(round) } } }, "kube-controller-manager");
       }
