@@ -15,6 +15,15 @@ import type { CompareDto } from "@/lib/api/contract";
 import { valueText } from "@/lib/dashboard/format";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 
+/** The first differing objects are shown open; the rest stay one line each, so a long list stays readable. */
+const OPEN_DIFFERENCES = 20;
+
+/** For each object, how many differing ones come before it. */
+function differingBefore(objects: CompareDto["objects"]): number[] {
+  let n = 0;
+  return objects.map((o) => (o.state === "differs" ? n++ : n));
+}
+
 export function CompareClient({ environments, initial, initialParams, problem }: { environments: string[]; initial: CompareDto | null; initialParams: string; problem: string | null }) {
   const pathname = usePathname();
   const [params, setParams] = useState(() => {
@@ -39,6 +48,7 @@ export function CompareClient({ environments, initial, initialParams, problem }:
     setParams(next);
   };
   const c = q.data;
+  const differsBefore = c ? differingBefore(c.objects) : [];
   const submit = (next: URLSearchParams) => {
     const s = next.toString();
     setParams(next);
@@ -156,13 +166,13 @@ export function CompareClient({ environments, initial, initialParams, problem }:
             </EmptyState>
           ) : (
             <ul className="space-y-2">
-              {c.objects.map((o) => (
+              {c.objects.map((o, i) => (
                 <li key={o.key} className="relative rounded-lg border border-slate-200 bg-white">
                   {/* Beside the summary, not in it: a link inside a summary is a control inside a control. */}
                   <Link href={objectPagePath(o.state === "only-to" ? c.to.environment : c.from.environment, o.key)} className="absolute top-2 right-3 text-xs text-blue-700 hover:underline">
                     open<span className="sr-only"> {o.kind} {o.namespace ? `${o.namespace}/` : ""}{o.name}</span>
                   </Link>
-                  <details open={o.state === "differs" && c.objects.length <= 20}>
+                  <details open={o.state === "differs" && differsBefore[i]! < OPEN_DIFFERENCES}>
                     <summary className="flex cursor-pointer flex-wrap items-center gap-2 py-2 pr-14 pl-3 text-sm">
                       <span className="font-medium">
                         {o.kind} {o.namespace ? `${o.namespace}/` : ""}

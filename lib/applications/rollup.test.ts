@@ -3,20 +3,22 @@ import { applicationStatus, rollupApplications, rollupInputs, rollupWords, worst
 
 const now = new Date("2026-12-03T12:00:00Z");
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
-const base: RollupApplication = { removedAt: null, driftCount: 0, approvedSha: "a", approvedAt: minutesAgo(60), appliedSha: "a", suspended: false, paused: false, failing: false };
+const base: RollupApplication = { removedAt: null, driftCount: 0, approvedSha: "a", approvedAt: minutesAgo(60), appliedSha: "a", appliedBehind: false, suspended: false, paused: false, failing: false };
 const app = (over: Partial<RollupApplication>): RollupApplication => ({ ...base, ...over });
 
 describe("rollupApplications", () => {
   it.each<[string, Partial<RollupApplication>, Partial<Record<"inSync" | "drifted" | "stale" | "paused" | "failing", number>>]>([
     ["in sync", {}, { inSync: 1 }],
     ["drifted", { driftCount: 3 }, { drifted: 1 }],
-    ["behind for longer than staleAfter", { appliedSha: "old", approvedAt: minutesAgo(11) }, { stale: 1 }],
-    ["a rollout in progress is not stale yet", { appliedSha: "old", approvedAt: minutesAgo(9) }, { inSync: 1 }],
+    ["behind for longer than staleAfter", { appliedSha: "old", appliedBehind: true, approvedAt: minutesAgo(11) }, { stale: 1 }],
+    ["a rollout in progress is not stale yet", { appliedSha: "old", appliedBehind: true, approvedAt: minutesAgo(9) }, { inSync: 1 }],
     ["nothing applied known yet is not stale", { appliedSha: null }, { inSync: 1 }],
+    // The controller applied the branch head, which is newer than the approved commit (a commit to another path).
+    ["an applied revision that contains the approved one is not stale", { appliedSha: "head", appliedBehind: false, approvedAt: minutesAgo(60) }, { inSync: 1 }],
     ["paused from the dashboard", { paused: true }, { paused: 1 }],
     ["suspended in the cluster", { suspended: true }, { paused: 1 }],
     ["failing", { failing: true }, { failing: 1 }],
-    ["stale and drifted counts in both", { driftCount: 1, appliedSha: "old", approvedAt: minutesAgo(30) }, { drifted: 1, stale: 1 }],
+    ["stale and drifted counts in both", { driftCount: 1, appliedSha: "old", appliedBehind: true, approvedAt: minutesAgo(30) }, { drifted: 1, stale: 1 }],
   ])("%s", (_what, over, expected) => {
     expect(rollupApplications([app(over)], now, 10 * 60_000)).toEqual({ total: 1, inSync: 0, drifted: 0, stale: 0, paused: 0, failing: 0, ...expected });
   });
@@ -30,7 +32,7 @@ describe("applicationStatus", () => {
   it.each<[Partial<RollupApplication>, ApplicationStatus]>([
     [{}, "In sync"],
     [{ driftCount: 2 }, "Drifted"],
-    [{ driftCount: 2, appliedSha: "old", approvedAt: minutesAgo(30) }, "Stale"],
+    [{ driftCount: 2, appliedSha: "old", appliedBehind: true, approvedAt: minutesAgo(30) }, "Stale"],
     [{ driftCount: 2, paused: true }, "Paused"],
     [{ driftCount: 2, paused: true, failing: true }, "Collection failing"],
     [{ failing: true, removedAt: minutesAgo(1) }, "Removed"],
@@ -41,7 +43,7 @@ describe("applicationStatus", () => {
 
 describe("worstApplications", () => {
   const named = (name: string, over: Partial<RollupApplication>) => ({ ...app(over), name });
-  const stale = { appliedSha: "old", approvedAt: minutesAgo(30) };
+  const stale = { appliedSha: "old", appliedBehind: true, approvedAt: minutesAgo(30) };
 
   it("puts failing before paused before stale before drifted, and leaves in-sync and removed ones out", () => {
     const apps = [
@@ -83,7 +85,7 @@ describe("rollupWords", () => {
 });
 
 describe("rollupInputs", () => {
-  const row = (id: string, over: Partial<RollupRow> = {}): RollupRow => ({ id, removedAt: null, driftCount: 0, approvedSha: "a", approvedAt: minutesAgo(60), appliedSha: "a", controller: null, lastError: null, ...over });
+  const row = (id: string, over: Partial<RollupRow> = {}): RollupRow => ({ id, removedAt: null, driftCount: 0, approvedSha: "a", approvedAt: minutesAgo(60), appliedSha: "a", appliedBehind: false, controller: null, lastError: null, ...over });
 
   it("marks an application paused by its own pause, suspended by its controller, failing by its last error", () => {
     const inputs = rollupInputs([row("web"), row("api", { controller: { suspended: true } }), row("infra", { lastError: { message: "forbidden" } }), row("db")], [{ applicationId: "web", startedAt: minutesAgo(1) }], now);

@@ -8,6 +8,8 @@ export interface RollupApplication {
   approvedSha: string | null;
   approvedAt: Date | null;
   appliedSha: string | null;
+  /** The applied revision does not contain the approved one (by git ancestry, as the collector found). */
+  appliedBehind: boolean;
   /** The controller reports reconciliation suspended. */
   suspended: boolean;
   /** An active pause targets this application (or the whole environment). */
@@ -30,13 +32,14 @@ export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
 
 /**
  * Which buckets apply to one application (stale and drifted at once is
- * common). Stale: the approved revision is not the applied one and was
- * approved longer than `staleAfterMs` ago, so a rollout in progress is not an alarm.
+ * common). Stale: the applied revision does not contain the approved one,
+ * approved longer than `staleAfterMs` ago, so a rollout in progress is not an
+ * alarm, nor is a newer commit to another application's files.
  */
 export function applicationFlags(a: RollupApplication, now: Date, staleAfterMs: number): { drifted: boolean; stale: boolean; paused: boolean; failing: boolean } {
   return {
     drifted: a.driftCount > 0,
-    stale: a.approvedSha !== null && a.appliedSha !== null && a.approvedSha !== a.appliedSha && a.approvedAt !== null && now.getTime() - a.approvedAt.getTime() > staleAfterMs,
+    stale: a.appliedBehind && a.approvedSha !== null && a.appliedSha !== null && a.approvedAt !== null && now.getTime() - a.approvedAt.getTime() > staleAfterMs,
     paused: a.paused || a.suspended,
     failing: a.failing,
   };
@@ -73,6 +76,7 @@ export interface RollupRow {
   approvedSha: string | null;
   approvedAt: Date | null;
   appliedSha: string | null;
+  appliedBehind: boolean;
   controller: unknown;
   lastError: unknown;
 }
@@ -102,6 +106,7 @@ export function rollupInputs(rows: readonly RollupRow[], pauses: readonly PauseT
         approvedSha: r.approvedSha,
         approvedAt: r.approvedAt,
         appliedSha: r.appliedSha,
+        appliedBehind: r.appliedBehind,
         suspended: typeof r.controller === "object" && r.controller !== null && (r.controller as { suspended?: unknown }).suspended === true,
         paused: wholeEnvironmentPaused || pausedApps.has(r.id),
         failing: r.lastError !== null && r.lastError !== undefined,

@@ -228,3 +228,17 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     warnings,
   };
 }
+
+/**
+ * Whether an application's applied revision lacks its approved one. The
+ * approved revision is the newest commit that changed the application's
+ * files, while a controller reports the branch head it applied: a later
+ * commit elsewhere in the repository leaves the application up to date.
+ * Ancestry that cannot be read (a revision the mirror lacks) counts as behind,
+ * so a stuck rollout is never hidden.
+ */
+export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null): Promise<boolean> {
+  if (!applied || applied === approved) return false;
+  const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => isAncestor(mirrorPath, approved, applied)).catch(() => false);
+  return !contains;
+}

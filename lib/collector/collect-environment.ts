@@ -21,7 +21,7 @@ import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type 
 import { parseInventoryId } from "./controller-object";
 import { newRunFetches, syncGit, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
-import { desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
+import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
@@ -349,12 +349,14 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         rollout: (rolloutByApp.get(a.id) ?? []).sort(byKey),
         // Applied revision: the controller's word, else inferred from live state.
         // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
-        resolveApplied: async (results) =>
-          d.helmSide
+        resolveApplied: async (results) => {
+          const applied = d.helmSide
             ? { sha: await d.helmSide.applied(), source: "controller" as const }
             : d.controller?.appliedRevision
-            ? { sha: d.controller.appliedRevision, source: "controller" as const }
-            : inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside),
+              ? { sha: d.controller.appliedRevision, source: "controller" as const }
+              : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside);
+          return { ...applied, behind: await appliedBehind(d.mirrorPath, d.approved, applied.sha) };
+        },
       };
     });
     const state: CollectedState = {

@@ -43,8 +43,17 @@ export interface ApplicationState {
   /** Files that failed to parse: their objects keep their last good desired state. */
   failingFiles: Set<string>;
   rollout: RolloutStatus[];
-  /** Applied revision: the controller's word, else inferred from live state (given this application's drift results). */
-  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<{ sha: string | null; source: "controller" | "inferred" }>;
+  /**
+   * Applied revision: the controller's word, else inferred from live state (given this application's drift results);
+   * `behind` when it does not contain the approved revision (a commit to another path leaves it not behind).
+   */
+  resolveApplied: (results: Map<string, ObjectDrift>) => Promise<AppliedRevisionOf>;
+}
+
+export interface AppliedRevisionOf {
+  sha: string | null;
+  source: "controller" | "inferred";
+  behind: boolean;
 }
 
 /** An application the run could not collect: its last good state is kept untouched, and the reason shown on it. */
@@ -296,7 +305,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   for (const key of desiredChanged) push(desiredChangedOf, appOf(key).id, key);
 
   // Each application's applied revision, from its own objects' results.
-  const applied = new Map<string, { sha: string | null; source: "controller" | "inferred" }>();
+  const applied = new Map<string, AppliedRevisionOf>();
   for (const app of apps) applied.set(app.id, await app.resolveApplied(resultsOf.get(app.id) ?? new Map()));
   const events: ObservedEvent[] = [];
   const multi = apps.length > 1 || state.skipped.length > 0;
@@ -544,7 +553,7 @@ async function upsertApplications(tx: Tx, envId: string, state: CollectedState, 
 async function writeApplicationSummaries(
   tx: Tx,
   state: CollectedState,
-  applied: Map<string, { sha: string | null; source: "controller" | "inferred" }>,
+  applied: Map<string, AppliedRevisionOf>,
   appliedSince: Map<string, Date>,
   appOf: (key: string) => ApplicationState,
   now: Date,
@@ -561,6 +570,7 @@ async function writeApplicationSummaries(
       "appliedSha" = v.applied,
       "appliedSource" = v.source,
       "appliedSince" = COALESCE(v.since, a."appliedSince"),
+      "appliedBehind" = v.behind,
       controller = v.controller::jsonb,
       rollout = v.rollout::jsonb,
       "objectCount" = v.objects,
@@ -573,10 +583,11 @@ async function writeApplicationSummaries(
       ${column((app) => applied.get(app.id)?.sha ?? null)}::text[],
       ${column((app) => (applied.get(app.id)?.sha ? applied.get(app.id)!.source : null))}::text[],
       ${column((app) => appliedSince.get(app.id)?.toISOString() ?? null)}::timestamptz[],
+      ${column((app) => applied.get(app.id)?.behind ?? false)}::boolean[],
       ${column((app) => json(app.controller))}::text[],
       ${column((app) => json(app.rollout))}::text[],
       ${column((app) => objects.get(app.id) ?? 0)}::int[]
-    ) AS v(id, approved, applied, source, since, controller, rollout, objects)
+    ) AS v(id, approved, applied, source, since, behind, controller, rollout, objects)
     LEFT JOIN (
       SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
       WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1
@@ -590,7 +601,7 @@ async function writeApplicationSummaries(
 /** The environment's rollup over its applications as now stored (pauses included). */
 export async function rollupOf(tx: Tx, envId: string, now: Date, staleAfterMs: number) {
   const [rows, pauses] = await Promise.all([
-    tx.application.findMany({ where: { environmentId: envId }, select: { id: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, controller: true, lastError: true } }),
+    tx.application.findMany({ where: { environmentId: envId }, select: { id: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, appliedBehind: true, controller: true, lastError: true } }),
     tx.pause.findMany({ where: { environmentId: envId, endedAt: null, startedAt: { lte: now } }, select: { applicationId: true, startedAt: true } }),
   ]);
   return rollupApplications([...rollupInputs(rows, pauses, now).values()], now, staleAfterMs);

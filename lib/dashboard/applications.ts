@@ -21,6 +21,7 @@ const SELECT = {
   approvedSha: true,
   approvedAt: true,
   appliedSha: true,
+  appliedBehind: true,
   appliedSource: true,
   appliedSince: true,
   controller: true,

@@ -8,7 +8,7 @@ import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
 import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
 import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
-import { repoHistory, revisionDto, type RepoHistory } from "./revisions";
+import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
 
 type Db = PrismaClient;
 
@@ -83,6 +83,7 @@ const applicationSelect = {
   approvedSha: true,
   approvedAt: true,
   appliedSha: true,
+  appliedBehind: true,
   controller: true,
   lastError: true,
 } satisfies Prisma.ApplicationSelect;
@@ -96,12 +97,16 @@ interface Related {
   alerts: Map<string, Awaited<ReturnType<Db["alert"]["findMany"]>>>;
   runs: Map<string, Awaited<ReturnType<Db["collectionRun"]["findMany"]>>[number]>;
   histories: Map<string, RepoHistory>;
+  /** Commits named by environments without a repository of their own (they only discover applications), by sha. */
+  commits: Map<string, CommitInfo>;
 }
 
 async function related(db: Db, rows: EnvRow[]): Promise<Related> {
   const ids = rows.map((r) => r.id);
   const repoIds = [...new Set(rows.map((r) => r.repositoryId).filter((id): id is string => id !== null))];
-  const [counts, pauses, alerts, runs, histories, applications] = await Promise.all([
+  // An environment that only discovers has no repository history of its own: its revisions are looked up by sha.
+  const loose = [...new Set(rows.filter((r) => r.repositoryId === null).flatMap((r) => [r.approvedSha, r.appliedSha]).filter((s): s is string => s !== null))];
+  const [counts, pauses, alerts, runs, histories, applications, looseCommits] = await Promise.all([
     openDriftCounts(db, ids),
     db.pause.findMany({ where: { environmentId: { in: ids }, endedAt: null }, include: pauseInclude, orderBy: { startedAt: "asc" } }),
     db.alert.findMany({ where: { environmentId: { in: ids }, resolvedAt: null }, orderBy: { openedAt: "desc" } }),
@@ -109,6 +114,9 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
     Promise.all(repoIds.map((id) => repoHistory(db, id))),
     // One query for every card: the rollup is computed per environment in memory.
     db.application.findMany({ where: { environmentId: { in: ids }, removedAt: null }, select: applicationSelect, orderBy: { name: "asc" } }),
+    loose.length === 0
+      ? []
+      : db.revision.findMany({ where: { sha: { in: loose } }, distinct: ["sha"], select: { sha: true, parents: true, authorName: true, authorEmail: true, committedAt: true, message: true, changedPaths: true } }),
   ]);
   const group = <T extends { environmentId: string | null }>(list: T[]) => {
     const m = new Map<string, T[]>();
@@ -121,7 +129,15 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
     const cur = runByEnv.get(r.environmentId);
     if (!cur || (cur.status !== "running" && r.status === "running")) runByEnv.set(r.environmentId, r);
   }
-  return { applications: group(applications), counts, pauses: group(pauses), alerts: group(alerts), runs: runByEnv, histories: new Map(histories.map((h) => [h.repositoryId, h])) };
+  return {
+    applications: group(applications),
+    counts,
+    pauses: group(pauses),
+    alerts: group(alerts),
+    runs: runByEnv,
+    histories: new Map(histories.map((h) => [h.repositoryId, h])),
+    commits: new Map(looseCommits.map((c) => [c.sha, { ...c, committedAt: c.committedAt.toISOString() }])),
+  };
 }
 
 /**
@@ -130,9 +146,18 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
  * about that application, as before applications existed. One collected and
  * holding none (discovery found nothing) gets its empty rollup: that is news.
  */
-function applicationRollup(envName: string, apps: ApplicationRow[], pauses: PauseTarget[], now: Date, staleAfterMs: number, collected: boolean): Pick<EnvironmentSummaryDto, "applications" | "worstApplications"> {
+function applicationRollup(
+  envName: string,
+  apps: ApplicationRow[],
+  pauses: PauseTarget[],
+  now: Date,
+  staleAfterMs: number,
+  collected: boolean,
+  discovers: boolean,
+): Pick<EnvironmentSummaryDto, "applications" | "worstApplications"> {
   if (apps.length === 0 && collected) return { applications: rollupApplications([], now, staleAfterMs), worstApplications: [] };
-  if (apps.length <= 1) return { applications: null, worstApplications: [] };
+  // One discovered application still gets its rollup: the card links it, and its revisions are its own.
+  if (apps.length === 0 || (apps.length === 1 && !discovers)) return { applications: null, worstApplications: [] };
   const inputs = rollupInputs(apps, pauses, now);
   const named = apps.map((a) => ({ ...inputs.get(a.id)!, name: a.name }));
   return {
@@ -141,8 +166,20 @@ function applicationRollup(envName: string, apps: ApplicationRow[], pauses: Paus
   };
 }
 
-function revisionOf(sha: string | null, h: RepoHistory | undefined): RevisionDto | null {
-  return sha ? revisionDto(sha, h?.commits.get(sha)) : null;
+function revisionOf(sha: string | null, commits: Map<string, CommitInfo> | undefined): RevisionDto | null {
+  return sha ? revisionDto(sha, commits?.get(sha)) : null;
+}
+
+/**
+ * How far behind an environment of many applications is: since the oldest
+ * approved revision an application has not applied (by the ancestry the
+ * collector checked), and how many applications are behind. Null when none is.
+ */
+function applicationsBehind(apps: ApplicationRow[]): { since: string; applications: number } | null {
+  const behind = apps.filter((a) => a.appliedBehind && a.approvedAt !== null);
+  if (behind.length === 0) return null;
+  const oldest = Math.min(...behind.map((a) => a.approvedAt!.getTime()));
+  return { since: new Date(oldest).toISOString(), applications: behind.length };
 }
 
 /** The status line of an environment whose last collection discovered no application. */
@@ -156,17 +193,22 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
   const pauses = pauseRows.map((p) => pauseDto(row.name, p, now)).sort((a, b) => Number(a.controllerRef !== null) - Number(b.controllerRef !== null));
   const controller = controllerStatus(row.controller);
   const lastError = environmentError(row.lastError);
-  const behind = h
-    ? behindSince(
-        h.graph,
-        row.approvedSha,
-        row.appliedSha,
-        (sha) => h.commits.get(sha)?.committedAt ?? null,
-        (sha) => touchesPath(h.commits.get(sha)?.changedPaths ?? [], row.path),
-      )
-    : row.approvedSha && row.appliedSha && row.approvedSha !== row.appliedSha && row.approvedAt
-      ? { since: row.approvedAt.toISOString(), commits: 1 }
+  const apps = rel.applications.get(row.id) ?? [];
+  const rollup = applicationRollup(row.name, apps, pauseRows, now, spec.staleAfterMs, row.lastGoodCollectedAt !== null, row.repositoryId === null);
+  // Many applications (or discovered ones) each have their own revisions: the environment is behind when one of them
+  // is, by the ancestry the collector checked; its own approved/applied are its primary application's, for reference.
+  const byApplications = apps.length > 1 || (apps.length === 1 && row.repositoryId === null);
+  const behind =
+    h && !byApplications
+      ? behindSince(
+          h.graph,
+          row.approvedSha,
+          row.appliedSha,
+          (sha) => h.commits.get(sha)?.committedAt ?? null,
+          (sha) => touchesPath(h.commits.get(sha)?.changedPaths ?? [], row.path),
+        )
       : null;
+  const appsBehind = byApplications ? applicationsBehind(apps) : null;
   const status = deriveStatus({
     now,
     intervalMs: spec.intervalMs,
@@ -174,13 +216,13 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     lastCollectedAt: iso(row.lastCollectedAt),
     lastGoodCollectedAt: iso(row.lastGoodCollectedAt),
     lastError,
-    behindSince: behind?.since ?? null,
+    behindSince: behind?.since ?? appsBehind?.since ?? null,
+    behindApplications: appsBehind?.applications,
     openDrift: counts.total,
     pauses,
-    controllerSuspended: controller?.suspended ?? false,
+    controllerSuspended: byApplications ? apps.some((a) => controllerStatus(a.controller)?.suspended === true) : (controller?.suspended ?? false),
   });
   const run = rel.runs.get(row.id);
-  const rollup = applicationRollup(row.name, rel.applications.get(row.id) ?? [], pauseRows, now, spec.staleAfterMs, row.lastGoodCollectedAt !== null);
   // "Live matches Git" would say nothing true of an environment that holds nothing.
   if (rollup.applications?.total === 0 && status.status === "In sync") {
     status.reason = NO_APPLICATIONS;
@@ -194,8 +236,8 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     statusReason: status.reason,
     flags: status.flags,
     source: { repository: row.repository?.name ?? null, branch: row.branch, path: row.path, render: spec.render },
-    approved: revisionOf(row.approvedSha, h),
-    applied: revisionOf(row.appliedSha, h),
+    approved: revisionOf(row.approvedSha, h?.commits ?? rel.commits),
+    applied: revisionOf(row.appliedSha, h?.commits ?? rel.commits),
     appliedSource: row.appliedSource === "controller" || row.appliedSource === "inferred" ? row.appliedSource : null,
     appliedSince: iso(row.appliedSince),
     behind,

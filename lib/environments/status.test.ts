@@ -57,6 +57,12 @@ describe("deriveStatus", () => {
     expect(r.reason).toBe("Reconciliation paused 1h 30m ago (from the dashboard; expires in 1h 41m)");
   });
 
+  it("says how many applications are behind when an environment holds many", () => {
+    expect(deriveStatus({ ...healthy, behindSince: minutesAgo(120), behindApplications: 3 }).reason).toBe("3 applications have not applied the approved revision, the oldest for 2h (threshold 10m)");
+    expect(deriveStatus({ ...healthy, behindSince: minutesAgo(120), behindApplications: 1 }).reason).toBe("1 application has not applied the approved revision, the oldest for 2h (threshold 10m)");
+    expect(deriveStatus({ ...healthy, behindSince: minutesAgo(120) }).reason).toBe("The approved revision has not been applied for 2h (threshold 10m)");
+  });
+
   it("names a pause detected in the cluster and its expiry", () => {
     const r = deriveStatus({ ...healthy, pauses: [{ startedAt: minutesAgo(10), expiresAt: minutesAgo(5), endedAt: null, origin: "detected" }] });
     expect(r.reason).toContain("detected in the cluster");

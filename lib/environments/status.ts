@@ -22,6 +22,8 @@ export interface StatusInput {
   lastError: { message: string; at: string } | null;
   /** Since when the approved revision has not been contained in the applied one; null when not behind. */
   behindSince: string | null;
+  /** For an environment of many applications: how many have not applied their approved revision. */
+  behindApplications?: number;
   openDrift: number;
   pauses: StatusPause[];
   /** The controller reports itself suspended (Flux spec.suspend, Argo CD auto-sync off), recorded or not. */
@@ -100,10 +102,9 @@ export function deriveStatus(input: StatusInput): StatusResult {
 
   const behind = ms(input.behindSince);
   if (behind !== null && now - behind > input.staleAfterMs) {
-    flags.push({
-      status: "Stale",
-      reason: `The approved revision has not been applied for ${formatAge(now - behind)} (threshold ${formatAge(input.staleAfterMs)})`,
-    });
+    const n = input.behindApplications;
+    const what = n === undefined ? "The approved revision has not been applied" : `${n} application${n === 1 ? " has" : "s have"} not applied the approved revision, the oldest`;
+    flags.push({ status: "Stale", reason: `${what} for ${formatAge(now - behind)} (threshold ${formatAge(input.staleAfterMs)})` });
   }
 
   if (input.openDrift > 0) {

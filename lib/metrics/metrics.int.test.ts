@@ -82,7 +82,7 @@ describe("GET /api/metrics", () => {
     await f.db.alert.create({ data: { environmentId: items[0]!.environmentId, type: "drift_unowned", fingerprint: "fp", severity: "warning", title: "t", openedAt: new Date(), updatedAt: new Date() } });
     // Approved moves ahead of applied: a new commit the cluster has not seen, dated 10 minutes ago.
     const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
-    await f.db.environment.update({ where: { id: env.id }, data: { approvedSha: "f".repeat(40), approvedAt: new Date(Date.now() - 600_000) } });
+    await f.db.application.updateMany({ where: { environmentId: env.id }, data: { approvedSha: "f".repeat(40), approvedAt: new Date(Date.now() - 600_000), appliedBehind: true } });
 
     const res = await GET(scrape(`Bearer ${TOKEN}`));
     expect(res.status).toBe(200);

@@ -43,10 +43,14 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
   const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
 
   const [envs, drift, runs, queue, alerts, webhooks, pauses] = await Promise.all([
-    db.$queryRaw<Array<{ name: string; approvedSha: string | null; appliedSha: string | null; approvedAt: Date | null; lastGoodCollectedAt: Date | null; failing: boolean; objectCount: number }>>`
-      SELECT name, "approvedSha", "appliedSha", "approvedAt", "lastGoodCollectedAt", "objectCount",
+    // Behind since the oldest approved revision one of its applications has not applied, by the ancestry the
+    // collector checked (a newer commit elsewhere in the repository is not waiting).
+    db.$queryRaw<Array<{ name: string; behindSince: Date | null; lastGoodCollectedAt: Date | null; failing: boolean; objectCount: number }>>`
+      SELECT name, "lastGoodCollectedAt", "objectCount",
+             (SELECT min(a."approvedAt") FROM "Application" a
+              WHERE a."environmentId" = e.id AND a."removedAt" IS NULL AND a."appliedBehind") AS "behindSince",
              ("lastError" IS NOT NULL AND "lastError" <> 'null'::jsonb) AS failing
-      FROM "Environment" WHERE "removedAt" IS NULL`,
+      FROM "Environment" e WHERE "removedAt" IS NULL`,
     db.$queryRaw<Array<{ environment: string; type: string; owned: boolean; n: number }>>`
       SELECT e.name AS environment, d.type::text AS type,
              EXISTS (SELECT 1 FROM "ClaimItem" ci JOIN "DivergenceClaim" c ON c.id = ci."claimId"
@@ -77,12 +81,12 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
       WHERE p."endedAt" IS NULL GROUP BY 1, 2`,
   ]);
 
-  const behind = gauge("driftwatch_environment_seconds_behind", "Seconds the approved revision has waited to be applied (0 when applied = approved).", ["environment"]);
+  const behind = gauge("driftwatch_environment_seconds_behind", "Seconds the oldest approved revision an application has not applied has waited (0 when every applied revision contains its approved one).", ["environment"]);
   const failing = gauge("driftwatch_environment_failing", "1 when the environment's last collection failed (the dashboard shows its last good state as stale).", ["environment"]);
   const lastGood = gauge("driftwatch_environment_last_success_timestamp_seconds", "When the environment was last collected successfully (Unix time).", ["environment"]);
   const objects = gauge("driftwatch_environment_objects", "Objects in the environment's desired and live sets at the last good collection.", ["environment"]);
   for (const e of envs) {
-    const waiting = e.approvedSha && e.approvedSha !== e.appliedSha && e.approvedAt ? Math.max(0, (now.getTime() - e.approvedAt.getTime()) / 1000) : 0;
+    const waiting = e.behindSince ? Math.max(0, (now.getTime() - e.behindSince.getTime()) / 1000) : 0;
     behind.set({ environment: e.name }, waiting);
     failing.set({ environment: e.name }, e.failing ? 1 : 0);
     if (e.lastGoodCollectedAt) lastGood.set({ environment: e.name }, e.lastGoodCollectedAt.getTime() / 1000);

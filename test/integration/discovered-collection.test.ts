@@ -19,7 +19,7 @@ import { setProcessEnv } from "../support/process-env";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
-import { NO_APPLICATIONS, getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { binaryPath } from "@/tools/realkube/binaries";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
@@ -143,6 +143,43 @@ forEachCluster((server) => {
       expect(items).toEqual([{ key: "apps/Deployment/shop/api", type: "Modified", applicationId: apps.get("flux-system/shop-api")?.id, attributionManager: "kubectl" }]);
       expect([...apps.values()].filter((a) => a.driftCount > 0).map((a) => [a.name, a.driftCount])).toEqual([["flux-system/shop-api", 1]]);
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsDrifted: 1 });
+    }, 120_000);
+
+    it("Flux applying a newer branch head is not stale for applications that commit did not touch; one whose Kustomization still reports an older revision is", async () => {
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      const estate = fleet.head();
+      fleet.write("apps/production/api/README.md", "# shop-api\n");
+      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
+      const first = fleet.commit("api, worker: a readme", { date: hourAgo });
+      await run();
+      // A commit to the cart's files only; Flux reconciles every Kustomization of the repository to the new head,
+      // except shop-worker's, which still reports the estate's commit (its reconciliation is stuck before `first`).
+      fleet.write("apps/production/cart/README.md", "# shop-cart\n");
+      const head = fleet.commit("cart: a readme", { date: hourAgo });
+      const status = (sha: string) => JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
+      for (const name of ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web"]) {
+        await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status(head)]);
+      }
+      await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-worker", "--subresource=status", "--type=merge", "-p", status(estate)]);
+      await run();
+
+      const apps = await applications();
+      // shop-api's files last changed in `first`; the cluster runs `head`, which contains it.
+      expect(apps.get("flux-system/shop-api")).toMatchObject({ approvedSha: first, appliedSha: head, appliedBehind: false });
+      expect(apps.get("flux-system/shop-cart")).toMatchObject({ approvedSha: head, appliedSha: head, appliedBehind: false });
+      expect(apps.get("flux-system/shop-worker")).toMatchObject({ approvedSha: first, appliedSha: estate, appliedBehind: true });
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      const status_ = new Map(listed.applications.map((a) => [a.name, a.status]));
+      expect(status_.get("flux-system/shop-api")).toBe("In sync");
+      expect(status_.get("flux-system/shop-web")).toBe("In sync");
+      expect(status_.get("flux-system/shop-worker")).toBe("Stale");
+      expect(listed.rollup).toMatchObject({ stale: 1 });
+      // The environments page: stale because of that one application, its revisions named with their commits.
+      const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
+      expect(card).toMatchObject({ status: "Stale", applications: { total: 9, stale: 1 }, behind: null });
+      expect(card?.statusReason).toMatch(/^1 application has not applied the approved revision, the oldest for 1h/);
+      expect(card?.approved?.message).toEqual(expect.any(String));
+      expect(card?.applied?.message).toEqual(expect.any(String));
     }, 120_000);
 
     it("an application whose Kustomization is deleted is marked removed, its history kept", async () => {
