@@ -14,7 +14,7 @@ type Props = { searchParams: Promise<PageSearchParams> };
 export default async function TimelinePage({ searchParams }: Props) {
   await requireUser();
   const sp = await searchParams;
-  const params = pickSearchParams(sp, ["environment", "type", "from", "to"]);
+  const params = pickSearchParams(sp, ["environment", "application", "type", "from", "to"]);
   const parsed = timelineQuerySchema.safeParse(Object.fromEntries(params));
   const initial = parsed.success ? await orNotFound(getTimeline(getPrisma(), parsed.data)) : null;
   return <TimelineClient initial={initial} initialParams={params.toString()} problem={parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")} />;

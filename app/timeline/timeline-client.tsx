@@ -106,13 +106,24 @@ export function TimelineClient({ initial, initialParams, problem }: { initial: T
         <div className="flex flex-wrap items-end gap-3">
           <label className="flex flex-col text-xs text-slate-600">
             Environment
-            <select value={params.get("environment") ?? ""} onChange={(e) => update({ environment: e.target.value })} className={sel}>
+            <select value={params.get("environment") ?? ""} onChange={(e) => update({ environment: e.target.value, application: null })} className={sel}>
               <option value="">All environments</option>
               {(t?.environments ?? []).map((e) => (
                 <option key={e}>{e}</option>
               ))}
             </select>
           </label>
+          {params.get("environment") && (t?.applications.length ?? 0) > 1 && (
+            <label className="flex flex-col text-xs text-slate-600">
+              Application
+              <select value={params.get("application") ?? ""} onChange={(e) => update({ application: e.target.value })} className={sel}>
+                <option value="">All applications</option>
+                {t!.applications.map((a) => (
+                  <option key={a}>{a}</option>
+                ))}
+              </select>
+            </label>
+          )}
           <label className="flex flex-col text-xs text-slate-600">
             From
             <input

@@ -366,7 +366,7 @@ export async function resumePause(
   deps: PauseDeps & { reason?: string } = {},
 ): Promise<PauseDto & { resumedOnController: boolean }> {
   const now = deps.now ?? new Date();
-  const pause = await db.pause.findUnique({ where: { id: pauseId }, include: { environment: true } });
+  const pause = await db.pause.findUnique({ where: { id: pauseId }, include: { environment: true, application: { select: { name: true } } } });
   if (!pause) throw new ApiError("not_found", "pause not found");
   if (pause.endedAt) throw new ApiError("conflict", "this pause has already ended");
   const config = environmentConfigOf(pause.environment.spec);
@@ -407,7 +407,7 @@ export async function resumePause(
       environment: pause.environment.name,
       reason: endReason,
       before: { origin: pause.origin, reason: pause.reason, expiresAt: pause.expiresAt?.toISOString() ?? null },
-      after: { resumedOnController: onController, ...(each ? { applications: each.each.map((e) => ({ application: e.application, controllerRef: e.ref })) } : {}) },
+      after: { resumedOnController: onController, application: pause.application?.name ?? null, ...(each ? { applications: each.each.map((e) => ({ application: e.application, controllerRef: e.ref })) } : {}) },
       at: now,
     });
     return dto(tx, pauseId, now);

@@ -7,6 +7,8 @@ export interface ExportContext {
   from: string | null;
   to: string | null;
   environment: string | null;
+  /** One application of that environment, when the timeline was narrowed to it. */
+  application?: string | null;
   types: readonly TimelineType[] | null;
   /** Absolute base URL for links, when known; links stay relative otherwise. */
   baseUrl?: string | null;
@@ -39,7 +41,7 @@ export function toJson(events: readonly TimelineEvent[], ctx: ExportContext): st
   return JSON.stringify(
     {
       generatedAt: ctx.generatedAt,
-      filter: { environment: ctx.environment, types: ctx.types, from: ctx.from, to: ctx.to },
+      filter: { environment: ctx.environment, application: ctx.application ?? null, types: ctx.types, from: ctx.from, to: ctx.to },
       truncated: ctx.truncated ?? false,
       events: events.map((e) => ({ ...e, link: link(e, ctx.baseUrl) })),
     },
@@ -70,13 +72,13 @@ function span(ms: number): string {
  * post-incident review asks first.
  */
 export function toMarkdown(events: readonly TimelineEvent[], ctx: ExportContext): string {
-  const scope = ctx.environment ? `environment \`${ctx.environment}\`` : "all environments";
+  const scope = ctx.environment ? `environment \`${ctx.environment}\`${ctx.application ? `, application \`${ctx.application}\`` : ""}` : "all environments";
   const first = events[0];
   const last = events[events.length - 1];
   const from = ctx.from ?? first?.at ?? null;
   const to = ctx.to ?? last?.at ?? null;
   const lines: string[] = [];
-  lines.push(`# Incident timeline: ${ctx.environment ?? "all environments"}`);
+  lines.push(`# Incident timeline: ${ctx.environment ?? "all environments"}${ctx.application ? ` / ${ctx.application}` : ""}`);
   lines.push("");
   lines.push(
     `Window: ${from ? utcStamp(from) : "start"} – ${to ? utcStamp(to) : "now"}${from && to ? ` (${span(Date.parse(to) - Date.parse(from))})` : ""}, ${scope}` +

@@ -21,6 +21,7 @@ import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
+import { getTimeline } from "@/lib/dashboard/timeline";
 import { binaryPath } from "@/tools/realkube/binaries";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { execFile } from "node:child_process";
@@ -141,6 +142,10 @@ forEachCluster((server) => {
       const apps = await applications();
       const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true, attributionManager: true } });
       expect(items).toEqual([{ key: "apps/Deployment/shop/api", type: "Modified", applicationId: apps.get("flux-system/shop-api")?.id, attributionManager: "kubectl" }]);
+      // The timeline narrowed to one application shows its drift, and another application's shows none.
+      const driftOf = async (application: string) => (await getTimeline(db, { environment: "production", application, type: ["drift"], limit: 100 })).events.map((e) => e.action);
+      expect(await driftOf("flux-system/shop-api")).toEqual(["drift.opened"]);
+      expect(await driftOf("flux-system/shop-web")).toEqual([]);
       expect([...apps.values()].filter((a) => a.driftCount > 0).map((a) => [a.name, a.driftCount])).toEqual([["flux-system/shop-api", 1]]);
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsDrifted: 1 });
     }, 120_000);
@@ -174,6 +179,16 @@ forEachCluster((server) => {
       expect(status_.get("flux-system/shop-web")).toBe("In sync");
       expect(status_.get("flux-system/shop-worker")).toBe("Stale");
       expect(listed.rollup).toMatchObject({ stale: 1 });
+      // The timeline shows the repository's commits for a discovered estate, and narrowed to one application only the
+      // commits that changed its files.
+      const commitsOf = async (application?: string) =>
+        (await getTimeline(db, { environment: "production", application, type: ["commit"], limit: 100 })).events.map((e) => e.title.replace(/^Commit \w+: /, ""));
+      expect(await commitsOf()).toEqual(expect.arrayContaining(["api, worker: a readme", "cart: a readme"]));
+      // (Oldest first: the two readmes were committed an hour ago, the estate itself just now.)
+      expect(await commitsOf("flux-system/shop-cart")).toEqual(["cart: a readme", "flux-fleet"]);
+      expect(await commitsOf("flux-system/shop-api")).toEqual(["api, worker: a readme", "flux-fleet"]);
+      const timeline = await getTimeline(db, { environment: "production", limit: 10 });
+      expect(timeline.applications).toEqual(expect.arrayContaining(["flux-system/shop-api", "flux-system/shop-cart"]));
       // The environments page: stale because of that one application, its revisions named with their commits.
       const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
       expect(card).toMatchObject({ status: "Stale", applications: { total: 9, stale: 1 }, behind: null });

@@ -33,9 +33,11 @@ export const TimelineDto = named(
     from: isoTime,
     to: isoTime,
     environment: z.string().nullable(),
+    application: z.string().nullable(),
     types: z.array(TimelineType).nullable(),
     truncated: z.boolean().describe("More events matched than returned: the newest were kept"),
     environments: z.array(z.string()),
+    applications: z.array(z.string()).describe("The chosen environment's applications (removed ones included), to filter by; empty without an environment"),
   }),
 );
 export type TimelineDto = z.infer<typeof TimelineDto>;
@@ -44,7 +46,7 @@ export const TimelineDownload = named(
   "TimelineDownload",
   object({
     generatedAt: isoTime,
-    filter: object({ environment: z.string().nullable(), types: z.array(TimelineType).nullable(), from: isoTime.nullable(), to: isoTime.nullable() }),
+    filter: object({ environment: z.string().nullable(), application: z.string().nullable(), types: z.array(TimelineType).nullable(), from: isoTime.nullable(), to: isoTime.nullable() }),
     truncated: z.boolean(),
     events: z.array(TimelineEvent),
   }),
@@ -61,6 +63,7 @@ const isoDate = z
 export const timelineQuerySchema = z
   .object({
     environment: z.string().max(100).optional().describe("One environment"),
+    application: z.string().max(300).optional().describe("One application of that environment (needs `environment`): its events, and the commits that change its files"),
     type: z
       .string()
       .max(300)
@@ -73,5 +76,6 @@ export const timelineQuerySchema = z
     limit: z.coerce.number().int().min(1).max(5000).default(1000).describe("At most this many events (the newest are kept)"),
     format: z.enum(["json", "csv", "md"]).optional().describe("A download: CSV, JSON, or Markdown that reads as an incident write-up"),
   })
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "from must not be after to", path: ["from"] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: "from must not be after to", path: ["from"] })
+  .refine((q) => !q.application || q.environment, { message: "an application is chosen within an environment: give environment too", path: ["application"] });
 export type TimelineQuery = z.infer<typeof timelineQuerySchema>;
