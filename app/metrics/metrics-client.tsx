@@ -15,10 +15,12 @@ const hours = (ms: number) => (ms >= 86_400_000 ? `${(ms / 86_400_000).toFixed(1
 export function MetricsClient({ initial }: { initial: MetricsDto }) {
   const pathname = usePathname();
   const [days, setDays] = useState(initial.window.days);
+  const [application, setApplication] = useState(initial.application);
+  const qs = new URLSearchParams({ days: String(days), ...(application ? { application } : {}) }).toString();
   const q = useQuery({
-    queryKey: queryKeys.metrics(days),
-    queryFn: () => fetchJson<MetricsDto>(`/api/delivery-metrics?days=${days}`),
-    initialData: days === initial.window.days ? initial : undefined,
+    queryKey: queryKeys.metrics(days, application),
+    queryFn: () => fetchJson<MetricsDto>(`/api/delivery-metrics?${qs}`),
+    initialData: days === initial.window.days && application === initial.application ? initial : undefined,
     refetchInterval: useFallbackPoll(),
   });
   const m = q.data ?? initial;
@@ -35,6 +37,26 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
             The last {m.window.days} days, from what Driftwatch observed. Lead time counts a commit as live in an environment once an applied revision contains it.
           </p>
         </div>
+        <div className="flex flex-wrap items-end gap-3">
+        {m.applications.length > 1 && (
+          <label className="flex flex-col text-xs text-slate-600">
+            Application
+            <select
+              value={application ?? ""}
+              onChange={(e) => {
+                const a = e.target.value || null;
+                setApplication(a);
+                replaceQueryInAddress(pathname, new URLSearchParams({ days: String(days), ...(a ? { application: a } : {}) }).toString());
+              }}
+              className="rounded border border-slate-300 bg-white px-2 py-1 text-sm"
+            >
+              <option value="">All applications</option>
+              {m.applications.map((a) => (
+                <option key={a}>{a}</option>
+              ))}
+            </select>
+          </label>
+        )}
         <label className="flex flex-col text-xs text-slate-600">
           Window
           <select
@@ -42,7 +64,7 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
             onChange={(e) => {
               const d = Number(e.target.value);
               setDays(d);
-              replaceQueryInAddress(pathname, `days=${d}`);
+              replaceQueryInAddress(pathname, new URLSearchParams({ days: String(d), ...(application ? { application } : {}) }).toString());
             }}
             className="rounded border border-slate-300 bg-white px-2 py-1 text-sm"
           >
@@ -53,6 +75,7 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
             ))}
           </select>
         </label>
+        </div>
       </div>
       <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
       {q.isFetching && !q.data && <p className="text-sm text-slate-500">Loading…</p>}

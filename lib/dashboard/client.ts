@@ -55,7 +55,7 @@ export const queryKeys = {
   lineage: ["lineage"] as const,
   timeline: (params: string) => ["timeline", params] as const,
   compare: (params: string) => ["compare", params] as const,
-  metrics: (days: number) => ["metrics", days] as const,
+  metrics: (days: number, application: string | null = null) => ["metrics", days, application] as const,
   run: (id: number) => ["run", id] as const,
   session: ["session"] as const,
   users: ["users"] as const,

@@ -2,10 +2,11 @@
 // pages read: promotion lead time, drift lifetime, manual edits, pauses and
 // time spent stale.
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { liveness, normaliseHistory, promotionHops, staleTime, type AppliedInterval } from "@/lib/lineage";
+import { liveness, normaliseHistory, promotionHops, staleTime, touchesPath, type AppliedInterval } from "@/lib/lineage";
 import type { MetricsDto } from "@/lib/api/contract/metrics";
 import { iso } from "./mappers";
-import { approvedCommits, repoHistory } from "./revisions";
+import { approvedCommits, repoHistory, type CommitInfo, type RepoHistory } from "./revisions";
+import { notFound } from "@/lib/api/errors";
 import { inPromotionOrder } from "./environments";
 
 
@@ -33,70 +34,118 @@ export function weekStart(t: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-export async function getMetrics(db: PrismaClient, days: number, now = new Date()): Promise<MetricsDto> {
+/** One environment's place in a promotion chain: what it applied over time, and the branch and path it follows. */
+interface ChainLink {
+  environment: string;
+  history: AppliedInterval[];
+  branch: string;
+  path: string;
+}
+
+type HopSamples = Map<string, { from: string | null; to: string; values: number[] }>;
+
+/**
+ * Lead time per hop and stale time per environment for one repository's chain.
+ * `counts(commit)` says which commits are the chain's changes (every commit of
+ * the repository for environments; an application's own files when one is chosen).
+ */
+function chainMetrics(
+  h: RepoHistory,
+  chain: ChainLink[],
+  counts: (c: CommitInfo) => boolean,
+  heads: Array<{ repositoryId: string; branch: string; sha: string }>,
+  window: { from: Date; now: Date },
+  hopSamples: HopSamples,
+): MetricsDto["staleTime"] {
+  const { from, now } = window;
+  const commitsInWindow = [...h.commits.values()].filter((c) => Date.parse(c.committedAt) >= from.getTime() && Date.parse(c.committedAt) <= now.getTime() && counts(c));
+  for (const c of commitsInWindow) {
+    const hops = promotionHops(
+      c.committedAt,
+      chain.map((e) => ({ environment: e.environment, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt })),
+    );
+    for (const hop of hops) {
+      if (hop.durationMs === null) continue;
+      const k = `${hop.from ?? ""}→${hop.to}`;
+      const s = hopSamples.get(k) ?? { from: hop.from, to: hop.to, values: [] };
+      s.values.push(hop.durationMs);
+      hopSamples.set(k, s);
+    }
+  }
+  return chain.map((e) => {
+    const head = heads.find((x) => x.repositoryId === h.repositoryId && x.branch === e.branch)?.sha;
+    const observedFrom = e.history[0]?.firstSeenAt;
+    if (!head || !observedFrom) return { environment: e.environment, totalMs: 0, intervals: [] };
+    // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
+    const approved = approvedCommits(h, head, e.path)
+      .filter((c) => c.committedAt >= observedFrom && Date.parse(c.committedAt) <= now.getTime())
+      .map((c) => ({ committedAt: c.committedAt, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt }))
+      .filter((c) => c.firstLiveAt === null || Date.parse(c.firstLiveAt) >= from.getTime());
+    return { environment: e.environment, ...staleTime(approved, { from: from.toISOString(), to: now.toISOString() }) };
+  });
+}
+
+const appliedSelect = { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } } as const;
+
+function historyOf(applied: Array<{ sha: string; firstSeenAt: Date; endedAt: Date | null }>, current: { sha: string | null; since: Date | null }): AppliedInterval[] {
+  return normaliseHistory(
+    applied.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
+    { sha: current.sha, since: iso(current.since) },
+  );
+}
+
+/**
+ * The delivery metrics over `days`; with `application` (a promotion key), of
+ * that application across the environments that hold it: its lead time and
+ * stale time from its own applied revisions and files, its drift, its pauses.
+ */
+export async function getMetrics(db: PrismaClient, days: number, now = new Date(), application?: string): Promise<MetricsDto> {
   const from = new Date(now.getTime() - days * DAY);
   const envs = await db.environment.findMany({
     ...inPromotionOrder,
-    select: {
-      id: true,
-      name: true,
-      repositoryId: true,
-      branch: true,
-      path: true,
-      appliedSha: true,
-      appliedSince: true,
-      appliedRevisions: { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } },
-    },
+    select: { id: true, name: true, repositoryId: true, branch: true, path: true, appliedSha: true, appliedSince: true, appliedRevisions: appliedSelect },
   });
-  const histories = new Map<string, AppliedInterval[]>(
-    envs.map((e) => [
-      e.id,
-      normaliseHistory(
-        e.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
-        { sha: e.appliedSha, since: iso(e.appliedSince) },
-      ),
-    ]),
-  );
-  const heads = await db.branchHead.findMany();
   const envName = new Map(envs.map((e) => [e.id, e.name]));
+  const envIds = envs.map((e) => e.id);
+  const [heads, keys, apps, repos] = await Promise.all([
+    db.branchHead.findMany(),
+    db.application.findMany({ where: { environmentId: { in: envIds }, removedAt: null }, distinct: ["promotionKey"], select: { promotionKey: true }, orderBy: { promotionKey: "asc" } }),
+    application === undefined
+      ? []
+      : db.application.findMany({
+          where: { environmentId: { in: envIds }, promotionKey: application },
+          select: { id: true, environmentId: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: appliedSelect },
+        }),
+    db.repository.findMany({ select: { id: true, name: true } }),
+  ]);
+  if (application !== undefined && apps.length === 0) throw notFound(`application "${application}" in any environment`);
 
   // ── Lead time per hop, and stale time, per repository's promotion chain ──
-  const hopSamples = new Map<string, { from: string | null; to: string; values: number[] }>();
+  const hopSamples: HopSamples = new Map();
   const stale: MetricsDto["staleTime"] = [];
-  const repoIds = [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))];
-  for (const repoId of repoIds) {
-    const h = await repoHistory(db, repoId);
-    const chain = envs.filter((e) => e.repositoryId === repoId);
-    const commitsInWindow = [...h.commits.values()].filter((c) => Date.parse(c.committedAt) >= from.getTime() && Date.parse(c.committedAt) <= now.getTime());
-    for (const c of commitsInWindow) {
-      const hops = promotionHops(
-        c.committedAt,
-        chain.map((e) => ({ environment: e.name, firstLiveAt: liveness(h.graph, histories.get(e.id) ?? [], c.sha).firstLiveAt })),
-      );
-      for (const hop of hops) {
-        if (hop.durationMs === null) continue;
-        const k = `${hop.from ?? ""}→${hop.to}`;
-        const s = hopSamples.get(k) ?? { from: hop.from, to: hop.to, values: [] };
-        s.values.push(hop.durationMs);
-        hopSamples.set(k, s);
-      }
+  const window = { from, now };
+  if (application === undefined) {
+    const repoIds = [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))];
+    for (const repoId of repoIds) {
+      const chain = envs.filter((e) => e.repositoryId === repoId).map((e) => ({ environment: e.name, branch: e.branch, path: e.path, history: historyOf(e.appliedRevisions, { sha: e.appliedSha, since: e.appliedSince }) }));
+      stale.push(...chainMetrics(await repoHistory(db, repoId), chain, () => true, heads, window, hopSamples));
     }
-    for (const e of chain) {
-      const head = heads.find((x) => x.repositoryId === repoId && x.branch === e.branch)?.sha;
-      const hist = histories.get(e.id) ?? [];
-      const observedFrom = hist[0]?.firstSeenAt;
-      if (!head || !observedFrom) {
-        stale.push({ environment: e.name, totalMs: 0, intervals: [] });
-        continue;
-      }
-      // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
-      const approved = approvedCommits(h, head, e.path)
-        .filter((c) => c.committedAt >= observedFrom && Date.parse(c.committedAt) <= now.getTime())
-        .map((c) => ({ committedAt: c.committedAt, firstLiveAt: liveness(h.graph, hist, c.sha).firstLiveAt }))
-        .filter((c) => c.firstLiveAt === null || Date.parse(c.firstLiveAt) >= from.getTime());
-      stale.push({ environment: e.name, ...staleTime(approved, { from: from.toISOString(), to: now.toISOString() }) });
+  } else {
+    // The application's chain: its instance in each environment, by the repository its (first) source reads.
+    const repoId = new Map(repos.map((r) => [r.name, r.id]));
+    const byRepo = new Map<string, ChainLink[]>();
+    for (const a of [...apps].sort((x, y) => envIds.indexOf(x.environmentId) - envIds.indexOf(y.environmentId))) {
+      const src = (Array.isArray(a.sources) ? a.sources[0] : undefined) as { repository?: unknown; path?: unknown; ref?: { branch?: unknown } } | undefined;
+      const id = typeof src?.repository === "string" ? repoId.get(src.repository) : undefined;
+      if (!id) continue;
+      const link = { environment: envName.get(a.environmentId)!, branch: typeof src?.ref?.branch === "string" ? src.ref.branch : "", path: typeof src?.path === "string" ? src.path : ".", history: historyOf(a.appliedRevisions, { sha: a.appliedSha, since: a.appliedSince }) };
+      byRepo.set(id, [...(byRepo.get(id) ?? []), link]);
+    }
+    for (const [id, chain] of byRepo) {
+      stale.push(...chainMetrics(await repoHistory(db, id), chain, (c) => chain.some((l) => touchesPath(c.changedPaths, l.path)), heads, window, hopSamples));
     }
   }
+  const appIds = apps.map((a) => a.id);
   const order = (name: string | null) => (name === null ? -1 : envs.findIndex((e) => e.name === name));
   const leadTime = [...hopSamples.values()]
     .sort((a, b) => order(a.to) - order(b.to) || order(a.from) - order(b.from))
@@ -107,7 +156,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
 
   // ── Drift lifetime ──
   const drift = await db.driftItem.findMany({
-    where: { openedAt: { gte: from }, environmentId: { in: envs.map((e) => e.id) } },
+    where: { openedAt: { gte: from }, environmentId: { in: envIds }, ...(application !== undefined ? { applicationId: { in: appIds } } : {}) },
     select: { openedAt: true, resolvedAt: true, attributionClass: true, attributionManager: true },
   });
   const lifetimes = drift.filter((d) => d.resolvedAt).map((d) => d.resolvedAt!.getTime() - d.openedAt.getTime()).sort((a, b) => a - b);
@@ -132,7 +181,12 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
 
   // ── Pauses ──
   const pauses = await db.pause.findMany({
-    where: { environmentId: { in: envs.map((e) => e.id) }, OR: [{ endedAt: null }, { endedAt: { gte: from } }] },
+    where: {
+      environmentId: { in: envIds },
+      OR: [{ endedAt: null }, { endedAt: { gte: from } }],
+      // An application's pauses, and every pause of a whole environment that holds it.
+      ...(application !== undefined ? { AND: [{ OR: [{ applicationId: { in: appIds } }, { applicationId: null, environmentId: { in: apps.map((a) => a.environmentId) } }] }] } : {}),
+    },
     orderBy: { startedAt: "asc" },
     select: { environmentId: true, controllerRef: true, origin: true, startedAt: true, endedAt: true, reason: true },
   });
@@ -156,5 +210,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
     })),
     staleTime: stale,
     environments: envs.map((e) => e.name),
+    application: application ?? null,
+    applications: keys.map((k) => k.promotionKey),
   };
 }

@@ -22,6 +22,7 @@ import { resetDatabase } from "@/lib/db/testing";
 import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { getTimeline } from "@/lib/dashboard/timeline";
+import { getMetrics } from "@/lib/dashboard/metrics";
 import { binaryPath } from "@/tools/realkube/binaries";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { execFile } from "node:child_process";
@@ -146,6 +147,10 @@ forEachCluster((server) => {
       const driftOf = async (application: string) => (await getTimeline(db, { environment: "production", application, type: ["drift"], limit: 100 })).events.map((e) => e.action);
       expect(await driftOf("flux-system/shop-api")).toEqual(["drift.opened"]);
       expect(await driftOf("flux-system/shop-web")).toEqual([]);
+      // So do the metrics narrowed to one application (by promotion key).
+      expect((await getMetrics(db, 7, new Date(), "api")).driftLifetime).toMatchObject({ open: 1, resolved: 0 });
+      expect((await getMetrics(db, 7, new Date(), "web")).driftLifetime).toMatchObject({ open: 0, resolved: 0 });
+      expect((await getMetrics(db, 7)).applications).toEqual(expect.arrayContaining(["api", "cart", "web", "worker"]));
       expect([...apps.values()].filter((a) => a.driftCount > 0).map((a) => [a.name, a.driftCount])).toEqual([["flux-system/shop-api", 1]]);
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsDrifted: 1 });
     }, 120_000);
@@ -187,6 +192,10 @@ forEachCluster((server) => {
       // (Oldest first: the two readmes were committed an hour ago, the estate itself just now.)
       expect(await commitsOf("flux-system/shop-cart")).toEqual(["cart: a readme", "flux-fleet"]);
       expect(await commitsOf("flux-system/shop-api")).toEqual(["api, worker: a readme", "flux-fleet"]);
+      // Lead time of the cart's changes only: the estate's commit and the cart's readme, the latter an hour before it went live.
+      const cart = await getMetrics(db, 7, new Date(), "cart");
+      expect(cart.leadTime).toEqual([expect.objectContaining({ from: null, to: "production", samples: 2 })]);
+      expect(cart.leadTime[0]?.maxMs).toBeGreaterThan(50 * 60_000);
       const timeline = await getTimeline(db, { environment: "production", limit: 10 });
       expect(timeline.applications).toEqual(expect.arrayContaining(["flux-system/shop-api", "flux-system/shop-cart"]));
       // The environments page: stale because of that one application, its revisions named with their commits.

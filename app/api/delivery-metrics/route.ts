@@ -5,4 +5,4 @@ import { getMetrics } from "@/lib/dashboard";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute(operations.getDeliveryMetrics, async ({ query }) => getMetrics(getPrisma(), query.days));
+export const GET = jsonRoute(operations.getDeliveryMetrics, async ({ query }) => getMetrics(getPrisma(), query.days, new Date(), query.application));

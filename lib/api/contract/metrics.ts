@@ -22,9 +22,14 @@ export const MetricsDto = named(
     ),
     staleTime: z.array(object({ environment: z.string(), totalMs: count, intervals: z.array(object({ start: isoTime, end: isoTime })) })),
     environments: z.array(z.string()),
+    application: z.string().nullable().describe("The application (promotion key) the figures are narrowed to; null for every environment"),
+    applications: z.array(z.string()).describe("Promotion keys of the applications the environments hold, to narrow to"),
   }),
   "Lead time commit → live per hop, drift lifetime distribution, manual edits per week by manager, pauses and their durations, stale time per environment",
 );
 export type MetricsDto = z.infer<typeof MetricsDto>;
 
-export const metricsQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30).describe("Window in days") });
+export const metricsQuerySchema = z.object({
+  days: z.coerce.number().int().min(1).max(365).default(30).describe("Window in days"),
+  application: z.string().min(1).max(300).optional().describe("One application across the environments that hold it (its promotion key)"),
+});
