@@ -311,6 +311,17 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const multi = apps.length > 1 || state.skipped.length > 0;
   /** Events name their application once an environment has more than one. */
   const tagged = (app: ApplicationState, after: Record<string, unknown>) => (multi ? { ...after, application: app.spec.name } : after);
+  /**
+   * An item's events name the application it is now with, else the one it was opened in, even when that
+   * one is gone (its drift ends under its own name, not under whichever application took its observation).
+   */
+  const storedName = new Map(applicationRows.map((r) => [r.id, r.name]));
+  const itemTagged = (i: OpenItem, after: Record<string, unknown>) => {
+    const current = appById.get(state.ownerOf.get(i.key) ?? i.applicationId ?? "");
+    if (current) return tagged(current, after);
+    const name = i.applicationId ? storedName.get(i.applicationId) : undefined;
+    return name && (multi || applicationRows.length > 1) ? { ...after, application: name } : tagged(primary, after);
+  };
 
   const stats = {
     desired: state.desired.size + carried.size,
@@ -394,7 +405,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
         resolvedBy.set(how, group);
         const item = openByKey.get(r.key);
         const after = { resolution: r.reason, sha: r.sha, durationMs: r.durationMs };
-        events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: item?.type }, after: item ? tagged(itemApp(item), after) : after });
+        events.push({ action: "drift.resolved", targetId: r.id, key: r.key, before: { type: item?.type }, after: item ? itemTagged(item, after) : after });
       }
       for (const g of resolvedBy.values()) {
         await tx.driftItem.updateMany({ where: { id: { in: g.ids } }, data: { resolvedAt: now, resolution: g.reason, resolutionSha: g.sha, lastSeenAt: now } });

@@ -222,6 +222,9 @@ forEachCluster((server) => {
       expect(apps.get("flux-system/shop-api")?.removedAt).toBeNull();
       // Its history stays: its drift (ended, no application has the object any more) and its lineage.
       expect(await db.driftItem.findUniqueOrThrow({ where: { id: drift.id } })).toMatchObject({ applicationId: cart.id, type: "Modified" });
+      // Its end is recorded under its own name, so the application's timeline tells the whole story.
+      const ended = await db.auditEvent.findFirstOrThrow({ where: { action: "drift.resolved", targetId: drift.id } });
+      expect(ended.after).toMatchObject({ application: "flux-system/shop-cart" });
       expect(await db.appliedRevision.count({ where: { applicationId: cart.id } })).toBeGreaterThan(0);
       // Git still has the Kustomization (apps renders it): Missing, on the application that applies it.
       const missing = await db.driftItem.findMany({ where: { resolvedAt: null, type: "Missing" }, select: { key: true, applicationId: true } });
