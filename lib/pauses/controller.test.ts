@@ -28,6 +28,13 @@ describe("controller pause patches", () => {
   });
   it("resumes Flux by clearing suspend and the annotations", () => {
     expect(resumePatch("flux", { suspend: false }).spec).toEqual({ suspend: false });
+    // A pause claimed from the cluster has no recorded policy: resume resumes.
+    expect(resumePatch("flux", null).spec).toEqual({ suspend: false });
+  });
+  it("leaves a Flux object suspended that was suspended before the pause began, clearing only its annotations", () => {
+    const back = resumePatch("flux", { suspend: true });
+    expect(back.spec).toBeUndefined();
+    expect((back.metadata as { annotations: Record<string, unknown> }).annotations["driftwatch.dev/paused-by"]).toBeNull();
   });
   it("names and addresses the controller object", () => {
     expect(controllerRefOf({ controller: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop" } })).toBe("Kustomization/flux-system/shop");

@@ -76,16 +76,23 @@ export function pausePatch(type: ControllerConfig["type"], meta: PauseMeta): Rec
     : { metadata: { annotations: annotations(meta) }, spec: { syncPolicy: { automated: null } } };
 }
 
+type Obj = Record<string, unknown>;
+const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+
+/**
+ * What puts a controller object back as the pause found it: Argo CD's
+ * automated policy as it was; Flux resumed, unless it was suspended already
+ * when the pause began (then only Driftwatch's annotations go, and the next
+ * run shows that suspension as the pause it is).
+ */
 export function resumePatch(type: ControllerConfig["type"], previousPolicy: unknown): Record<string, unknown> {
-  if (type === "flux") return { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { suspend: false } };
+  if (type === "flux") return rec(previousPolicy).suspend === true ? { metadata: { annotations: CLEAR_ANNOTATIONS } } : { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { suspend: false } };
   const automated = previousPolicy && typeof previousPolicy === "object" ? (previousPolicy as { automated?: unknown }).automated : undefined;
   return automated === undefined || automated === null
     ? { metadata: { annotations: CLEAR_ANNOTATIONS } }
     : { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { syncPolicy: { automated } } };
 }
 
-type Obj = Record<string, unknown>;
-const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
 
 /**
  * Suspends reconciliation. Returns what resume needs: Argo CD's automated
@@ -136,17 +143,6 @@ export function eachPolicyOf(v: unknown): EachPolicy | null {
   return { each: each.map((e) => ({ application: String(rec(e).application ?? ""), ref: String(rec(e).ref ?? ""), previousPolicy: rec(e).previousPolicy ?? null })) };
 }
 
-/**
- * Puts one object back as an environment-wide pause found it: a Flux object
- * that was suspended already stays suspended (only our annotations go).
- */
-async function restoreController(client: KubeWriter, c: ControllerConfig, previousPolicy: unknown): Promise<void> {
-  if (c.type === "flux" && rec(previousPolicy).suspend === true) {
-    await client.requestJson("PATCH", controllerPath(c), { body: { metadata: { annotations: CLEAR_ANNOTATIONS } }, contentType: "application/merge-patch+json", query: { fieldManager: FIELD_MANAGER } });
-    return;
-  }
-  await resumeController(client, c, previousPolicy);
-}
 
 /** Why an all-or-nothing step over several objects stopped: the object that failed, and what could not be put back. */
 export class EachFailure extends Error {
@@ -173,7 +169,7 @@ export async function suspendEach(client: KubeWriter, targets: readonly EachTarg
       const { previousPolicy } = await suspendController(client, t.controller, meta);
       done.push({ application: t.application, ref: t.ref, previousPolicy });
     } catch (e) {
-      const notUndone = await undo(done, (d) => restoreController(client, controllerFromRef(d.ref)!, d.previousPolicy));
+      const notUndone = await undo(done, (d) => resumeController(client, controllerFromRef(d.ref)!, d.previousPolicy));
       throw new EachFailure({ application: t.application, ref: t.ref, message: messageOf(e) }, done.length - notUndone.length, notUndone);
     }
   }
@@ -187,7 +183,7 @@ export async function resumeEach(client: KubeWriter, policy: EachPolicy, meta: P
     const c = controllerFromRef(d.ref);
     if (!c) continue;
     try {
-      await restoreController(client, c, d.previousPolicy);
+      await resumeController(client, c, d.previousPolicy);
       done.push(d);
     } catch (e) {
       // Deleted since it was paused: nothing left to resume.

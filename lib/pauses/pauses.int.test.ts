@@ -193,6 +193,19 @@ forEachCluster((server) => {
       expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
     });
 
+    it("a Kustomization someone had suspended before the pause stays suspended after it, only Driftwatch's annotations go", async () => {
+      await addEnvironment("production", { controller: { type: "flux", name: "shop" }, write: { kubeconfig: cluster.kubeconfigPath } });
+      // Suspended by hand a moment ago; the collector has not looked since, so no pause is recorded for it yet.
+      await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: true } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
+      const pause = await createPause(db, "production", { reason: "holding during the migration", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
+      expect(rec(rec((await fluxNow()).k.metadata).annotations)["driftwatch.dev/paused-by"]).toBe("olivia");
+
+      await resumePause(db, pause.id, { type: "user", id: operator.user.id, name: "olivia" });
+      const { k } = await fluxNow();
+      expect(rec(k.spec).suspend).toBe(true);
+      expect(rec(rec(k.metadata).annotations)["driftwatch.dev/paused-by"]).toBeUndefined();
+    });
+
     it("turns Argo CD auto-sync off and puts the previous policy back on resume", async () => {
       await addEnvironment("staging", { controller: { type: "argocd", name: "shop" }, write: { kubeconfig: cluster.kubeconfigPath } });
       const pause = await createPause(db, "staging", { reason: "load test", duration: "1h" }, { type: "user", id: operator.user.id, name: "olivia" });
