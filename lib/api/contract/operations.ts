@@ -199,7 +199,7 @@ export const operations = {
       json: TimelineAnswer,
       other: { "text/csv": "format=csv", "text/markdown": "format=md" },
     },
-    errors: { 404: "Unknown environment" },
+    errors: { 404: "Unknown environment or application" },
   }),
   compareEnvironments: op({
     method: "get",
@@ -220,6 +220,7 @@ export const operations = {
     access: "signed-in",
     query: metricsQuerySchema,
     ok: { status: 200, description: "The metrics", json: MetricsDto },
+    errors: { 404: "No environment holds that application" },
   }),
   listPauses: op({
     method: "get",
