@@ -93,8 +93,10 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller?.kind === "Application") controller = { type: "argocd", namespace: app.controller.namespace, name: app.controller.name };
   else if (app.controller) return { ok: false, reason: `application ${app.name} is a ${app.controller.kind}; not collected here yet` };
+  // Argo CD puts a namespaced object that names no namespace in the Application's destination namespace.
+  const defaultNamespace = app.controller?.kind === "Application" ? (app.destination?.namespace ?? env.defaultNamespace) : env.defaultNamespace;
   return {
     ok: true,
-    env: { ...env, source: where.source, controller },
+    env: { ...env, source: where.source, controller, defaultNamespace },
   };
 }

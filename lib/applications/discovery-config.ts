@@ -4,6 +4,7 @@
 // that deploys to many clusters, belong to the environment whose destination
 // they name.
 import { z } from "zod";
+import { clusterSchema } from "@/lib/config/cluster";
 import { LabelSelectorError, parseLabelSelector } from "./label-selector";
 
 const labelSelector = z.string().superRefine((s, ctx) => {
@@ -52,12 +53,20 @@ export const argocdDiscoverySchema = z
      * Unset: every Application in the namespaces (Argo CD runs in the environment's own cluster).
      */
     destination: argoDestinationSchema.optional(),
+    /**
+     * The hub cluster Argo CD runs in, when it is not the environment's own:
+     * its Applications (and their status) are read there, the objects they
+     * deploy in the environment's cluster. Read-only credentials suffice;
+     * a pause of such an Application is recorded, not performed.
+     */
+    hub: clusterSchema.optional(),
     include: nameGlobs,
     exclude: nameGlobs,
     labelSelector: labelSelector.optional(),
   })
   .strict()
   .refine((a) => !(a.namespace && a.namespaces), { message: "give namespace or namespaces, not both", path: ["namespaces"] })
+  .refine((a) => !a.hub || a.destination, { message: "a hub's Applications deploy to many clusters: name this environment's with destination", path: ["destination"] })
   .transform(({ namespace, namespaces, ...rest }) => ({ ...rest, namespaces: namespaces ?? [namespace ?? "argocd"] }));
 
 export const discoverSchema = z

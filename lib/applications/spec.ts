@@ -32,6 +32,8 @@ export const controllerRefSchema = z
     kind: z.enum(["Kustomization", "HelmRelease", "Application"]),
     namespace: z.string().min(1),
     name: z.string().min(1),
+    /** The object lives in the Argo CD hub cluster (`discover.argocd.hub`), not in the environment's. */
+    hub: z.literal(true).optional(),
   })
   .strict();
 

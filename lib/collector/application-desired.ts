@@ -60,6 +60,8 @@ export interface DesiredStep {
   git: GitSide;
   client: ClusterClient;
   discovery: Discovery;
+  /** Where the controller object lives when not in the environment's cluster (an Argo CD hub). */
+  controllerCluster?: { client: ClusterClient; discovery: Discovery };
 }
 
 /** Whether a live object Git lacks is one this application's controller or label tracks. */
@@ -72,7 +74,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   const warnings: RunError[] = [];
   const { mirrorPath, tipSha } = git;
   let approved = git.approved;
-  const read = await readController(client, discovery, env).catch((e: unknown) => {
+  const read = await readController(step.controllerCluster?.client ?? client, step.controllerCluster?.discovery ?? discovery, env).catch((e: unknown) => {
     throw new RunFailure([kubeRunError(e)]);
   });
   let controller = read?.status ?? null;

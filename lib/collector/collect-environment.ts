@@ -23,7 +23,7 @@ import { newRunFetches, syncGit, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
-import { applicationsOfRun } from "./run-applications";
+import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
@@ -159,6 +159,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         git: gits[i]!,
         client,
         discovery,
+        // An Argo CD hub's Application is read in the hub; what it deploys, here.
+        controllerCluster: a.spec.controller?.hub ? ((await hubClusterFor(ctx, env)) ?? undefined) : undefined,
       }).catch((e: unknown) => {
         throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
       });

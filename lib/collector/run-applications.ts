@@ -8,10 +8,12 @@ import type { RunError } from "@/lib/domain/types";
 import type { ClusterClient } from "@/lib/kube/client";
 import type { Discovery } from "@/lib/kube/discovery";
 import { declaredApplications } from "@/lib/applications/declared";
-import { discoverApplications, type UnlistedKind } from "@/lib/applications/discover";
+import { discoverApplications, type DiscoveryWarning, type UnlistedKind } from "@/lib/applications/discover";
+import type { DiscoverConfig } from "@/lib/applications/discovery-config";
 import { repositoryOfSource } from "@/lib/applications/repositories";
 import { applicationSpecSchema, controllerRefSchema, type ApplicationSpec, type ControllerRef } from "@/lib/applications/spec";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
+import { clusterFor } from "./run-memo";
 
 /** An application stored by an earlier run (readPersistInputs' applicationRows). */
 export interface KnownApplication {
@@ -44,6 +46,54 @@ function unlistedFor(controller: ControllerRef | undefined, unlisted: readonly U
 }
 
 /**
+ * The API client and discovery of the Argo CD hub an environment's
+ * Applications live in (`discover.argocd.hub`), kept like the environment's own.
+ */
+export function hubClusterFor(ctx: CollectorContext, env: EnvironmentConfig): Promise<{ client: ClusterClient; discovery: Discovery }> | null {
+  const hub = env.discover?.argocd?.hub;
+  if (!hub) return null;
+  return clusterFor(`${env.name}\0argocd-hub`, hub, ctx.clusterTimeoutMs ?? 20_000).catch((e: unknown) => {
+    throw new RunFailure([{ ...kubeRunError(e), message: `the Argo CD hub: ${kubeRunError(e).message}` }]);
+  });
+}
+
+/**
+ * Discovery in the environment's cluster and, when Argo CD runs in a hub,
+ * of the Argo CD Applications there (marked as the hub's, so their status is
+ * read and their pauses written there too).
+ */
+async function discoverEverywhere(
+  ctx: CollectorContext,
+  env: EnvironmentConfig,
+  discover: DiscoverConfig,
+  cluster: () => Promise<{ client: ClusterClient; discovery: Discovery }>,
+): Promise<{ applications: ApplicationSpec[]; warnings: DiscoveryWarning[]; unlisted: UnlistedKind[] }> {
+  const failed = (e: unknown) => {
+    throw e instanceof RunFailure ? e : new RunFailure([kubeRunError(e)]);
+  };
+  const hub = hubClusterFor(ctx, env);
+  const local: DiscoverConfig = hub ? { ...discover, argocd: undefined } : discover;
+  const outcomes = [];
+  if (local.flux || local.argocd) {
+    const { client, discovery } = await cluster();
+    outcomes.push(await discoverApplications(client, discovery, [{ environment: env.name, discover: local }], ctx.config).catch(failed));
+  }
+  if (hub) {
+    const { client, discovery } = await hub;
+    const found = await discoverApplications(client, discovery, [{ environment: env.name, discover: { argocd: discover.argocd, promotionKeys: discover.promotionKeys } }], ctx.config).catch((e: unknown) => {
+      throw new RunFailure([{ ...kubeRunError(e), message: `the Argo CD hub: ${kubeRunError(e).message}` }]);
+    });
+    const onHub = (spec: ApplicationSpec): ApplicationSpec => (spec.controller ? { ...spec, controller: { ...spec.controller, hub: true } } : spec);
+    outcomes.push({ ...found, applications: new Map([...found.applications].map(([k, specs]) => [k, specs.map(onHub)])) });
+  }
+  return {
+    applications: outcomes.flatMap((o) => o.applications.get(env.name) ?? []),
+    warnings: outcomes.flatMap((o) => o.warnings),
+    unlisted: outcomes.flatMap((o) => o.unlisted),
+  };
+}
+
+/**
  * The environment's applications for this run. A test seam
  * (`ctx.applicationsFor`) wins; otherwise the declared ones and, with
  * `discover:`, the discovered ones (a declared application of the same name
@@ -63,13 +113,10 @@ export async function applicationsOfRun(
   } else {
     specs = declaredApplications(env, ctx.config.repositories);
     if (env.discover) {
-      const { client, discovery } = await cluster();
-      const outcome = await discoverApplications(client, discovery, [{ environment: env.name, discover: env.discover }], ctx.config).catch((e: unknown) => {
-        throw new RunFailure([kubeRunError(e)]);
-      });
+      const outcome = await discoverEverywhere(ctx, env, env.discover, cluster);
       for (const w of outcome.warnings) warnings.push({ category: w.code === "forbidden" ? "forbidden" : "render", severity: "warning", message: w.message });
       const declaredNames = new Set(specs.map((s) => s.name));
-      for (const found of outcome.applications.get(env.name) ?? []) {
+      for (const found of outcome.applications) {
         if (declaredNames.has(found.name)) {
           const by = found.controller ? ` (${found.controller.kind} ${found.controller.namespace}/${found.controller.name})` : "";
           warnings.push({ category: "render", severity: "warning", message: `application ${found.name} is declared in driftwatch.yaml and discovered${by}; the declared one is collected` });

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { parseDuration } from "./duration";
 import { discoverSchema } from "@/lib/applications/discovery-config";
+import { clusterSchema, envVarName, type ClusterConfig } from "./cluster";
 
 const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -11,7 +12,6 @@ const duration = z
   .refine((s) => parseDuration(s) !== null, { message: 'expected a duration such as "30s", "10m", "2h" or "7d"' })
   .transform((s) => parseDuration(s) ?? 0);
 
-const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
 const repositoryAuth = z.discriminatedUnion("type", [
   z.object({ type: z.literal("none") }),
@@ -48,19 +48,6 @@ export const credentialSchema = z
       ctx.addIssue({ code: "custom", path: ["urlPrefix"], message: "must not contain credentials; use auth" });
     }
   });
-
-const clusterSchema = z.union([
-  z.object({ kubeconfig: z.string().min(1), context: z.string().optional() }).strict(),
-  z.object({ inCluster: z.literal(true) }).strict(),
-  z
-    .object({
-      server: z.string().url(),
-      tokenEnv: envVarName,
-      caFile: z.string().optional(),
-      insecureSkipTlsVerify: z.boolean().default(false),
-    })
-    .strict(),
-]);
 
 const controllerSchema = z.discriminatedUnion("type", [
   z
@@ -386,7 +373,7 @@ export type RepositoryConfig = z.infer<typeof repositorySchema>;
 export type CredentialConfig = z.infer<typeof credentialSchema>;
 export type HelmRepositoryConfig = z.infer<typeof helmRepositorySchema>;
 export type IgnoreRuleConfig = z.infer<typeof ignoreRuleSchema>;
-export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type { ClusterConfig };
 export type ControllerConfig = z.infer<typeof controllerSchema>;
 export type SourceConfig = z.output<typeof sourceSchema>;
 /** An environment as one application's collection sees it: always with a source (lib/applications/declared.ts's applicationView). */

@@ -180,12 +180,16 @@ interface PauseTarget {
   each: EachTarget[];
 }
 
+const onHub = (ref: unknown): boolean => typeof ref === "object" && ref !== null && (ref as { hub?: unknown }).hub === true;
+
 /** Each application's own controller object (once each, by application name), for a pause of the whole environment. */
 async function applicationControllers(db: Db | Tx, environmentId: string): Promise<EachTarget[]> {
   const apps = await db.application.findMany({ where: { environmentId, removedAt: null }, select: { name: true, controllerRef: true }, orderBy: { name: "asc" } });
   const out: EachTarget[] = [];
   const seen = new Set<string>();
   for (const a of apps) {
+    // An Argo CD hub's Application is not in the cluster the write credential reaches: it is not suspended from here.
+    if (onHub(a.controllerRef)) continue;
     const ref = a.controllerRef ? controllerRefKey(a.controllerRef as ControllerRef) : null;
     const controller = ref ? controllerFromRef(ref) : null;
     if (!ref || !controller || seen.has(ref)) continue;
@@ -204,7 +208,9 @@ async function pauseTarget(db: Db | Tx, environmentId: string, config: Environme
   const app = await db.application.findFirst({ where: { environmentId, name: application, removedAt: null }, select: { id: true, controllerRef: true } });
   if (!app) throw new ApiError("not_found", `application "${application}" in environment "${config.name}" not found`);
   const ref = app.controllerRef ? controllerRefKey(app.controllerRef as ControllerRef) : null;
-  const controller = ref ? controllerFromRef(ref) : null;
+  // On an Argo CD hub the pause is recorded, not performed: the environment's write credential does not reach the hub.
+  const controller = ref && !onHub(app.controllerRef) ? controllerFromRef(ref) : null;
+  if (ref && onHub(app.controllerRef)) return { ref, controller: null, applicationId: app.id, each: [] };
   if (!ref || !controller) {
     throw new ApiError("bad_request", `application "${application}" has no controller object to pause (it is declared in driftwatch.yaml); pause the environment instead`);
   }
