@@ -86,7 +86,9 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
   const source = app.sources[0];
   if (!source) return { ok: false, reason: `application ${app.name} has no source` };
   if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
-  if (source.render === "helm") return { ok: false, reason: `application ${app.name} renders a Helm chart from ${source.url}; only Flux HelmReleases (from Helm's release storage) are collected so far` };
+  // A chart in a Git folder renders as a declared Argo CD Helm source does (its settings read from the Application);
+  // a chart from a Helm repository has no Git side to follow.
+  if (source.render === "helm" && source.chart) return { ok: false, reason: `application ${app.name} installs chart ${source.chart} from the Helm repository ${source.url}; only charts kept in Git (and Flux HelmReleases) are collected so far` };
   const where = gitLocation(app, source);
   if (!where.ok) return where;
   let controller: ControllerConfig | undefined;

@@ -213,4 +213,42 @@ describe("real charts applied as Argo CD applies a Helm source", () => {
     expect((await collect("podinfo")).status).toBe("succeeded");
     expect(await openDrift("podinfo")).toEqual([]);
   }, 180_000);
+
+  // Last: it replaces the configuration with one environment that discovers.
+  it("the same chart discovered from its Application (no source in driftwatch.yaml) renders from the Application's Helm settings, with no false drift", async () => {
+    const podinfo = APPS.find((a) => a.name === "podinfo")!;
+    const app: ChartApp = { ...podinfo, name: "podinfo-main", destination: "podinfo-main" };
+    kubectl(["create", "namespace", app.destination]);
+    const application = {
+      apiVersion: "argoproj.io/v1alpha1",
+      kind: "Application",
+      metadata: { name: app.name, namespace: "argocd" },
+      spec: {
+        project: "default",
+        source: { repoURL: "https://github.com/example/charts", targetRevision: "main", path: `charts/${app.chart}`, helm: app.helm },
+        destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
+      },
+    };
+    kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+    const objects = argoSync(app, repo.head());
+    const discovered = parseConfig(
+      stringify({
+        repositories: [{ name: "charts", url: repo.dir, aliases: ["https://github.com/example/charts"] }],
+        environments: [
+          { name: "discovered", cluster: { kubeconfig: kube.kubeconfigPath, context: "realkube" }, namespaces: [app.destination], discover: { argocd: { namespace: "argocd", include: [app.name] } } },
+        ],
+      }),
+    );
+    await syncConfigToDatabase(db, discovered);
+    const out = await collectOnce(db, discovered, "discovered", workDir);
+    expect(out.errors.filter((e) => e.severity !== "warning"), JSON.stringify(out.errors)).toEqual([]);
+    expect(out.status).toBe("succeeded");
+    expect(await openDrift("discovered")).toEqual([]);
+    const row = await db.application.findFirstOrThrow({ where: { name: `argocd/${app.name}` } });
+    expect(row).toMatchObject({ kind: "argocd-application", lastError: null, objectCount: objects.filter((o) => meta(o).namespace === app.destination).length });
+    // And a hand edit to what it deployed is found there.
+    kubectl(["-n", app.destination, "scale", "deployment", "podinfo-main", "--replicas=5"]);
+    expect((await collectOnce(db, discovered, "discovered", workDir)).status).toBe("succeeded");
+    expect((await openDrift("discovered")).map((d) => [d.key, d.type])).toEqual([[`apps/Deployment/${app.destination}/podinfo-main`, "Modified"]]);
+  }, 180_000);
 });
