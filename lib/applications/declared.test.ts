@@ -111,10 +111,26 @@ describe("applicationView", () => {
     expect(unlisted).toEqual({ ok: false, reason: "no repository or credential in driftwatch.yaml matches u" });
   });
 
+  it("renders a chart kept in Git as an Argo CD Helm source, in the Application's destination namespace", () => {
+    const view = applicationView(
+      production!,
+      discovered({
+        controller: { type: "argocd", kind: "Application", namespace: "argocd", name: "podinfo" },
+        sources: [{ url: "u", repository: "shop", ref: { branch: "main" }, path: "charts/podinfo", render: "helm" }],
+        destination: { namespace: "podinfo" },
+      }),
+    );
+    expect(view.ok && { source: view.env.source, controller: view.env.controller, defaultNamespace: view.env.defaultNamespace }).toEqual({
+      source: { repository: "shop", branch: "main", path: "charts/podinfo", render: "helm" },
+      controller: { type: "argocd", namespace: "argocd", name: "podinfo" },
+      defaultNamespace: "podinfo",
+    });
+  });
+
   it.each([
     ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/x.git/],
     ["a tag", { sources: [{ url: "u", repository: "shop", ref: { tag: "v1" }, path: ".", render: "plain" as const }] }, /only branches/],
-    ["a Helm chart", { sources: [{ url: "u", repository: "shop", ref: { branch: "main" }, path: "chart", render: "helm" as const }] }, /release storage/],
+    ["a chart from a Helm repository", { sources: [{ url: "https://charts.example", ref: { semver: "1.x" }, path: ".", render: "helm" as const, chart: "podinfo" }] }, /installs chart podinfo from the Helm repository https:\/\/charts.example; only charts kept in Git/],
     ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /no Kustomization is known to apply its HelmRelease/],
     ["two sources", { sources: [discovered({}).sources[0]!, discovered({}).sources[0]!] }, /2 sources/],
   ])("says why it cannot collect an application with %s", (_what, over, reason) => {
