@@ -2,7 +2,32 @@
 // FOR UPDATE SKIP LOCKED; partial unique indexes (migration SQL) guarantee at
 // most one queued and one running run per environment, so no environment is
 // ever collected twice at once, however many workers share the table.
+//
+// Run affinity. A worker keeps what an environment's runs can reuse (its
+// renders, the rows it wrote, its API client: run-memo.ts) only for the
+// environments it ran itself, and a run elsewhere costs several times more
+// (the fleet bench: 6–16 s instead of 0.8–1.6 s). So a queued run is leased
+// only by the worker that ran its environment last, while that worker is
+// alive (its CollectorWorker row, renewed by heartbeats: affinity.ts), and by
+// any worker once that one is gone or the run has been due for longer than
+// the grace period (DEFAULT_AFFINITY_GRACE_MS). The owner is not stored: it is
+// the lease owner of the environment's latest non-queued run, read in the
+// same statement that picks the run, so "who ran it last" can never disagree
+// with the runs themselves, and SKIP LOCKED still only skips rows another
+// worker is leasing at that instant. A worker leases nothing it is not
+// eligible for, so an owner that is busy does not hand its runs over until
+// the grace has passed; a new worker gets environments no live worker has run
+// (new ones, and those of workers that stopped), and those whose runs wait
+// longer than the grace — it then owns them.
 import type { PrismaClient } from "@/lib/db/generated/client";
+
+/**
+ * How long a due run waits for the live worker that ran its environment last
+ * before any worker may take it. A run in another worker is a first run there
+ * (several times dearer), so waiting a while for the owner is cheaper than
+ * moving; past this, freshness matters more.
+ */
+export const DEFAULT_AFFINITY_GRACE_MS = 30_000;
 
 export interface LeasedRun {
   id: number;
@@ -65,8 +90,13 @@ export async function scheduleDueRuns(db: Db, now: Date = new Date()): Promise<n
     ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING`;
 }
 
-/** Leases the oldest due run of an environment that is not already running. */
-export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
+/**
+ * Leases the oldest due run this worker may take (see "Run affinity" above):
+ * of an environment that is not already running, and that no other live
+ * worker ran last, unless the run has been due longer than `graceMs`.
+ */
+export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date(), opts: { graceMs?: number } = {}): Promise<LeasedRun | null> {
+  const graceCutoff = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_AFFINITY_GRACE_MS));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const rows = await db.$queryRaw<LeasedRun[]>`
@@ -74,8 +104,14 @@ export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, no
           SELECT q.id FROM "CollectionRun" q
           WHERE q.status = 'queued' AND q."notBefore" <= ${now}
             AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = q."environmentId" AND x.status = 'running')
+            AND (q."notBefore" <= ${graceCutoff} OR NOT EXISTS (
+              SELECT 1 FROM "CollectorWorker" w
+              WHERE w."expiresAt" > ${now} AND w.id <> ${workerId}
+                AND w.id = (SELECT l."leaseOwner" FROM "CollectionRun" l
+                            WHERE l."environmentId" = q."environmentId" AND l.status <> 'queued'
+                            ORDER BY l."queuedAt" DESC LIMIT 1)))
           ORDER BY q."notBefore", q.id
-          FOR UPDATE SKIP LOCKED
+          FOR UPDATE OF q SKIP LOCKED
           LIMIT 1
         )
         UPDATE "CollectionRun" r
@@ -105,16 +141,21 @@ export async function heartbeat(db: Db, runId: number, workerId: string, leaseMs
 /**
  * A worker that died (SIGKILL, lost network) stops renewing its lease. Its run
  * is closed as failed ("worker-lost") and the environment queued again, so
- * another worker picks the work up.
+ * another worker picks the work up. The worker counts as gone from then on
+ * (its registration is dropped; a worker that was only stalled registers
+ * again at its next heartbeat), so the retry and its other environments'
+ * runs need not wait for its registration to expire.
  */
 export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
-  const reaped = await db.$queryRaw<Array<{ id: number; environmentId: string }>>`
+  const reaped = await db.$queryRaw<Array<{ id: number; environmentId: string; leaseOwner: string | null }>>`
     UPDATE "CollectionRun"
     SET status = 'failed', "finishedAt" = ${now},
         errors = errors || jsonb_build_array(jsonb_build_object('category', 'worker-lost',
           'message', 'the worker holding this run stopped renewing its lease (' || COALESCE("leaseOwner", '?') || ')'))
     WHERE status = 'running' AND "leaseExpiresAt" < ${now}
-    RETURNING id, "environmentId"`;
+    RETURNING id, "environmentId", "leaseOwner"`;
+  const lost = [...new Set(reaped.flatMap((r) => (r.leaseOwner ? [r.leaseOwner] : [])))];
+  if (lost.length > 0) await db.$executeRaw`DELETE FROM "CollectorWorker" WHERE id = ANY(${lost}::text[])`;
   for (const r of reaped) {
     // The environment says so at once (Collection failing), not only after the retry.
     await db.$executeRaw`
@@ -127,7 +168,11 @@ export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise
   return reaped.length;
 }
 
-/** Leases one specific queued run (the CLI's `collect --once` and tests use this). */
+/**
+ * Leases one specific queued run (the CLI's `collect --once`, tests, and a
+ * watching worker's own watch-triggered runs). Affinity does not apply: the
+ * caller asked for this run; it becomes the environment's owner by running it.
+ */
 export async function leaseRunById(db: Db, runId: number, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
   const rows = await db.$queryRaw<LeasedRun[]>`
     UPDATE "CollectionRun" r
