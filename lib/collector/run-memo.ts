@@ -19,16 +19,12 @@ import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import type { ClusterConfig } from "@/lib/config";
 import { hashSecretValues, type KubeObject } from "@/lib/drift";
+import { env } from "@/lib/env";
 import type { CurrentRow } from "./store";
 
-export const DEFAULT_CACHE_OBJECTS = 200_000;
 const ENVIRONMENT_ENTRIES = 1_000;
 
-function budgetFromEnvironment(): number {
-  const raw = process.env.DRIFTWATCH_COLLECTOR_CACHE_OBJECTS;
-  const n = raw === undefined || raw === "" ? NaN : Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_CACHE_OBJECTS;
-}
+const budgetFromEnvironment = (): number => env().DRIFTWATCH_COLLECTOR_CACHE_OBJECTS;
 
 /** What a cached answer holds, in objects: a render's objects, a list's entries, else 1. */
 function objectsIn(value: unknown): number {
