@@ -21,8 +21,10 @@ const TTL_MS = 30_000;
 
 let envId: string;
 
+/** Closes a run as a worker does: the run succeeded and is its environment's last run. */
 async function finish(runId: number, when: Date): Promise<void> {
-  await db.collectionRun.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: when, leaseExpiresAt: null } });
+  const run = await db.collectionRun.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: when, leaseExpiresAt: null } });
+  await db.environment.update({ where: { id: run.environmentId }, data: { lastRunId: runId, lastGoodRunId: runId } });
 }
 
 /** Both workers alive at `s` seconds. */
@@ -31,10 +33,10 @@ async function beat(s: number, ...workers: string[]): Promise<void> {
 }
 
 /** `worker` runs the environment once, start to finish, at `s` seconds. */
-async function runAs(worker: string, s: number): Promise<void> {
-  await enqueueRun(db, envId, "schedule", { notBefore: at(s) });
+async function runAs(worker: string, s: number, environmentId = envId): Promise<void> {
+  await enqueueRun(db, environmentId, "schedule", { notBefore: at(s) });
   const run = await leaseNextRun(db, worker, LEASE_MS, at(s), { graceMs: GRACE_MS });
-  expect(run?.environmentId).toBe(envId);
+  expect(run?.environmentId).toBe(environmentId);
   await finish(run!.id, at(s + 1));
 }
 
@@ -93,6 +95,25 @@ describe("run affinity between workers", () => {
     expect((await leaseNextRun(db, "b", LEASE_MS, at(41), { graceMs: GRACE_MS }))?.environmentId).toBe(envId);
   });
 
+  it("a worker that joins takes its share at once: environments move from a worker above the share to one below it, no further", async () => {
+    const repo = await db.repository.findFirstOrThrow();
+    const stagingId = (await seedEnvironment(db, { name: "staging", position: 1, repositoryId: repo.id, path: "envs/staging" })).id;
+    await beat(0, "a");
+    await runAs("a", 0);
+    await runAs("a", 2, stagingId);
+    // b starts: two environments, two live workers, a holds both.
+    await enqueueRun(db, envId, "schedule", { notBefore: at(4) });
+    await enqueueRun(db, stagingId, "schedule", { notBefore: at(4) });
+    await beat(5, "a", "b");
+    const moved = await leaseNextRun(db, "b", LEASE_MS, at(5), { graceMs: GRACE_MS });
+    expect(moved?.environmentId).toBe(envId);
+    await finish(moved!.id, at(6));
+    // Now each holds one: b does not take a's other environment.
+    await beat(7, "a", "b");
+    expect(await leaseNextRun(db, "b", LEASE_MS, at(7), { graceMs: GRACE_MS })).toBeNull();
+    expect((await leaseNextRun(db, "a", LEASE_MS, at(7), { graceMs: GRACE_MS }))?.environmentId).toBe(stagingId);
+  });
+
   it("a worker that stops cleanly, or whose lease is reaped, hands its environments over at once", async () => {
     await beat(0, "a", "b");
     await runAs("a", 0);
@@ -128,19 +149,22 @@ describe("collector workers with affinity", () => {
     const w1 = startWorker(ctx, { workerId: "w1", pollMs: 50, listen: false, watch: false });
     const w2 = startWorker(ctx, { workerId: "w2", pollMs: 50, listen: false, watch: false });
     const runsSince = (from: Date) => f.db.collectionRun.findMany({ where: { environmentId: env.id, startedAt: { gte: from } }, orderBy: { startedAt: "asc" } });
-    await new Promise((r) => setTimeout(r, 3_000));
-    const first = await runsSince(since);
-    expect(first.length).toBeGreaterThanOrEqual(3);
+    const finishedSince = async (from: Date, n: number) => {
+      const deadline = Date.now() + 30_000;
+      while ((await runsSince(from)).filter((r) => r.finishedAt).length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      return runsSince(from);
+    };
+    const first = await finishedSince(since, 4);
+    expect(first.length).toBeGreaterThanOrEqual(4);
     const owner = first[0]!.leaseOwner;
     expect(first.every((r) => r.leaseOwner === owner)).toBe(true);
 
     const [stopping, other] = owner === "w1" ? [w1, w2] : [w2, w1];
     await stopping.stop();
     const handover = new Date();
-    await new Promise((r) => setTimeout(r, 2_000));
-    const after = await runsSince(handover);
+    const after = await finishedSince(handover, 2);
     await other.stop();
-    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(after.length).toBeGreaterThanOrEqual(2);
     expect(after.every((r) => r.leaseOwner === other.id)).toBe(true);
 
     const all = await runsSince(since);

@@ -6,19 +6,19 @@
 // Run affinity. A worker keeps what an environment's runs can reuse (its
 // renders, the rows it wrote, its API client: run-memo.ts) only for the
 // environments it ran itself, and a run elsewhere costs several times more
-// (the fleet bench: 6–16 s instead of 0.8–1.6 s). So a queued run is leased
-// only by the worker that ran its environment last, while that worker is
-// alive (its CollectorWorker row, renewed by heartbeats: affinity.ts), and by
-// any worker once that one is gone or the run has been due for longer than
-// the grace period (DEFAULT_AFFINITY_GRACE_MS). The owner is not stored: it is
-// the lease owner of the environment's latest non-queued run, read in the
-// same statement that picks the run, so "who ran it last" can never disagree
-// with the runs themselves, and SKIP LOCKED still only skips rows another
-// worker is leasing at that instant. A worker leases nothing it is not
-// eligible for, so an owner that is busy does not hand its runs over until
-// the grace has passed; a new worker gets environments no live worker has run
-// (new ones, and those of workers that stopped), and those whose runs wait
-// longer than the grace — it then owns them.
+// (the fleet bench: 6–16 s instead of 0.8–1.6 s). So an environment belongs
+// to the live worker that ran it last — the lease owner of its `lastRunId`,
+// while that worker's CollectorWorker row is alive (heartbeats: affinity.ts)
+// — and a queued run is leased only by its owner, except:
+//  - no live owner (a new environment, or its worker stopped or died): any worker;
+//  - the run has been due longer than the grace (DEFAULT_AFFINITY_GRACE_MS): any worker;
+//  - its owner holds more than a fair share (environments ÷ live workers,
+//    rounded up) and the asking worker less: that worker, so a worker that
+//    joins takes its share at once instead of idling while the others keep up.
+// Whoever runs it becomes its owner. The owner is not stored anywhere new: it
+// is read from the runs themselves in the statement that picks the run, and
+// SKIP LOCKED still only skips rows another worker is leasing at that
+// instant. Moves only go from above the share to below it, so they settle.
 import type { PrismaClient } from "@/lib/db/generated/client";
 
 /**
@@ -92,24 +92,34 @@ export async function scheduleDueRuns(db: Db, now: Date = new Date()): Promise<n
 
 /**
  * Leases the oldest due run this worker may take (see "Run affinity" above):
- * of an environment that is not already running, and that no other live
- * worker ran last, unless the run has been due longer than `graceMs`.
+ * of an environment that is not already running, and that is this worker's,
+ * or no live worker's, or due longer than `graceMs`, or its owner's above a
+ * fair share while this worker is below it.
  */
 export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date(), opts: { graceMs?: number } = {}): Promise<LeasedRun | null> {
   const graceCutoff = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_AFFINITY_GRACE_MS));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const rows = await db.$queryRaw<LeasedRun[]>`
-        WITH next AS (
+        WITH live AS (
+          SELECT id FROM "CollectorWorker" WHERE "expiresAt" > ${now}
+        ), owned AS (
+          SELECT e.id AS "environmentId", r."leaseOwner" AS owner
+          FROM "Environment" e JOIN "CollectionRun" r ON r.id = e."lastRunId"
+          WHERE e."removedAt" IS NULL AND r."leaseOwner" IN (SELECT id FROM live)
+        ), load AS (
+          SELECT owner, count(*) AS n FROM owned GROUP BY owner
+        ), share AS (
+          SELECT ceil((SELECT count(*) FROM "Environment" WHERE "removedAt" IS NULL)::numeric
+            / ((SELECT count(*) FROM live) + CASE WHEN ${workerId} IN (SELECT id FROM live) THEN 0 ELSE 1 END)) AS n
+        ), next AS (
           SELECT q.id FROM "CollectionRun" q
+          LEFT JOIN owned o ON o."environmentId" = q."environmentId"
           WHERE q.status = 'queued' AND q."notBefore" <= ${now}
             AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = q."environmentId" AND x.status = 'running')
-            AND (q."notBefore" <= ${graceCutoff} OR NOT EXISTS (
-              SELECT 1 FROM "CollectorWorker" w
-              WHERE w."expiresAt" > ${now} AND w.id <> ${workerId}
-                AND w.id = (SELECT l."leaseOwner" FROM "CollectionRun" l
-                            WHERE l."environmentId" = q."environmentId" AND l.status <> 'queued'
-                            ORDER BY l."queuedAt" DESC LIMIT 1)))
+            AND (o.owner IS NULL OR o.owner = ${workerId} OR q."notBefore" <= ${graceCutoff}
+              OR ((SELECT n FROM load WHERE owner = o.owner) > (SELECT n FROM share)
+                AND COALESCE((SELECT n FROM load WHERE owner = ${workerId}), 0) < (SELECT n FROM share)))
           ORDER BY q."notBefore", q.id
           FOR UPDATE OF q SKIP LOCKED
           LIMIT 1
