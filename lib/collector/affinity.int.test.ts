@@ -8,7 +8,7 @@ import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { seedEnvironment, seedRepository } from "@/test/fixtures/dashboard";
 import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "@/test/support/collector-env";
-import { enqueueRun, leaseNextRun, reapExpiredLeases } from "./jobs";
+import { enqueueRun, leaseNextRun, leaseRunById, reapExpiredLeases } from "./jobs";
 import { liveWorkers, workerGone, workerHeartbeat } from "./affinity";
 import { collectorContext, startWorker } from "./index";
 
@@ -112,6 +112,28 @@ describe("run affinity between workers", () => {
     await beat(7, "a", "b");
     expect(await leaseNextRun(db, "b", LEASE_MS, at(7), { graceMs: GRACE_MS })).toBeNull();
     expect((await leaseNextRun(db, "a", LEASE_MS, at(7), { graceMs: GRACE_MS }))?.environmentId).toBe(stagingId);
+  });
+
+  it("a watch-triggered run is left to the watching worker (it leases it by id) until the grace", async () => {
+    await beat(0, "a", "b");
+    await runAs("a", 0);
+    // b watches the environment and queued a run for its informer caches.
+    const queued = await enqueueRun(db, envId, "watch", { notBefore: at(2) });
+    await beat(3, "a", "b");
+    expect(await leaseNextRun(db, "a", LEASE_MS, at(3), { graceMs: GRACE_MS })).toBeNull();
+    expect(await leaseNextRun(db, "b", LEASE_MS, at(3), { graceMs: GRACE_MS })).toBeNull();
+    expect((await leaseRunById(db, queued, "b", LEASE_MS, at(3)))?.environmentId).toBe(envId);
+    await finish(queued, at(4));
+    // b ran it last: the scheduled runs follow it there.
+    await enqueueRun(db, envId, "schedule", { notBefore: at(5) });
+    await beat(6, "a", "b");
+    expect(await leaseNextRun(db, "a", LEASE_MS, at(6), { graceMs: GRACE_MS })).toBeNull();
+    expect((await leaseNextRun(db, "b", LEASE_MS, at(6), { graceMs: GRACE_MS }))?.environmentId).toBe(envId);
+    // A watch run nobody leases by id (its watcher died before) goes to anyone after the grace.
+    await finish((await db.collectionRun.findFirstOrThrow({ where: { status: "running" } })).id, at(7));
+    await enqueueRun(db, envId, "watch", { notBefore: at(8) });
+    await beat(39, "a");
+    expect((await leaseNextRun(db, "a", LEASE_MS, at(39), { graceMs: GRACE_MS }))?.trigger).toBe("watch");
   });
 
   it("a worker that stops cleanly, or whose lease is reaped, hands its environments over at once", async () => {

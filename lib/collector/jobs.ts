@@ -15,6 +15,9 @@
 //  - its owner holds more than a fair share (environments ÷ live workers,
 //    rounded up) and the asking worker less: that worker, so a worker that
 //    joins takes its share at once instead of idling while the others keep up.
+// A watch-triggered run is the exception's exception: the watching worker
+// queued it for its informer caches and leases it by id (leaseRunById), so
+// other workers leave it alone until the grace has passed.
 // Whoever runs it becomes its owner. The owner is not stored anywhere new: it
 // is read from the runs themselves in the statement that picks the run, and
 // SKIP LOCKED still only skips rows another worker is leasing at that
@@ -94,7 +97,8 @@ export async function scheduleDueRuns(db: Db, now: Date = new Date()): Promise<n
  * Leases the oldest due run this worker may take (see "Run affinity" above):
  * of an environment that is not already running, and that is this worker's,
  * or no live worker's, or due longer than `graceMs`, or its owner's above a
- * fair share while this worker is below it.
+ * fair share while this worker is below it; watch-triggered runs only once
+ * due longer than `graceMs` (their watcher leases them by id).
  */
 export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date(), opts: { graceMs?: number } = {}): Promise<LeasedRun | null> {
   const graceCutoff = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_AFFINITY_GRACE_MS));
@@ -117,9 +121,9 @@ export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, no
           LEFT JOIN owned o ON o."environmentId" = q."environmentId"
           WHERE q.status = 'queued' AND q."notBefore" <= ${now}
             AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = q."environmentId" AND x.status = 'running')
-            AND (o.owner IS NULL OR o.owner = ${workerId} OR q."notBefore" <= ${graceCutoff}
+            AND (q."notBefore" <= ${graceCutoff} OR (q.trigger <> 'watch' AND (o.owner IS NULL OR o.owner = ${workerId}
               OR ((SELECT n FROM load WHERE owner = o.owner) > (SELECT n FROM share)
-                AND COALESCE((SELECT n FROM load WHERE owner = ${workerId}), 0) < (SELECT n FROM share)))
+                AND COALESCE((SELECT n FROM load WHERE owner = ${workerId}), 0) < (SELECT n FROM share)))))
           ORDER BY q."notBefore", q.id
           FOR UPDATE OF q SKIP LOCKED
           LIMIT 1
