@@ -13,7 +13,9 @@
 //
 // Per number of collector processes, while they collect back to back (every
 // environment due again 1 s after its last run was queued):
-//  - runs per minute in a window after a warm-up, with the median run, beside
+//  - runs per minute in a window after a warm-up (at least --window seconds,
+//    and until --min-runs runs finished in it, one per environment by
+//    default, at most --max-window), with the median run, beside
 //    a bare paged list + JSON.parse of one environment's objects (same run);
 //  - freshness: a kubectl-style edit (merge patch, fieldManager kubectl-edit)
 //    of a ConfigMap Git sets → its drift item in GET /api/environments/{env}/drift
@@ -32,7 +34,8 @@
 // retention.rawSnapshots (30 days by default) are pruned; that is not applied.
 //
 //   npx tsx bench/fleet.ts [--scale 1] [--environments 10] [--applications 300] [--objects-per-app 60]
-//                          [--workers 1,2,4] [--window 30] [--duration 10] [--connections 50]
+//                          [--workers 1,2,4] [--window 30] [--min-runs <environments>] [--max-window 600]
+//                          [--duration 10] [--connections 50]
 //                          [--churn-rounds 1] [--no-realkube] [--profile-collectors <dir>]
 //
 // --scale 0.1 keeps 10 environments and 60 objects per application but
@@ -298,6 +301,9 @@ export async function runFleetBench(
     objectsPerApplication?: number;
     workers?: number[];
     windowSeconds?: number;
+    /** Runs that must finish inside a window before it closes (default: one per environment), and the longest window. */
+    minRuns?: number;
+    maxWindowSeconds?: number;
     loadSeconds?: number;
     connections?: number;
     churnRounds?: number;
@@ -314,6 +320,8 @@ export async function runFleetBench(
   const objectsPerEnv = apps * perApp;
   const counts = opts.workers ?? [1, 2, 4];
   const windowSeconds = opts.windowSeconds ?? 30;
+  const minRuns = opts.minRuns ?? envCount;
+  const maxWindowSeconds = Math.max(windowSeconds, opts.maxWindowSeconds ?? 600);
   const loadSeconds = opts.loadSeconds ?? 10;
   const connections = opts.connections ?? 50;
   const rounds = opts.churnRounds ?? 1;
@@ -472,7 +480,12 @@ export async function runFleetBench(
           await sleep(1_500);
         }
       })();
+      // The window is at least `windowSeconds` and lasts until `minRuns` runs
+      // finished in it (at most `maxWindowSeconds`), so a phase whose runs are
+      // slower than the window still measures runs instead of reporting none.
       await sleep(windowSeconds * 1_000);
+      const finishedInWindow = () => database.db.collectionRun.count({ where: { status: "succeeded", finishedAt: { gte: from } } });
+      while ((await finishedInWindow()) < minRuns && Date.now() - from.getTime() < maxWindowSeconds * 1_000) await sleep(500);
       const to = new Date();
       const after = { collectors: collectorsCpu(), postgres: cpuOf([pgPid]), kubesim: cpuOf(kubesimPids), real: cpuOf(realPids), wal: await wal() };
       await editing;
@@ -539,7 +552,7 @@ export async function runFleetBench(
       };
       phases.push(phase);
       log(
-        `fleet: ${n} collector(s): ${phase.runsPerMinute} runs/min (median run ${medianRunMs} ms, real kube ${phase.medianRunMsRealKube ?? "—"} ms), ` +
+        `fleet: ${n} collector(s): ${phase.runsPerMinute} runs/min (${phase.runs} runs in a ${phase.windowSeconds} s window; median run ${medianRunMs} ms, real kube ${phase.medianRunMsRealKube ?? "—"} ms), ` +
           `same process as the environment's last run ${phase.affinity.sameProcessShare} (median ${phase.affinity.medianRunMsSameProcess ?? "—"} / other ${phase.affinity.medianRunMsOtherProcess ?? "—"} ms), ` +
           `freshness p50 ${phase.freshness.p50Ms} p95 ${phase.freshness.p95Ms} ms (${freshMs.length} edits, ${timeouts} timeouts), ` +
           `drift API p95 ${phase.api.p95Ms} ms, page p95 ${phase.page.p95Ms} ms, CPU µs/object-run ${JSON.stringify(phase.cpuMicrosPerObjectRun)}, WAL ${phase.walBytesPerObjectRun} B/object-run, load ${phase.loadAverage1m}`,
@@ -628,6 +641,8 @@ export async function main(): Promise<FleetBenchResult> {
     objectsPerApplication: numberArg("objects-per-app", 60),
     workers,
     windowSeconds: numberArg("window", 30),
+    minRuns: numberArg("min-runs", numberArg("environments", 10)),
+    maxWindowSeconds: numberArg("max-window", 600),
     loadSeconds: numberArg("duration", 10),
     connections: numberArg("connections", 50),
     churnRounds: numberArg("churn-rounds", 1),

@@ -2,7 +2,35 @@
 // FOR UPDATE SKIP LOCKED; partial unique indexes (migration SQL) guarantee at
 // most one queued and one running run per environment, so no environment is
 // ever collected twice at once, however many workers share the table.
+//
+// Run affinity. A worker keeps what an environment's runs can reuse (its
+// renders, the rows it wrote, its API client: run-memo.ts) only for the
+// environments it ran itself, and a run elsewhere costs several times more
+// (the fleet bench: 6–16 s instead of 0.8–1.6 s). So an environment belongs
+// to the live worker that ran it last — the lease owner of its `lastRunId`,
+// while that worker's CollectorWorker row is alive (heartbeats: affinity.ts)
+// — and a queued run is leased only by its owner, except:
+//  - no live owner (a new environment, or its worker stopped or died): any worker;
+//  - the run has been due longer than the grace (DEFAULT_AFFINITY_GRACE_MS): any worker;
+//  - its owner holds more than a fair share (environments ÷ live workers,
+//    rounded up) and the asking worker less: that worker, so a worker that
+//    joins takes its share at once instead of idling while the others keep up.
+// A watch-triggered run is the exception's exception: the watching worker
+// queued it for its informer caches and leases it by id (leaseRunById), so
+// other workers leave it alone until the grace has passed.
+// Whoever runs it becomes its owner. The owner is not stored anywhere new: it
+// is read from the runs themselves in the statement that picks the run, and
+// SKIP LOCKED still only skips rows another worker is leasing at that
+// instant. Moves only go from above the share to below it, so they settle.
 import type { PrismaClient } from "@/lib/db/generated/client";
+
+/**
+ * How long a due run waits for the live worker that ran its environment last
+ * before any worker may take it. A run in another worker is a first run there
+ * (several times dearer), so waiting a while for the owner is cheaper than
+ * moving; past this, freshness matters more.
+ */
+export const DEFAULT_AFFINITY_GRACE_MS = 30_000;
 
 export interface LeasedRun {
   id: number;
@@ -65,17 +93,39 @@ export async function scheduleDueRuns(db: Db, now: Date = new Date()): Promise<n
     ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING`;
 }
 
-/** Leases the oldest due run of an environment that is not already running. */
-export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
+/**
+ * Leases the oldest due run this worker may take (see "Run affinity" above):
+ * of an environment that is not already running, and that is this worker's,
+ * or no live worker's, or due longer than `graceMs`, or its owner's above a
+ * fair share while this worker is below it; watch-triggered runs only once
+ * due longer than `graceMs` (their watcher leases them by id).
+ */
+export async function leaseNextRun(db: Db, workerId: string, leaseMs: number, now: Date = new Date(), opts: { graceMs?: number } = {}): Promise<LeasedRun | null> {
+  const graceCutoff = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_AFFINITY_GRACE_MS));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const rows = await db.$queryRaw<LeasedRun[]>`
-        WITH next AS (
+        WITH live AS (
+          SELECT id FROM "CollectorWorker" WHERE "expiresAt" > ${now}
+        ), owned AS (
+          SELECT e.id AS "environmentId", r."leaseOwner" AS owner
+          FROM "Environment" e JOIN "CollectionRun" r ON r.id = e."lastRunId"
+          WHERE e."removedAt" IS NULL AND r."leaseOwner" IN (SELECT id FROM live)
+        ), load AS (
+          SELECT owner, count(*) AS n FROM owned GROUP BY owner
+        ), share AS (
+          SELECT ceil((SELECT count(*) FROM "Environment" WHERE "removedAt" IS NULL)::numeric
+            / ((SELECT count(*) FROM live) + CASE WHEN ${workerId} IN (SELECT id FROM live) THEN 0 ELSE 1 END)) AS n
+        ), next AS (
           SELECT q.id FROM "CollectionRun" q
+          LEFT JOIN owned o ON o."environmentId" = q."environmentId"
           WHERE q.status = 'queued' AND q."notBefore" <= ${now}
             AND NOT EXISTS (SELECT 1 FROM "CollectionRun" x WHERE x."environmentId" = q."environmentId" AND x.status = 'running')
+            AND (q."notBefore" <= ${graceCutoff} OR (q.trigger <> 'watch' AND (o.owner IS NULL OR o.owner = ${workerId}
+              OR ((SELECT n FROM load WHERE owner = o.owner) > (SELECT n FROM share)
+                AND COALESCE((SELECT n FROM load WHERE owner = ${workerId}), 0) < (SELECT n FROM share)))))
           ORDER BY q."notBefore", q.id
-          FOR UPDATE SKIP LOCKED
+          FOR UPDATE OF q SKIP LOCKED
           LIMIT 1
         )
         UPDATE "CollectionRun" r
@@ -105,16 +155,21 @@ export async function heartbeat(db: Db, runId: number, workerId: string, leaseMs
 /**
  * A worker that died (SIGKILL, lost network) stops renewing its lease. Its run
  * is closed as failed ("worker-lost") and the environment queued again, so
- * another worker picks the work up.
+ * another worker picks the work up. The worker counts as gone from then on
+ * (its registration is dropped; a worker that was only stalled registers
+ * again at its next heartbeat), so the retry and its other environments'
+ * runs need not wait for its registration to expire.
  */
 export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise<number> {
-  const reaped = await db.$queryRaw<Array<{ id: number; environmentId: string }>>`
+  const reaped = await db.$queryRaw<Array<{ id: number; environmentId: string; leaseOwner: string | null }>>`
     UPDATE "CollectionRun"
     SET status = 'failed', "finishedAt" = ${now},
         errors = errors || jsonb_build_array(jsonb_build_object('category', 'worker-lost',
           'message', 'the worker holding this run stopped renewing its lease (' || COALESCE("leaseOwner", '?') || ')'))
     WHERE status = 'running' AND "leaseExpiresAt" < ${now}
-    RETURNING id, "environmentId"`;
+    RETURNING id, "environmentId", "leaseOwner"`;
+  const lost = [...new Set(reaped.flatMap((r) => (r.leaseOwner ? [r.leaseOwner] : [])))];
+  if (lost.length > 0) await db.$executeRaw`DELETE FROM "CollectorWorker" WHERE id = ANY(${lost}::text[])`;
   for (const r of reaped) {
     // The environment says so at once (Collection failing), not only after the retry.
     await db.$executeRaw`
@@ -127,7 +182,11 @@ export async function reapExpiredLeases(db: Db, now: Date = new Date()): Promise
   return reaped.length;
 }
 
-/** Leases one specific queued run (the CLI's `collect --once` and tests use this). */
+/**
+ * Leases one specific queued run (the CLI's `collect --once`, tests, and a
+ * watching worker's own watch-triggered runs). Affinity does not apply: the
+ * caller asked for this run; it becomes the environment's owner by running it.
+ */
 export async function leaseRunById(db: Db, runId: number, workerId: string, leaseMs: number, now: Date = new Date()): Promise<LeasedRun | null> {
   const rows = await db.$queryRaw<LeasedRun[]>`
     UPDATE "CollectionRun" r

@@ -5,14 +5,64 @@
 // harm (API discovery, for 30 s, and re-asked when a kind is missing).
 // Losing any of it — a restart, another worker taking the environment — only
 // costs time.
+//
+// Bounded: one process may serve many environments (run affinity spreads the
+// fleet over the workers, jobs.ts), so every cache here is an LRU. Renders and
+// git answers are counted in objects (a render by its objects, a list by its
+// length, any other answer as 1), current rows by rows (desired + live); the
+// least recently used go first. The budget is DRIFTWATCH_COLLECTOR_CACHE_OBJECTS
+// (default 200,000 objects: renders and git answers 200,000 each, current rows
+// 400,000 — at the fleet bench's object mix that is the whole of a 180,000-object
+// fleet); API clients and listed kinds are kept for 1,000 environments.
 import { LRUCache } from "lru-cache";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import type { ClusterConfig } from "@/lib/config";
 import { hashSecretValues, type KubeObject } from "@/lib/drift";
+import { env } from "@/lib/env";
 import type { CurrentRow } from "./store";
 
-const gitAnswers = new LRUCache<string, Promise<unknown>>({ max: 512 });
+const ENVIRONMENT_ENTRIES = 1_000;
+
+const budgetFromEnvironment = (): number => env().DRIFTWATCH_COLLECTOR_CACHE_OBJECTS;
+
+/** What a cached answer holds, in objects: a render's objects, a list's entries, else 1. */
+function objectsIn(value: unknown): number {
+  if (Array.isArray(value)) return Math.max(1, value.length);
+  const objects = value && typeof value === "object" ? (value as { objects?: unknown }).objects : undefined;
+  return Array.isArray(objects) ? Math.max(1, objects.length) : 1;
+}
+
+function newCaches(objects: number) {
+  return {
+    gitAnswers: new LRUCache<string, Promise<unknown>>({ maxSize: objects, sizeCalculation: () => 1 }),
+    renders: new LRUCache<string, { key: string; result: Promise<unknown> }>({ maxSize: objects, sizeCalculation: () => 1 }),
+    currentRows: new LRUCache<string, CurrentRows>({ maxSize: 2 * objects, sizeCalculation: (v) => Math.max(1, v.live.size + v.desired.size) }),
+    clusters: new LRUCache<string, ClusterHandle>({ max: ENVIRONMENT_ENTRIES }),
+    kinds: new LRUCache<string, readonly ApiResource[]>({ max: ENVIRONMENT_ENTRIES }),
+  };
+}
+
+let caches: ReturnType<typeof newCaches> | null = null;
+const memo = () => (caches ??= newCaches(budgetFromEnvironment()));
+
+/** Replaces every cache with empty ones of the given budget (tests; an operator's setting is the environment variable). */
+export function resetRunMemo(opts: { objects?: number } = {}): void {
+  caches = newCaches(opts.objects ?? budgetFromEnvironment());
+}
+
+/** Counts a pending entry as 1 until it resolves, then as the objects it holds (if it is still the entry under its key). */
+function sizeWhenResolved<V extends object>(cache: LRUCache<string, V>, key: string, entry: V, value: Promise<unknown>): void {
+  value.then(
+    (v) => {
+      if (cache.peek(key) !== entry) return;
+      // lru-cache keeps the old size when the same value is set again: take it out first.
+      cache.delete(key);
+      cache.set(key, entry, { size: objectsIn(v) });
+    },
+    () => undefined,
+  );
+}
 
 /**
  * Answers that are a function of commits only (the approved revision at a
@@ -21,31 +71,36 @@ const gitAnswers = new LRUCache<string, Promise<unknown>>({ max: 512 });
  */
 export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>): Promise<T> {
   const key = parts.join("\0");
+  const { gitAnswers } = memo();
   const hit = gitAnswers.get(key) as Promise<T> | undefined;
   if (hit) return hit;
   const p = fn();
   gitAnswers.set(key, p);
-  p.catch(() => gitAnswers.delete(key));
+  sizeWhenResolved(gitAnswers, key, p, p);
+  p.catch(() => {
+    if (gitAnswers.peek(key) === p) gitAnswers.delete(key);
+  });
   return p;
 }
-
-const renders = new Map<string, { key: string; result: Promise<unknown> }>();
 
 /**
  * The environment's render of one commit, kept for its next run: a commit's
  * manifests never change, and asking git again costs processes. One entry
- * per environment, so memory follows the environments' own desired sets.
+ * per environment (application), counted by its objects in the render budget.
  * A render that read something outside the commit (`reusable` says no) is
  * used by the run that made it only.
  */
 export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>, reusable: (value: T) => boolean = () => true): Promise<T> {
   const key = parts.join("\0");
+  const { renders } = memo();
   const hit = renders.get(environment);
   if (hit && hit.key === key) return hit.result as Promise<T>;
   const result = fn();
-  renders.set(environment, { key, result });
+  const entry = { key, result: result as Promise<unknown> };
+  renders.set(environment, entry);
+  sizeWhenResolved(renders, environment, entry, result);
   const forget = () => {
-    if (renders.get(environment)?.result === result) renders.delete(environment);
+    if (renders.peek(environment)?.result === result) renders.delete(environment);
   };
   result.then((value) => {
     if (!reusable(value)) forget();
@@ -100,7 +155,6 @@ interface ClusterHandle {
 }
 
 const DISCOVERY_TTL_MS = 30_000;
-const clusters = new Map<string, ClusterHandle>();
 
 /**
  * The environment's API client (its keep-alive connections reused across
@@ -109,6 +163,7 @@ const clusters = new Map<string, ClusterHandle>();
 export async function clusterFor(environment: string, cluster: ClusterConfig, timeoutMs: number, opts: { fresh?: boolean; now?: number } = {}): Promise<{ client: ClusterClient; discovery: Discovery; cached: boolean }> {
   const key = JSON.stringify([cluster, timeoutMs]);
   const now = opts.now ?? Date.now();
+  const { clusters } = memo();
   const hit = clusters.get(environment);
   if (hit && hit.key === key && !opts.fresh && now - hit.at < DISCOVERY_TTL_MS) return { client: hit.client, discovery: hit.discovery, cached: true };
   const client = hit && hit.key === key ? hit.client : createClusterClient(cluster, { timeoutMs });
@@ -117,23 +172,21 @@ export async function clusterFor(environment: string, cluster: ClusterConfig, ti
   return { client, discovery, cached: false };
 }
 
-const kinds = new Map<string, readonly ApiResource[]>();
-
 /**
  * The kinds the environment's last run listed: the next run starts listing
  * them while Git is fetched (a wrong guess only costs the listing).
  */
 export function rememberedKinds(environment: string): readonly ApiResource[] {
-  return kinds.get(environment) ?? [];
+  return memo().kinds.get(environment) ?? [];
 }
 
 export function rememberKinds(environment: string, resources: readonly ApiResource[]): void {
-  kinds.set(environment, resources);
+  memo().kinds.set(environment, resources);
 }
 
 /** After a cluster error the next run starts from a fresh client and discovery. */
 export function forgetCluster(environment: string): void {
-  clusters.delete(environment);
+  memo().clusters.delete(environment);
 }
 
 interface CurrentRows {
@@ -145,23 +198,21 @@ interface CurrentRows {
   controller: string;
 }
 
-const currentRows = new Map<string, CurrentRows>();
-
 /**
  * The environment's current desired and live rows as this process wrote them
  * in run `runId`; null unless that run is still the environment's last good
  * run (another worker, or a restart, means reading them from Postgres).
  */
 export function rememberedRows(environmentId: string, lastGoodRunId: number | null): CurrentRows | null {
-  const hit = currentRows.get(environmentId);
+  const hit = memo().currentRows.get(environmentId);
   if (!hit || lastGoodRunId === null || hit.runId !== lastGoodRunId) return null;
   return hit;
 }
 
 export function rememberRows(environmentId: string, rows: CurrentRows): void {
-  currentRows.set(environmentId, rows);
+  memo().currentRows.set(environmentId, rows);
 }
 
 export function forgetRows(environmentId: string): void {
-  currentRows.delete(environmentId);
+  memo().currentRows.delete(environmentId);
 }

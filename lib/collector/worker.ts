@@ -12,6 +12,7 @@ import { recordEvents } from "./events";
 import { afterRunHooks, periodicSweep } from "./hooks";
 import { WatchManager, type WatchStatus } from "./watch";
 import { listenForRuns } from "./watch-queue";
+import { DEFAULT_WORKER_HEARTBEAT_MS, DEFAULT_WORKER_TTL_MS, workerGone, workerHeartbeat } from "./affinity";
 
 export interface WorkerOptions {
   workerId?: string;
@@ -28,6 +29,14 @@ export interface WorkerOptions {
   watch?: false | { databaseUrl?: string; debounceMs?: number; maxDelayMs?: number; lockCheckMs?: number };
   /** Start runs queued elsewhere (webhooks, "refresh now") at once, through LISTEN/NOTIFY; default true when a database URL is known. */
   listen?: boolean;
+  /**
+   * Run affinity (jobs.ts): how long a due run waits for the live worker that
+   * ran its environment last (default DEFAULT_AFFINITY_GRACE_MS, 30 s), and
+   * this worker's liveness heartbeat and how long one lasts (5 s / 30 s).
+   */
+  affinityGraceMs?: number;
+  heartbeatMs?: number;
+  workerTtlMs?: number;
 }
 
 export interface Worker {
@@ -133,6 +142,8 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
   let idleWaiters: Array<() => void> = [];
   const sweepMs = opts.sweepMs ?? 15_000;
   let lastSweep = 0;
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULT_WORKER_HEARTBEAT_MS;
+  const workerTtlMs = opts.workerTtlMs ?? Math.max(DEFAULT_WORKER_TTL_MS, 3 * heartbeatMs);
   // Runs this worker's watches queued: leased first, by id, so they land where the cache is.
   const preferred: number[] = [];
 
@@ -160,7 +171,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
       const run = await leaseRunById(ctx.db, runId, id, leaseMs, ctx.now());
       if (run) return run;
     }
-    return leaseNextRun(ctx.db, id, leaseMs, ctx.now());
+    return leaseNextRun(ctx.db, id, leaseMs, ctx.now(), { graceMs: opts.affinityGraceMs });
   };
 
   const tick = async () => {
@@ -208,6 +219,14 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
     });
   }
 
+  // Alive for run affinity: on its own timer, so a long run does not make this worker look gone.
+  let beating: Promise<void> = Promise.resolve();
+  const alive = () => {
+    beating = workerHeartbeat(ctx.db, id, workerTtlMs, ctx.now()).catch((e: unknown) => ctx.log.warn({ err: String(e), worker: id }, "worker heartbeat failed"));
+  };
+  alive();
+  const aliveTimer = setInterval(alive, heartbeatMs);
+
   loop();
   watches?.start();
 
@@ -219,6 +238,10 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
       clearTimeout(timer);
       await Promise.all([watches?.stop(), queue?.stop()]);
       await busy;
+      clearInterval(aliveTimer);
+      await beating;
+      // Its environments go to the other workers now, not when the registration would have expired.
+      await workerGone(ctx.db, id).catch((e: unknown) => ctx.log.warn({ err: String(e), worker: id }, "could not deregister the worker"));
     },
     idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
     watchStatus: () => watches?.status() ?? [],

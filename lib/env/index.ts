@@ -35,6 +35,8 @@ const schema = z.object({
   /** Binary used for Helm sources (`render: helm`, Argo CD Helm applications): a path or a name on PATH. */
   HELM_BIN: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Objects a collector process keeps between runs (lib/collector/run-memo.ts). */
+  DRIFTWATCH_COLLECTOR_CACHE_OBJECTS: z.coerce.number().int().min(1).default(200_000),
   /** How often the audit chain's newest hash is checkpointed into the data folder. */
   DRIFTWATCH_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /**

@@ -1,0 +1,63 @@
+// The per-process caches stay within their budget when one process serves
+// many environments: the least recently used environment's render and rows
+// go first, and a run of it simply renders and reads again.
+import { afterEach, describe, expect, it } from "vitest";
+import { memoGit, memoRender, rememberedRows, rememberRows, resetRunMemo } from "./run-memo";
+import type { CurrentRow } from "./store";
+
+const render = (n: number) => ({ objects: Array.from({ length: n }, (_, i) => ({ i })) });
+const rows = (n: number) => new Map(Array.from({ length: n }, (_, i) => [`k${i}`, {} as CurrentRow]));
+const settled = () => new Promise((r) => setTimeout(r, 0));
+
+afterEach(() => resetRunMemo());
+
+describe("run memo bounds", () => {
+  it("keeps renders within the object budget, evicting the least recently used environment", async () => {
+    resetRunMemo({ objects: 100 });
+    let renders = 0;
+    const renderOf = (env: string, n: number) => memoRender(env, [env, "sha"], async () => (renders++, render(n)));
+    await renderOf("a", 40);
+    await renderOf("b", 40);
+    await settled();
+    await renderOf("a", 40); // a is now the most recent
+    await renderOf("c", 40); // 120 > 100: b goes
+    await settled();
+    expect(renders).toBe(3);
+    await renderOf("a", 40);
+    await renderOf("c", 40);
+    expect(renders).toBe(3);
+    await renderOf("b", 40);
+    expect(renders).toBe(4);
+  });
+
+  it("does not keep a render larger than the whole budget", async () => {
+    resetRunMemo({ objects: 100 });
+    let renders = 0;
+    await memoRender("big", ["big"], async () => (renders++, render(150)));
+    await settled();
+    await memoRender("big", ["big"], async () => (renders++, render(150)));
+    expect(renders).toBe(2);
+  });
+
+  it("keeps current rows within twice the budget (desired + live)", () => {
+    resetRunMemo({ objects: 100 });
+    rememberRows("e1", { runId: 1, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}" });
+    rememberRows("e2", { runId: 2, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}" });
+    expect(rememberedRows("e1", 1)).toBeNull();
+    expect(rememberedRows("e2", 2)?.live.size).toBe(60);
+  });
+
+  it("counts git answers by the entries they hold", async () => {
+    resetRunMemo({ objects: 10 });
+    let asked = 0;
+    const revisions = (tip: string) => memoGit(["recent", tip], async () => (asked++, Array.from({ length: 6 }, (_, i) => `${tip}-${i}`)));
+    await revisions("t1");
+    await settled();
+    await revisions("t2"); // 12 > 10: t1 goes
+    await settled();
+    await revisions("t2");
+    expect(asked).toBe(2);
+    await revisions("t1");
+    expect(asked).toBe(3);
+  });
+});
