@@ -135,8 +135,10 @@ export async function planControllerRender(
   if (c.sourceIgnore) sourceIgnores.push({ dir: "", text: c.sourceIgnore });
   const artifact = fluxArtifactFiles(repoFiles, sourceIgnores);
   const ownInArtifact = kustomizationFileIn(artifact, dir);
-  // Without anything for kustomize to do, Flux's generated kustomization lists exactly these files.
-  if (mode === "plain" && !fluxNeedsBuild(artifact, dir, c.spec)) return { kind: "plain", files: fluxResourceFiles(artifact, dir) };
+  // Without anything for kustomize to do, Flux's generated kustomization lists exactly these files:
+  // read them as they are, whatever the mode (a discovered Kustomization is always "kustomize"),
+  // so a folder of plain manifests needs no kustomize binary and no build per revision.
+  if (!fluxNeedsBuild(artifact, dir, c.spec)) return { kind: "plain", files: fluxResourceFiles(artifact, dir) };
   const generated = generateFluxKustomization(artifact, dir, ownInArtifact ? { file: ownInArtifact, text: await readExisting(ownInArtifact) } : null, c.spec);
   if (!generated.ok) throw new RenderFileError(generated.file, generated.message);
   return { kind: "kustomize", write: { file: generated.file, text: generated.text }, kustomizationFile: generated.file };
