@@ -20,6 +20,7 @@ import { hasSkipMarker } from "./argocd-directory";
 import { MAX_MANIFEST_BYTES, repoTree } from "./repo-tree";
 import { renderKustomize, type RemoteBaseSource } from "./render-kustomize";
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { ArgoChartReference, ClusterCapabilities } from "@/lib/helm/argocd-helm";
 import { renderHelmSource, type FetchedChart, type HelmRenderSettings } from "@/lib/helm/render-helm";
 
@@ -96,7 +97,49 @@ interface TreeEntry {
  * (a process less on every render; a helm render is a few processes in all).
  * When either is missing, the separate lookups say which.
  */
+/**
+ * What a full commit id names never changes: its tree, and the tree of a path
+ * in it. Every application of a repository asks these at the same commits in
+ * every run, each a git process; remembered here (bounded), they are asked once.
+ */
+const FULL_SHA = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
+const immutable = new LRUCache<string, { commit: string; pathHash: string } | string>({ max: 4096 });
+
 async function commitAndPath(mirrorPath: string, sha: string, rel: string): Promise<{ commit: string; pathHash: string }> {
+  if (!FULL_SHA.test(sha)) return lookupCommitAndPath(mirrorPath, sha, rel);
+  const key = `path\0${mirrorPath}\0${sha}\0${rel}`;
+  const hit = immutable.get(key);
+  if (hit && typeof hit !== "string") return hit;
+  const found = await lookupCommitAndPath(mirrorPath, sha, rel);
+  immutable.set(key, found);
+  return found;
+}
+
+/** The root tree of a commit given by its full id (null: not in the mirror). */
+async function rootTreeOf(mirrorPath: string, commit: string): Promise<string | null> {
+  const key = `tree\0${mirrorPath}\0${commit}`;
+  const hit = immutable.get(key);
+  if (typeof hit === "string") return hit;
+  const tree = await revParse(mirrorPath, `${commit}^{tree}`);
+  if (tree && FULL_SHA.test(commit)) immutable.set(key, tree);
+  return tree;
+}
+
+/** The whole tree of a commit, listed once for every application rendered at it (a few commits kept: a tree can be large). */
+const listedTrees = new LRUCache<string, Promise<Awaited<ReturnType<typeof repoTree>>>>({ max: 8 });
+function listedTreeOf(mirrorPath: string, commit: string): ReturnType<typeof repoTree> {
+  if (!FULL_SHA.test(commit)) return repoTree(mirrorPath, commit);
+  const key = `${mirrorPath}\0${commit}`;
+  let listed = listedTrees.get(key);
+  if (!listed) {
+    listed = repoTree(mirrorPath, commit);
+    listedTrees.set(key, listed);
+    listed.catch(() => listedTrees.delete(key));
+  }
+  return listed;
+}
+
+async function lookupCommitAndPath(mirrorPath: string, sha: string, rel: string): Promise<{ commit: string; pathHash: string }> {
   // Without --verify, git 2.39 echoes an --end-of-options back: a name that could be read as an option takes the separate lookups instead.
   const res = sha.startsWith("-") ? null : await runGit(mirrorPath, ["rev-parse", `${sha}^{commit}`, rel ? `${sha}^{commit}:${rel}` : `${sha}^{tree}`], { category: "render" });
   const [commit, pathHash] = res ? res.stdout.toString("utf8").trim().split("\n") : [];
@@ -197,7 +240,7 @@ async function renderAsController(
   opts: RenderOptions,
   controller: ControllerRender,
 ): Promise<CachedRender & { remoteBases: string[] }> {
-  const listed = await repoTree(mirrorPath, commit);
+  const listed = await listedTreeOf(mirrorPath, commit);
   const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
   if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
   return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
@@ -221,7 +264,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     key = ["plain", mirrorPath, pathHash, opts.defaultNamespace, opts.maxFileBytes ?? ""].join("\0");
   } else {
     // An overlay may use bases outside its path, so only the whole tree pins its output.
-    const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
+    const rootTree = await rootTreeOf(mirrorPath, commit);
     const allowlist = (opts.remoteBases?.repositories ?? []).map((r) => `${r.name}=${r.url}`).join(",");
     // helmCharts render with the helm binary and the cluster's capabilities; a repository chart's version may be a range.
     const helmKey = opts.helm ? createHash("sha256").update(JSON.stringify([opts.helm.bin ?? "", opts.helm.cluster, Boolean(opts.helm.fetchChart)])).digest("hex") : "";
@@ -229,7 +272,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   }
   if (opts.controller) {
     // The controller's settings change the output; a controller render may also read outside the path (components, nested folders).
-    const rootTree = await revParse(mirrorPath, `${commit}^{tree}`);
+    const rootTree = await rootTreeOf(mirrorPath, commit);
     // Argo CD's ${ARGOCD_APP_REVISION} in a kustomize option makes the commit itself, not only its tree, an input.
     const revisionInput = opts.controller.type === "argocd" && JSON.stringify(opts.controller.kustomize ?? {}).includes("$") ? commit : "";
     key = [key, rootTree ?? commit, opts.kustomizeBin ?? "", controllerRenderKey(opts.controller), revisionInput].join("\0");
