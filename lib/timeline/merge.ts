@@ -118,6 +118,9 @@ function describe(e: AuditEventInput): { title: string; detail: string | null; s
   const objectLink = env && key && partsOfKey(key) ? objectPagePath(env, key) : null;
   const envLink = env ? `/environments/${encodeURIComponent(env)}` : null;
   const join = (...parts: Array<string | null | false>) => parts.filter(Boolean).join(" · ") || null;
+  // In an environment of several applications the collector names the one an event is about.
+  const application = str(after, "application");
+  const where = env ? (application ? `${application} in ${env}` : env) : "An environment";
 
   switch (e.action) {
     case "drift.opened": {
@@ -140,7 +143,7 @@ function describe(e: AuditEventInput): { title: string; detail: string | null; s
       const prev = str(before, "sha", "appliedSha", "revision");
       const source = str(after, "source");
       return {
-        title: `${env ?? "An environment"} now runs ${short(sha)}`,
+        title: `${where} now runs ${short(sha)}`,
         detail: join(prev && `was ${short(prev)}`, source && `reported by ${source}`),
         sha,
         link: sha ? `/commits/${sha}` : envLink,
@@ -148,7 +151,7 @@ function describe(e: AuditEventInput): { title: string; detail: string | null; s
     }
     case "revision.approved": {
       const sha = str(after, "sha", "approvedSha", "revision") ?? (/^[0-9a-f]{7,64}$/.test(e.targetId) ? e.targetId : null);
-      return { title: `${env ?? "An environment"} approved ${short(sha)}`, detail: str(after, "message"), sha, link: sha ? `/commits/${sha}` : envLink };
+      return { title: `${where} approved ${short(sha)}`, detail: str(after, "message"), sha, link: sha ? `/commits/${sha}` : envLink };
     }
     case "pause.created":
     case "pause.detected":

@@ -70,6 +70,11 @@ describe("mergeTimeline", () => {
     expect(applied?.title).toBe("production now runs ccccccc");
     expect(applied?.detail).toContain("was bbbbbbb");
   });
+
+  it("names the application an applied revision is about when the environment holds several", () => {
+    const [e] = mergeTimeline([audit(9, "2025-03-10T14:00:00.000Z", "revision.applied", { targetId: "c".repeat(40), before: { sha: "b".repeat(40) }, after: { sha: "c".repeat(40), application: "flux-system/shop-api" } })], []);
+    expect(e?.title).toBe("flux-system/shop-api in production now runs ccccccc");
+  });
 });
 
 describe("exports", () => {
