@@ -14,7 +14,7 @@ async function environment(name: string, position: number) {
   return (await db.environment.create({ data: { name, position, branch: "main", path: ".", spec: { staleAfter: 600_000 } } })).id;
 }
 
-async function application(environmentId: string, name: string, over: { driftCount?: number; removedAt?: Date; appliedSha?: string } = {}) {
+async function application(environmentId: string, name: string, over: { driftCount?: number; removedAt?: Date; appliedSha?: string; appliedBehind?: boolean } = {}) {
   const { id } = await db.application.create({
     data: { environmentId, name, kind: "declared", promotionKey: name, spec: {}, firstSeenAt: minutesAgo(600), approvedSha: "a", approvedAt: minutesAgo(60), appliedSha: "a", ...over },
   });
@@ -27,7 +27,10 @@ describe("listEnvironments: each card's applications", () => {
     const production = await environment("production", 1);
     await application(production, "api");
     await application(production, "web", { driftCount: 3 });
-    await application(production, "shop/worker", { appliedSha: "old" });
+    // Its applied revision lacks the approved one (the collector found by git ancestry).
+    await application(production, "shop/worker", { appliedSha: "old", appliedBehind: true });
+    // A newer applied revision that contains the approved one: in sync, not stale.
+    await application(production, "ingress", { appliedSha: "newer-head" });
     const cron = await application(production, "cron", { driftCount: 1 });
     await application(production, "legacy", { driftCount: 7, removedAt: minutesAgo(30) });
     await db.pause.create({ data: { environmentId: production, applicationId: cron, controllerRef: "Kustomization/flux-system/cron", origin: "dashboard", reason: "load test", startedAt: minutesAgo(5) } });
@@ -38,7 +41,7 @@ describe("listEnvironments: each card's applications", () => {
   it("counts an environment's applications by state and lists the worst first, removed ones left out", async () => {
     const { environments } = await listEnvironments(db, config, now);
     const production = environments.find((e) => e.name === "production")!;
-    expect(production.applications).toEqual({ total: 4, inSync: 1, drifted: 2, stale: 1, paused: 1, failing: 0 });
+    expect(production.applications).toEqual({ total: 5, inSync: 2, drifted: 2, stale: 1, paused: 1, failing: 0 });
     expect(production.worstApplications).toEqual([
       { name: "cron", status: "Paused", driftCount: 1, href: "/environments/production/applications/cron" },
       { name: "shop/worker", status: "Stale", driftCount: 0, href: "/environments/production/applications/shop%2Fworker" },

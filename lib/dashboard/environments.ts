@@ -194,10 +194,12 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
   const controller = controllerStatus(row.controller);
   const lastError = environmentError(row.lastError);
   const apps = rel.applications.get(row.id) ?? [];
-  const rollup = applicationRollup(row.name, apps, pauseRows, now, spec.staleAfterMs, row.lastGoodCollectedAt !== null, row.repositoryId === null);
+  // An environment that discovers its applications (`discover:` in driftwatch.yaml) has no revisions of its own.
+  const discovers = rec(row.spec).discover !== undefined;
+  const rollup = applicationRollup(row.name, apps, pauseRows, now, spec.staleAfterMs, row.lastGoodCollectedAt !== null, discovers);
   // Many applications (or discovered ones) each have their own revisions: the environment is behind when one of them
   // is, by the ancestry the collector checked; its own approved/applied are its primary application's, for reference.
-  const byApplications = apps.length > 1 || (apps.length === 1 && row.repositoryId === null);
+  const byApplications = apps.length > 1 || (apps.length === 1 && discovers);
   const behind =
     h && !byApplications
       ? behindSince(
