@@ -4,6 +4,7 @@
 // released values are never sent to the browser), and the release history.
 import type { HelmReleaseDto } from "@/lib/api/contract";
 import { Pill } from "@/components/status-badge";
+import { Time } from "@/components/time";
 
 const CHANGE_LABEL = { added: "only in Git", removed: "only in the release", changed: "differs" } as const;
 
@@ -91,7 +92,12 @@ export function HelmReleasePanel({ release }: { release: HelmReleaseDto }) {
               <li key={h.revision}>
                 revision {h.revision} · {h.status}
                 {h.chartVersion ? ` · chart ${h.chartVersion}` : ""}
-                {h.deployedAt ? ` · ${h.deployedAt}` : ""}
+                {h.deployedAt && (
+                  <>
+                    {" · "}
+                    <Time iso={h.deployedAt} />
+                  </>
+                )}
               </li>
             ))}
           </ol>

@@ -2,7 +2,7 @@
 // pauses and alerts are re-evaluated from the state the run stored; expired
 // pauses are resumed where the environment asks for it.
 import type { ControllerStatus } from "@/lib/domain/types";
-import { reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses";
+import { reconcileApplicationPauses, reconcileDetectedPauses, resumeExpiredPauses } from "@/lib/pauses";
 import { refreshAlerts, alertOptionsFrom } from "@/lib/alerts";
 import type { CollectorContext } from "./collect-environment";
 import { retentionSweeper } from "./retention";
@@ -13,7 +13,10 @@ const pruneRetention = retentionSweeper();
 export async function afterRunHooks(ctx: CollectorContext, environmentId: string): Promise<void> {
   const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: environmentId }, select: { id: true, name: true, controller: true } });
   const now = ctx.now();
-  await reconcileDetectedPauses(ctx.db, env, env.controller as ControllerStatus | null, now);
+  // Several applications: each controller object's suspension is its own (the environment's status is its first's).
+  const apps = await ctx.db.application.findMany({ where: { environmentId, removedAt: null }, select: { id: true, controller: true } });
+  if (apps.length > 1) await reconcileApplicationPauses(ctx.db, env, apps.map((a) => ({ id: a.id, status: a.controller as ControllerStatus | null })), now);
+  else await reconcileDetectedPauses(ctx.db, env, env.controller as ControllerStatus | null, now);
   await refreshAlerts(ctx.db, environmentId, now, alertOptionsFrom(ctx.config));
 }
 

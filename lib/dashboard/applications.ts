@@ -57,7 +57,7 @@ function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs
     controller: c.type === "flux" || c.type === "argocd" ? { type: c.type, kind: str(c.kind) ?? "", namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
     sources: (Array.isArray(row.sources) ? row.sources : []).map((s) => {
       const o = rec(s);
-      return { url: str(o.url) ?? "", repository: str(o.repository), ref: refText(o.ref), path: str(o.path) ?? ".", render: str(o.render) ?? "plain" };
+      return { url: str(o.url) ?? "", repository: str(o.repository), ref: refText(o.ref), path: str(o.path) ?? ".", render: str(o.render) ?? "plain", chart: str(o.chart) };
     }),
     approvedSha: row.approvedSha,
     approvedAt: iso(row.approvedAt),

@@ -14,3 +14,12 @@ export function valueText(v: unknown): string {
   const s = JSON.stringify(v);
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 }
+
+/**
+ * An application's source in one line: `repository:path@ref (render)` for Git,
+ * `chart ref from url` for a chart from a Helm repository or OCI registry.
+ */
+export function sourceText(s: { url: string; repository: string | null; ref: string; path: string; render: string; chart?: string | null }): string {
+  if (s.chart) return `${s.chart} ${s.ref || "(newest)"} from ${s.url}`;
+  return `${s.repository ?? s.url}:${s.path}@${s.ref} (${s.render})`;
+}

@@ -11,7 +11,7 @@ export {
   takeOwnershipSchema,
   resumePauseSchema,
 } from "./pauses";
-export { reconcileDetectedPauses, resumeExpiredPauses } from "./observed";
+export { reconcileApplicationPauses, reconcileDetectedPauses, resumeExpiredPauses } from "./observed";
 export type { PauseDto, PauseDeps, CreatePauseInput, TakeOwnershipInput } from "./pauses";
 export {
   controllerRefOf,

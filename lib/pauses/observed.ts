@@ -10,6 +10,10 @@ import { applicationIdForControllerRef } from "@/lib/applications/controller-ref
 
 type Db = PrismaClient;
 
+type ActivePause = Awaited<ReturnType<Db["pause"]["findMany"]>>[number];
+
+const refOf = (status: ControllerStatus) => `${status.kind ?? (status.type === "flux" ? "Kustomization" : "Application")}/${status.namespace}/${status.name}`;
+
 /**
  * Called by the collector after each run with the controller status it read.
  * A controller seen suspended with no active pause becomes a detected
@@ -25,9 +29,46 @@ export async function reconcileDetectedPauses(
 ): Promise<{ detected: string[]; ended: string[] }> {
   const result = { detected: [] as string[], ended: [] as string[] };
   if (!status || !status.found) return result;
-  const ref = `${status.kind ?? (status.type === "flux" ? "Kustomization" : "Application")}/${status.namespace}/${status.name}`;
   const active = await db.pause.findMany({ where: { environmentId: environment.id, endedAt: null } });
-  if (status.suspended && active.length === 0) {
+  await reconcileOne(db, environment, status, { covering: active, endable: active }, now, result);
+  return result;
+}
+
+/**
+ * The same for an environment of several applications, each controller
+ * object on its own: one suspended with no pause of its own (nor one of the
+ * whole environment) is a detected pause of that application; one running
+ * again ends its own pauses only.
+ */
+export async function reconcileApplicationPauses(
+  db: Db,
+  environment: { id: string; name: string },
+  applications: ReadonlyArray<{ id: string; status: ControllerStatus | null }>,
+  now: Date = new Date(),
+): Promise<{ detected: string[]; ended: string[] }> {
+  const result = { detected: [] as string[], ended: [] as string[] };
+  const active = await db.pause.findMany({ where: { environmentId: environment.id, endedAt: null } });
+  for (const app of applications) {
+    if (!app.status?.found) continue;
+    const ref = refOf(app.status);
+    const own = active.filter((p) => p.controllerRef === ref || p.applicationId === app.id);
+    // A pause of the whole environment covers every application's suspension.
+    const wholeEnvironment = active.filter((p) => p.applicationId === null && p.controllerRef === null);
+    await reconcileOne(db, environment, app.status, { covering: [...own, ...wholeEnvironment], endable: own }, now, result);
+  }
+  return result;
+}
+
+async function reconcileOne(
+  db: Db,
+  environment: { id: string; name: string },
+  status: ControllerStatus,
+  pauses: { covering: ActivePause[]; endable: ActivePause[] },
+  now: Date,
+  result: { detected: string[]; ended: string[] },
+): Promise<void> {
+  const ref = refOf(status);
+  if (status.suspended && pauses.covering.length === 0) {
     try {
       await db.$transaction(async (tx) => {
         const detectedAt = status.suspendedBy?.time ? new Date(status.suspendedBy.time) : now;
@@ -61,10 +102,10 @@ export async function reconcileDetectedPauses(
       // A pause was recorded concurrently (an operator's, committing now): it owns this suspension.
       if (!isUniqueViolation(e)) throw e;
     }
-    return result;
+    return;
   }
   if (!status.suspended) {
-    for (const p of active) {
+    for (const p of pauses.endable) {
       if (p.origin === "dashboard" && !p.executed) continue; // recorded only; the cluster never agreed
       await db.$transaction(async (tx) => {
         const n = await tx.pause.updateMany({ where: { id: p.id, endedAt: null }, data: { endedAt: now, endReason: "resumed in the cluster, outside Driftwatch" } });
@@ -84,7 +125,6 @@ export async function reconcileDetectedPauses(
       });
     }
   }
-  return result;
 }
 
 /** Resumes expired pauses of environments that ask for it (`autoResume: true`). Returns the pauses resumed. */

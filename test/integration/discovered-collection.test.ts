@@ -206,6 +206,24 @@ forEachCluster((server) => {
       expect(card?.applied?.message).toEqual(expect.any(String));
     }, 120_000);
 
+    it("a Kustomization suspended by hand is a detected pause of its own application, and ends when it reconciles again", async () => {
+      await run();
+      await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"suspend":true}}']);
+      await run();
+      const apps = await applications();
+      const pauses = await db.pause.findMany({ where: { endedAt: null }, select: { origin: true, controllerRef: true, applicationId: true, detectedManager: true } });
+      expect(pauses).toEqual([{ origin: "detected", controllerRef: "Kustomization/flux-system/shop-web", applicationId: apps.get("flux-system/shop-web")?.id, detectedManager: "kubectl-patch" }]);
+      const listed = await listApplications(db, "production", { removed: "exclude" });
+      expect(listed.applications.filter((a) => a.status === "Paused").map((a) => a.name)).toEqual(["flux-system/shop-web"]);
+      const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
+      expect(card?.status).toBe("Paused");
+
+      await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"suspend":false}}']);
+      await run();
+      expect(await db.pause.count({ where: { endedAt: null } })).toBe(0);
+      expect(await db.auditEvent.findMany({ where: { action: { startsWith: "pause." } }, select: { action: true }, orderBy: { id: "asc" } })).toEqual([{ action: "pause.detected" }, { action: "pause.ended" }]);
+    }, 120_000);
+
     it("an application whose Kustomization is deleted is marked removed, its history kept", async () => {
       await run();
       await kubectl(["-n", "shop", "scale", "deployment", "cart", "--replicas=7"]);

@@ -18,7 +18,7 @@ export const ApplicationSummaryDto = named(
     promotionKey: z.string(),
     status: z.enum(APPLICATION_STATUSES),
     controller: object({ type: z.enum(["flux", "argocd"]), kind: z.string(), namespace: z.string(), name: z.string() }).nullable(),
-    sources: z.array(object({ url: z.string(), repository: z.string().nullable(), ref: z.string().describe("branch, tag, semver range or commit, as the controller names it"), path: z.string(), render: z.string() })),
+    sources: z.array(object({ url: z.string(), repository: z.string().nullable(), ref: z.string().describe("branch, tag, semver range or commit, as the controller names it"), path: z.string(), render: z.string(), chart: z.string().nullable().describe("A chart from a Helm repository or OCI registry: its name (url is the repository)") })),
     approvedSha: z.string().nullable(),
     approvedAt: isoTime.nullable(),
     appliedSha: z.string().nullable(),

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { sourceText } from "@/lib/dashboard/format";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/server";
@@ -108,7 +109,7 @@ export default async function ApplicationsPage({ params, searchParams }: Props) 
                   <ApplicationStatusBadge status={a.status} />
                 </td>
                 <td>{a.kind}</td>
-                <td className="font-mono text-xs">{a.sources.map((s) => `${s.repository ?? s.url}:${s.path}@${s.ref}`).join(", ")}</td>
+                <td className="font-mono text-xs">{a.sources.map(sourceText).join(", ")}</td>
                 <td className="font-mono text-xs">{a.appliedSha ? a.appliedSha.slice(0, 7) : "—"}</td>
                 <td className="text-right">{a.objectCount}</td>
                 <td className="text-right">{a.driftCount}</td>

@@ -13,6 +13,7 @@ import { Breadcrumb } from "@/components/breadcrumb";
 import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { ShaLink } from "@/components/revision";
 import { Time } from "@/components/time";
+import { sourceText } from "@/lib/dashboard/format";
 import { DriftTypeBadge } from "@/components/status-badge";
 import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
 
@@ -57,7 +58,7 @@ export default async function ApplicationPage({ params }: Props) {
         <dt className="text-slate-600">Controller</dt>
         <dd>{a.controller ? `${a.controller.kind} ${a.controller.namespace}/${a.controller.name}` : "none"}</dd>
         <dt className="text-slate-600">Source</dt>
-        <dd className="font-mono text-xs">{a.sources.map((s) => `${s.repository ?? s.url}:${s.path}@${s.ref} (${s.render})`).join(", ")}</dd>
+        <dd className="font-mono text-xs">{a.sources.map(sourceText).join(", ")}</dd>
         <dt className="text-slate-600">Approved</dt>
         <dd>{a.approvedSha ? <ShaLink sha={a.approvedSha} /> : "—"}</dd>
         <dt className="text-slate-600">Applied</dt>
