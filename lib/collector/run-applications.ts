@@ -52,15 +52,19 @@ function unlistedFor(controller: ControllerRef | undefined, unlisted: readonly U
 export function hubClusterFor(ctx: CollectorContext, env: EnvironmentConfig): Promise<{ client: ClusterClient; discovery: Discovery }> | null {
   const hub = env.discover?.argocd?.hub;
   if (!hub) return null;
-  return clusterFor(`${env.name}\0argocd-hub`, hub, ctx.clusterTimeoutMs ?? 20_000).catch((e: unknown) => {
-    throw new RunFailure([{ ...kubeRunError(e), message: `the Argo CD hub: ${kubeRunError(e).message}` }]);
-  });
+  return clusterFor(`${env.name}\0argocd-hub`, hub, ctx.clusterTimeoutMs ?? 20_000).catch(hubFailure);
+}
+
+/** A failure reaching the hub fails the run, saying it was the hub. */
+function hubFailure(e: unknown): never {
+  const error = kubeRunError(e);
+  throw new RunFailure([{ ...error, message: `the Argo CD hub: ${error.message}` }]);
 }
 
 /**
  * Discovery in the environment's cluster and, when Argo CD runs in a hub,
  * of the Argo CD Applications there (marked as the hub's, so their status is
- * read and their pauses written there too).
+ * read there and a pause of them is recorded, not performed).
  */
 async function discoverEverywhere(
   ctx: CollectorContext,
@@ -71,20 +75,19 @@ async function discoverEverywhere(
   const failed = (e: unknown) => {
     throw e instanceof RunFailure ? e : new RunFailure([kubeRunError(e)]);
   };
-  const hub = hubClusterFor(ctx, env);
-  const local: DiscoverConfig = hub ? { ...discover, argocd: undefined } : discover;
+  const onHub = Boolean(discover.argocd?.hub);
+  const local: DiscoverConfig = onHub ? { ...discover, argocd: undefined } : discover;
   const outcomes = [];
   if (local.flux || local.argocd) {
     const { client, discovery } = await cluster();
     outcomes.push(await discoverApplications(client, discovery, [{ environment: env.name, discover: local }], ctx.config).catch(failed));
   }
+  const hub = onHub ? hubClusterFor(ctx, env) : null;
   if (hub) {
     const { client, discovery } = await hub;
-    const found = await discoverApplications(client, discovery, [{ environment: env.name, discover: { argocd: discover.argocd, promotionKeys: discover.promotionKeys } }], ctx.config).catch((e: unknown) => {
-      throw new RunFailure([{ ...kubeRunError(e), message: `the Argo CD hub: ${kubeRunError(e).message}` }]);
-    });
-    const onHub = (spec: ApplicationSpec): ApplicationSpec => (spec.controller ? { ...spec, controller: { ...spec.controller, hub: true } } : spec);
-    outcomes.push({ ...found, applications: new Map([...found.applications].map(([k, specs]) => [k, specs.map(onHub)])) });
+    const found = await discoverApplications(client, discovery, [{ environment: env.name, discover: { argocd: discover.argocd, promotionKeys: discover.promotionKeys } }], ctx.config).catch(hubFailure);
+    const markHub = (spec: ApplicationSpec): ApplicationSpec => (spec.controller ? { ...spec, controller: { ...spec.controller, hub: true } } : spec);
+    outcomes.push({ ...found, applications: new Map([...found.applications].map(([k, specs]) => [k, specs.map(markHub)])) });
   }
   return {
     applications: outcomes.flatMap((o) => o.applications.get(env.name) ?? []),

@@ -8,6 +8,7 @@ import { iso } from "./mappers";
 import { approvedCommits, repoHistory, type CommitInfo, type RepoHistory } from "./revisions";
 import { notFound } from "@/lib/api/errors";
 import { inPromotionOrder } from "./environments";
+import { repositoryIdsByName, storedSources } from "./application-sources";
 
 
 const DAY = 86_400_000;
@@ -107,7 +108,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
   });
   const envName = new Map(envs.map((e) => [e.id, e.name]));
   const envIds = envs.map((e) => e.id);
-  const [heads, keys, apps, repos] = await Promise.all([
+  const [heads, keys, apps, repositoryIds] = await Promise.all([
     db.branchHead.findMany(),
     db.application.findMany({ where: { environmentId: { in: envIds }, removedAt: null }, distinct: ["promotionKey"], select: { promotionKey: true }, orderBy: { promotionKey: "asc" } }),
     application === undefined
@@ -116,7 +117,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
           where: { environmentId: { in: envIds }, promotionKey: application },
           select: { id: true, environmentId: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: appliedSelect },
         }),
-    db.repository.findMany({ select: { id: true, name: true } }),
+    repositoryIdsByName(db),
   ]);
   if (application !== undefined && apps.length === 0) throw notFound(`application "${application}" in any environment`);
 
@@ -132,14 +133,12 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
     }
   } else {
     // The application's chain: its instance in each environment, by the repository its (first) source reads.
-    const repoId = new Map(repos.map((r) => [r.name, r.id]));
     const byRepo = new Map<string, ChainLink[]>();
     for (const a of [...apps].sort((x, y) => envIds.indexOf(x.environmentId) - envIds.indexOf(y.environmentId))) {
-      const src = (Array.isArray(a.sources) ? a.sources[0] : undefined) as { repository?: unknown; path?: unknown; ref?: { branch?: unknown } } | undefined;
-      const id = typeof src?.repository === "string" ? repoId.get(src.repository) : undefined;
-      if (!id) continue;
-      const link = { environment: envName.get(a.environmentId)!, branch: typeof src?.ref?.branch === "string" ? src.ref.branch : "", path: typeof src?.path === "string" ? src.path : ".", history: historyOf(a.appliedRevisions, { sha: a.appliedSha, since: a.appliedSince }) };
-      byRepo.set(id, [...(byRepo.get(id) ?? []), link]);
+      const [src] = storedSources(a.sources, repositoryIds);
+      if (!src) continue;
+      const link = { environment: envName.get(a.environmentId)!, branch: src.branch, path: src.path, history: historyOf(a.appliedRevisions, { sha: a.appliedSha, since: a.appliedSince }) };
+      byRepo.set(src.repositoryId, [...(byRepo.get(src.repositoryId) ?? []), link]);
     }
     for (const [id, chain] of byRepo) {
       stale.push(...chainMetrics(await repoHistory(db, id), chain, (c) => chain.some((l) => touchesPath(c.changedPaths, l.path)), heads, window, hopSamples));

@@ -6,6 +6,7 @@ import { touchesPath } from "@/lib/lineage";
 import { mergeTimeline, type AuditEventInput, type CommitInput, type TimelineType } from "@/lib/timeline";
 import type { TimelineDto, TimelineQuery } from "@/lib/api/contract/timeline";
 import { inPromotionOrder } from "./environments";
+import { repositoryIdsByName, storedSources } from "./application-sources";
 
 
 const DAY = 86_400_000;
@@ -32,19 +33,14 @@ interface SourceScope {
 
 /** Every (repository, path) an environment or one of its applications reads; removed applications too, for history. */
 async function sourceScopes(db: PrismaClient, envs: Array<{ id: string; name: string; repositoryId: string | null; path: string }>): Promise<SourceScope[]> {
-  const [apps, repos] = await Promise.all([
+  const [apps, repositoryIds] = await Promise.all([
     db.application.findMany({ where: { environmentId: { in: envs.map((e) => e.id) } }, select: { environmentId: true, name: true, sources: true } }),
-    db.repository.findMany({ select: { id: true, name: true } }),
+    repositoryIdsByName(db),
   ]);
-  const repoId = new Map(repos.map((r) => [r.name, r.id]));
   const envName = new Map(envs.map((e) => [e.id, e.name]));
   const scopes: SourceScope[] = envs.flatMap((e) => (e.repositoryId ? [{ environment: e.name, application: null, repositoryId: e.repositoryId, path: e.path }] : []));
   for (const a of apps) {
-    for (const src of Array.isArray(a.sources) ? a.sources : []) {
-      const o = (src ?? {}) as { repository?: unknown; path?: unknown };
-      const id = typeof o.repository === "string" ? repoId.get(o.repository) : undefined;
-      if (id) scopes.push({ environment: envName.get(a.environmentId)!, application: a.name, repositoryId: id, path: typeof o.path === "string" ? o.path : "." });
-    }
+    for (const src of storedSources(a.sources, repositoryIds)) scopes.push({ environment: envName.get(a.environmentId)!, application: a.name, repositoryId: src.repositoryId, path: src.path });
   }
   return scopes;
 }

@@ -26,6 +26,8 @@ import { requiredHelm, requiredKubectl } from "../support/required-tools";
 type Obj = Record<string, unknown>;
 const kubectlBin = requiredKubectl();
 const helmBin = requiredHelm();
+/** The URL the Applications name for the charts repository (the test repository stands for it). */
+const CHARTS_URL = "https://github.com/example/charts";
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/real-charts");
 
 interface ChartApp {
@@ -107,6 +109,21 @@ function argoSync(app: ChartApp, sha: string): Obj[] {
   return objects;
 }
 
+/** The app's Argo CD Application: its chart folder in the charts repository at `targetRevision`, with its Helm settings. */
+function applyApplication(app: ChartApp, targetRevision: string): void {
+  const application = {
+    apiVersion: "argoproj.io/v1alpha1",
+    kind: "Application",
+    metadata: { name: app.name, namespace: "argocd" },
+    spec: {
+      project: "default",
+      source: { repoURL: CHARTS_URL, targetRevision, path: `charts/${app.chart}`, helm: app.helm },
+      destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
+    },
+  };
+  kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+}
+
 function reportRevision(app: ChartApp, sha: string, status: Obj = { sync: { status: "Synced", revision: sha } }): void {
   kubectl(["-n", "argocd", "patch", "applications.argoproj.io", app.name, "--field-manager=argocd-application-controller", "--type=merge", "-p", JSON.stringify({ status })]);
 }
@@ -127,17 +144,7 @@ beforeAll(async () => {
   kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
   for (const ns of ["argocd", ...APPS.map((a) => a.destination)]) kubectl(["create", "namespace", ns]);
   for (const app of APPS) {
-    const application = {
-      apiVersion: "argoproj.io/v1alpha1",
-      kind: "Application",
-      metadata: { name: app.name, namespace: "argocd" },
-      spec: {
-        project: "default",
-        source: { repoURL: "https://github.com/example/charts", targetRevision: "HEAD", path: `charts/${app.chart}`, helm: app.helm },
-        destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
-      },
-    };
-    kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+    applyApplication(app, "HEAD");
     applied.set(app.name, argoSync(app, sha));
   }
   config = parseConfig(
@@ -219,21 +226,11 @@ describe("real charts applied as Argo CD applies a Helm source", () => {
     const podinfo = APPS.find((a) => a.name === "podinfo")!;
     const app: ChartApp = { ...podinfo, name: "podinfo-main", destination: "podinfo-main" };
     kubectl(["create", "namespace", app.destination]);
-    const application = {
-      apiVersion: "argoproj.io/v1alpha1",
-      kind: "Application",
-      metadata: { name: app.name, namespace: "argocd" },
-      spec: {
-        project: "default",
-        source: { repoURL: "https://github.com/example/charts", targetRevision: "main", path: `charts/${app.chart}`, helm: app.helm },
-        destination: { server: "https://kubernetes.default.svc", namespace: app.destination },
-      },
-    };
-    kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+    applyApplication(app, "main");
     const objects = argoSync(app, repo.head());
     const discovered = parseConfig(
       stringify({
-        repositories: [{ name: "charts", url: repo.dir, aliases: ["https://github.com/example/charts"] }],
+        repositories: [{ name: "charts", url: repo.dir, aliases: [CHARTS_URL] }],
         environments: [
           { name: "discovered", cluster: { kubeconfig: kube.kubeconfigPath, context: "realkube" }, namespaces: [app.destination], discover: { argocd: { namespace: "argocd", include: [app.name] } } },
         ],
