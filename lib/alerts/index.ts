@@ -7,8 +7,6 @@ export type { AlertType, Severity, AlertSnapshot, DesiredAlert, SnapshotEnvironm
 export { syncAlerts, refreshAlerts, loadAlertSnapshot, deliverPending, listAlerts } from "./sync";
 export type { SyncOptions, SyncResult, AlertDto } from "./sync";
 export { runbookFor } from "./runbooks";
-export { afterCollectionRun } from "./after-run";
-export type { AfterRunResult } from "./after-run";
 export type { Runbook } from "./runbooks";
 export { alertPayload, contentHash, signature, postWebhook } from "./deliver";
 export type { WebhookTarget, AlertEvent, DeliveryResult } from "./deliver";
