@@ -67,7 +67,3 @@ export function networkIsolation(): NetworkIsolation {
   return (probed = { prefix: [], reason: `unshare is not permitted here (${reason})` });
 }
 
-/** Tests: forget the probe (e.g. after changing PATH). */
-export function resetNetworkIsolationProbe(): void {
-  probed = null;
-}
