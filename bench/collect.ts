@@ -61,7 +61,7 @@ function bareList(cluster: BenchCluster, namespaces: string[]): Promise<number> 
  * CPU profile of the steady-state runs only (--profile <file prefix>): the
  * profiler runs during runs and is paused while the cluster is being changed.
  */
-async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Promise<void>; save(file: string): Promise<void> }> {
+export async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Promise<void>; save(file: string): Promise<void> }> {
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
   session.connect();
