@@ -128,8 +128,20 @@ describe("applicationView", () => {
   });
 
   it.each([
+    [{ branch: "release" }, "release"],
+    [{ tag: "v1.2.3" }, "refs/tags/v1.2.3"],
+    [{ semver: ">=1.0 <2" }, `refs/driftwatch/semver/${Buffer.from(">=1.0 <2").toString("hex")}`],
+    [{ commit: "0123456789abcdef0123456789abcdef01234567", branch: "main" }, "refs/driftwatch/commit/0123456789abcdef0123456789abcdef01234567"],
+    [{ name: "refs/pull/7/head" }, "refs/driftwatch/named/pull/7/head"],
+    [{ name: "HEAD" }, "refs/driftwatch/default-branch"],
+  ])("collects an application following %j through the followed ref %s", (ref, followed) => {
+    const view = applicationView(production!, discovered({ sources: [{ url: "u", repository: "shop", ref, path: "apps", render: "plain" }] }));
+    expect(view.ok && view.env.source.branch).toBe(followed);
+  });
+
+  it.each([
     ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/x.git/],
-    ["a tag", { sources: [{ url: "u", repository: "shop", ref: { tag: "v1" }, path: ".", render: "plain" as const }] }, /only branches/],
+    ["an OCI artifact", { sources: [{ url: "oci://ghcr.io/acme/app", repository: "shop", ref: { digest: "sha256:0123456789abcdef0123456789abcdef" }, path: ".", render: "plain" as const }] }, /OCI artifact sha256:0123.*only Git sources/],
     ["a chart from a Helm repository", { sources: [{ url: "https://charts.example", ref: { semver: "1.x" }, path: ".", render: "helm" as const, chart: "podinfo" }] }, /installs chart podinfo from the Helm repository https:\/\/charts.example; only charts kept in Git/],
     ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /no Kustomization is known to apply its HelmRelease/],
     ["two sources", { sources: [discovered({}).sources[0]!, discovered({}).sources[0]!] }, /2 sources/],

@@ -5,6 +5,7 @@
 // (its source, controller and tracking label in place of the environment's).
 import { DEFAULT_APPLICATION_NAME, type ApplicationEnvironment, type DeclaredApplicationConfig, type EnvironmentConfig, type RepositoryConfig } from "@/lib/config/schema";
 import { redactUrl } from "@/lib/collector/sync-config";
+import { followedRefOf } from "@/lib/git/followed-ref";
 import type { ApplicationKind, ApplicationSpec, ControllerRef } from "./spec";
 
 type ControllerConfig = NonNullable<EnvironmentConfig["controller"]>;
@@ -55,10 +56,12 @@ export type ApplicationView = { ok: true; env: ApplicationEnvironment } | { ok: 
  * run reports it on that application instead of failing the environment.
  */
 /** Where a discovered source is in Git as a collection reads it, or why it cannot be collected yet. */
+// Its `branch` is the followed ref (lib/git/follow.ts): a branch name, else a
+// full ref the collection points at the tag, range, commit, ref name or default branch's commit each run.
 function gitLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][number]): { ok: true; source: ApplicationEnvironment["source"] } | { ok: false; reason: string } {
   if (!source.repository) return { ok: false, reason: `no repository or credential in driftwatch.yaml matches ${source.url}` };
-  if (!source.ref.branch) return { ok: false, reason: `application ${app.name} follows ${JSON.stringify(source.ref)}; only branches are collected so far` };
-  return { ok: true, source: { repository: source.repository, branch: source.ref.branch, path: source.path, render: source.render } };
+  if (source.ref.digest) return { ok: false, reason: `application ${app.name} follows the OCI artifact ${source.ref.digest}; only Git sources are collected so far` };
+  return { ok: true, source: { repository: source.repository, branch: followedRefOf(source.ref), path: source.path, render: source.render } };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
-import { approvedRevision, renderManifests, isAncestor, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
+import { approvedRevision, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
@@ -116,9 +116,9 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   let compareSha = approved;
   if (controller?.appliedRevision && controller.appliedRevision !== approved) {
     const applied = controller.appliedRevision;
-    const ancestor = () => isAncestor(mirrorPath, applied, `refs/heads/${env.source.branch}`);
+    const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
     if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
-    else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${env.source.branch}; comparing with the approved revision` });
+    else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
   }
   // Variables enter the key only through controllerRenderKey's digest.
   const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];

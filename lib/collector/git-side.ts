@@ -1,12 +1,13 @@
-// The Git side of a run: the mirror fetched, new revisions ingested, the
-// approved revision found (memoised per branch tip), and the allowlisted remote
-// kustomize bases fetched through the same mirrors.
+// The Git side of a run: the mirror fetched, the followed ref (branch, tag,
+// semver range, commit, ref name or default branch) resolved to its commit,
+// new revisions ingested, the approved revision found (memoised per tip), and
+// the allowlisted remote kustomize bases fetched through the same mirrors.
 import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
-import { syncMirror, listRevisions, approvedRevision, GitError, type RemoteBaseSource } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, parseFollowedRef, resolveFollowedRef, describeFollowedRef, GitError, type RemoteBaseSource } from "@/lib/git";
 
 /**
  * What one run fetched and ingested: each repository fetched once, and each
- * branch's revisions ingested once, however many applications follow them
+ * followed ref resolved and its revisions ingested once, however many applications follow them
  * (hundreds of applications of one repository cost one fetch and a handful of queries).
  */
 export interface RunFetches {
@@ -29,7 +30,7 @@ import { RunFailure, type CollectorContext } from "./run-context";
 export interface GitSide {
   mirrorPath: string;
   approved: string;
-  /** The branch tip as fetched (undefined: the branch is gone from the remote). */
+  /** The followed ref's commit as fetched (undefined: the branch is gone from the remote). */
   tipSha: string | undefined;
 }
 
@@ -65,7 +66,7 @@ export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment
   } catch (e) {
     throw e instanceof GitError ? gitFailure(e) : e;
   }
-  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${branch} touches ${env.source.path}` }]);
+  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${describeFollowedRef(branch)} touches ${env.source.path}` }]);
   return { mirrorPath, approved, tipSha };
 }
 
@@ -73,7 +74,12 @@ function gitFailure(e: GitError): RunFailure {
   return new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
 }
 
-/** Fetches the mirror (once per run), ingests the branch's new revisions and records the fetch's outcome on the repository. */
+/**
+ * Fetches the mirror (once per run), resolves the followed ref to its commit,
+ * ingests its new revisions and records the fetch's outcome on the repository.
+ * The ref's head row also keeps what a tag range or the default branch resolved
+ * to, for the application page.
+ */
 async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch: string, fetches: RunFetches): Promise<BranchSync> {
   const repoRow = await repositoryRow(ctx, repo);
   try {
@@ -83,23 +89,29 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
       fetches.mirrors.set(repo.name, fetch);
     }
     const { mirrorPath, heads } = await fetch;
-    const tipSha = heads[branch];
-    const head = await ctx.db.branchHead.findUnique({ where: { repositoryId_branch: { repositoryId: repoRow.id, branch } } });
-    // An unmoved branch has nothing new to ingest; asking git would only cost processes.
+    const followed = parseFollowedRef(branch);
+    // A branch gone from the remote has no tip (listing its revisions says so); other refs must resolve.
+    const resolved = followed.kind === "branch" ? { sha: heads[followed.branch], resolvedRef: null } : await resolveFollowedRef({ repo, mirrorsDir: ctx.mirrorsDir, mirrorPath, heads, timeoutMs: ctx.gitTimeoutMs }, branch);
+    const tipSha = resolved.sha;
+    const key = { repositoryId_branch: { repositoryId: repoRow.id, branch } };
+    const head = await ctx.db.branchHead.findUnique({ where: key });
+    // An unmoved ref has nothing new to ingest; asking git would only cost processes.
     const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
     if (revisions.length > 0) {
       await ctx.db.revision.createMany({
         data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),
         skipDuplicates: true,
       });
-      const tip = revisions[0];
-      if (tip) {
-        await ctx.db.branchHead.upsert({
-          where: { repositoryId_branch: { repositoryId: repoRow.id, branch } },
-          create: { repositoryId: repoRow.id, branch, sha: tip.sha },
-          update: { sha: tip.sha, updatedAt: ctx.now() },
-        });
-      }
+    }
+    // The ref's commit: a branch's newest revision, else what the tag, range or commit resolved to
+    // (a tag moved back to an older commit lists nothing new, yet moved).
+    const newHead = revisions[0]?.sha ?? (followed.kind === "branch" ? undefined : tipSha);
+    if (newHead && (head?.sha !== newHead || (head?.resolvedRef ?? null) !== resolved.resolvedRef)) {
+      await ctx.db.branchHead.upsert({
+        where: key,
+        create: { repositoryId: repoRow.id, branch, sha: newHead, resolvedRef: resolved.resolvedRef },
+        update: { sha: newHead, resolvedRef: resolved.resolvedRef, updatedAt: ctx.now() },
+      });
     }
     await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
     return { mirrorPath, tipSha };

@@ -27,6 +27,9 @@
 //   RenderFileError (a GitError of category render) naming that file.
 export { GitError, isGitError, redact, type GitErrorCategory } from "./errors";
 export { syncMirror, mirrorPathFor, type SyncResult } from "./mirror";
+export { followedRefOf, parseFollowedRef, qualifiedRef, describeFollowedRef, type Followed, type FollowableRef } from "./followed-ref";
+export { resolveFollowedRef, type ResolvedFollow } from "./follow";
+export { parseVersion, parseRange, highestMatchingTag, SemverRangeError } from "./semver";
 export {
   listRevisions,
   approvedRevision,

@@ -32,14 +32,61 @@ export async function syncMirror(
   opts: { timeoutMs?: number } = {},
 ): Promise<SyncResult> {
   const mirrorPath = mirrorPathFor(repo, mirrorsDir);
+  return queued(mirrorPath, () => sync(repo, mirrorPath, opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS));
+}
+
+async function queued<T>(mirrorPath: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(mirrorPath) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(() => sync(repo, mirrorPath, opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS));
+  const run = previous.catch(() => undefined).then(work);
   queues.set(mirrorPath, run);
   try {
     return await run;
   } finally {
     if (queues.get(mirrorPath) === run) queues.delete(mirrorPath);
   }
+}
+
+/**
+ * Fetches refs outside branches and tags (a Flux `ref.name` such as
+ * refs/pull/1/head) into the mirror, each under its local name. Asked for
+ * only by applications that follow one, so a forge's thousands of pull
+ * request refs are never fetched wholesale. The mirror must exist (syncMirror first).
+ */
+export async function fetchRefs(repo: RepositoryConfig, mirrorsDir: string, refs: ReadonlyArray<{ remote: string; local: string }>, opts: { timeoutMs?: number } = {}): Promise<void> {
+  if (refs.length === 0) return;
+  const mirrorPath = mirrorPathFor(repo, mirrorsDir);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+  await queued(mirrorPath, async () => {
+    const access = remoteAccess(repo, { timeoutMs });
+    const res = await runGit(
+      mirrorPath,
+      ["-c", "gc.autoDetach=false", "-c", "maintenance.auto=false", "fetch", "--quiet", "--force", "--no-write-fetch-head", "--no-recurse-submodules", "--no-tags", access.url, ...refs.map((r) => `+${r.remote}:${r.local}`)],
+      { env: gitEnv(access.env), timeoutMs },
+    );
+    if (res.code === 0) return;
+    if (/couldn't find remote ref|no such ref/i.test(res.stderr)) {
+      throw new GitError("git-missing-ref", `fetching ${refs.map((r) => r.remote).join(", ")} from ${repoLabel(repo)} failed: ${gitStderrSummary(res.stderr)}`, access.secrets);
+    }
+    throw fetchError(repo, res.stderr || `git fetch failed with exit code ${res.code}`, access);
+  });
+}
+
+/** The remote's default branch (what its HEAD points at), as `git ls-remote --symref` reports it; Argo CD's HEAD follows it. */
+export async function remoteDefaultBranch(repo: RepositoryConfig, mirrorsDir: string, opts: { timeoutMs?: number } = {}): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+  const access = remoteAccess(repo, { timeoutMs });
+  // Run beside the mirror (syncMirror first); ls-remote reads nothing from it.
+  const res = await runGit(mirrorPathFor(repo, mirrorsDir), ["ls-remote", "--symref", access.url, "HEAD"], { env: gitEnv(access.env), timeoutMs });
+  if (res.code !== 0) throw fetchError(repo, res.stderr || `git ls-remote failed with exit code ${res.code}`, access);
+  const branch = parseSymrefHead(res.stdout.toString("utf8"));
+  if (!branch) throw new GitError("git-missing-ref", `${repoLabel(repo)} names no default branch (its HEAD is not a branch)`, access.secrets);
+  return branch;
+}
+
+/** `ref: refs/heads/main\tHEAD` → `main`; null when HEAD is detached or absent. */
+export function parseSymrefHead(lsRemote: string): string | null {
+  const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(lsRemote);
+  return m?.[1] ?? null;
 }
 
 async function sync(repo: RepositoryConfig, mirrorPath: string, timeoutMs: number): Promise<SyncResult> {

@@ -1,6 +1,7 @@
 // Questions about history, answered from the mirror.
 import { GitError, gitStderrSummary, looksLikeMissingRef } from "./errors";
 import { runGit } from "./exec";
+import { describeFollowedRef, qualifiedRef } from "./followed-ref";
 
 export interface GitRevision {
   sha: string;
@@ -26,10 +27,11 @@ export function normalisePath(p: string): string {
   return parts.join("/");
 }
 
+/** The commit a followed ref (a branch name, or a full ref: see follow.ts) points at. */
 async function branchSha(mirrorPath: string, branch: string): Promise<string> {
-  const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`]);
+  const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", `${qualifiedRef(branch)}^{commit}`]);
   const sha = res.stdout.toString("utf8").trim();
-  if (res.code !== 0 || !sha) throw new GitError("git-missing-ref", `branch "${branch}" not found in the mirror`);
+  if (res.code !== 0 || !sha) throw new GitError("git-missing-ref", `${describeFollowedRef(branch)} not found in the mirror`);
   return sha;
 }
 
