@@ -19,6 +19,7 @@ test.describe("applications", () => {
       await expect(page.getByRole("heading", { level: 1 })).toContainText("default");
       await expect(page.getByText("Kustomization flux-system/shop-production")).toBeVisible();
       await expect(page.getByText(/shop:envs\/production@main/)).toBeVisible();
+      await expect(page.getByTestId("follows")).toHaveText("branch main");
       // The demo's incident: api scaled by hand, worker edited; each drift item leads to its object.
       const drift = page.getByRole("region", { name: "Open drift" });
       await expect(drift.getByRole("link", { name: "Deployment shop/api" })).toBeVisible();

@@ -71,3 +71,35 @@ export function promotionKeyOf(obj: Obj, promotionKeys: Record<string, string>):
   const annotation = str(rec(meta.annotations)?.[APPLICATION_ANNOTATION])?.trim();
   return promotionKeys[`${namespace}/${name}`] ?? promotionKeys[name] ?? (annotation || name);
 }
+
+export const FOLLOWS_KINDS = ["branch", "tag", "semver", "commit", "ref", "default-branch", "digest"] as const;
+
+/** What a source follows, for people: its kind, the ref as the controller names it, and what it resolved to on the last run. */
+export interface Follows {
+  kind: (typeof FOLLOWS_KINDS)[number];
+  ref: string;
+  /** A semver range's tag, the default branch's name; null when the ref names its commit itself or has not resolved yet. */
+  resolved: string | null;
+  text: string;
+}
+
+const shortName = (ref: string | null) => ref?.replace(/^refs\/(heads|tags)\//, "") ?? null;
+
+/**
+ * `tag v1.2.3`, `semver >=1.0 <2 → v1.4.0`, `commit abc1234`, `default branch (main)`, `branch main`,
+ * with the precedence the controllers use (commit, ref name, semver, tag, branch).
+ * `resolvedRef` is the full ref the collector resolved it through (refs/tags/v1.4.0, refs/heads/main).
+ */
+export function followsOf(ref: GitRef, resolvedRef: string | null): Follows {
+  const resolved = shortName(resolvedRef);
+  if (ref.digest) return { kind: "digest", ref: ref.digest, resolved: null, text: `digest ${ref.digest.slice(0, 19)}` };
+  if (ref.commit) return { kind: "commit", ref: ref.commit, resolved: null, text: `commit ${ref.commit.slice(0, 7)}` };
+  if (ref.name === "HEAD") return { kind: "default-branch", ref: "HEAD", resolved, text: resolved ? `default branch (${resolved})` : "default branch" };
+  if (ref.name?.startsWith("refs/heads/")) return { kind: "branch", ref: ref.name, resolved: null, text: `branch ${shortName(ref.name)}` };
+  if (ref.name?.startsWith("refs/tags/")) return { kind: "tag", ref: ref.name, resolved: null, text: `tag ${shortName(ref.name)}` };
+  if (ref.name) return { kind: "ref", ref: ref.name, resolved: null, text: `ref ${ref.name}` };
+  if (ref.semver) return { kind: "semver", ref: ref.semver, resolved, text: resolved ? `semver ${ref.semver} → ${resolved}` : `semver ${ref.semver}` };
+  if (ref.tag) return { kind: "tag", ref: ref.tag, resolved: null, text: `tag ${ref.tag}` };
+  if (ref.branch) return { kind: "branch", ref: ref.branch, resolved: null, text: `branch ${ref.branch}` };
+  return { kind: "default-branch", ref: "HEAD", resolved, text: resolved ? `default branch (${resolved})` : "default branch" };
+}

@@ -4,12 +4,14 @@
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { APPLICATION_STATUSES, applicationStatus, rollupApplications, rollupInputs, type RollupApplication } from "@/lib/applications/rollup";
-import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/spec";
+import { applicationKindSchema, gitRefSchema, type ApplicationKind, type GitRef } from "@/lib/applications/spec";
+import { followsOf } from "@/lib/applications/refs";
+import { followedRefOf } from "@/lib/git/followed-ref";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
 import { controllerStatus, envSpec, iso, rec, str } from "./mappers";
 import { findEnvironment } from "./environments";
 
-type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision">;
+type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision" | "branchHead">;
 
 const SELECT = {
   id: true,
@@ -46,7 +48,26 @@ function kindOf(v: string): ApplicationKind {
   return parsed.success ? parsed.data : "declared";
 }
 
-function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs: number): ApplicationSummaryDto {
+/** What each repository's followed refs resolved to on the last runs, by `repository\0followed ref`. */
+type Resolutions = Map<string, string | null>;
+
+const resolutionKey = (repository: string, followed: string) => `${repository}\0${followed}`;
+
+function gitRefOf(ref: unknown): GitRef {
+  const parsed = gitRefSchema.safeParse(ref);
+  return parsed.success ? parsed.data : {};
+}
+
+async function resolutionsOf(db: Db, rows: readonly Row[]): Promise<Resolutions> {
+  const repositories = new Set<string>();
+  for (const r of rows) for (const s of Array.isArray(r.sources) ? r.sources : []) if (str(rec(s).repository)) repositories.add(str(rec(s).repository)!);
+  if (repositories.size === 0) return new Map();
+  // Only refs a range or the default branch resolves carry one; branches followed by name have none to show.
+  const heads = await db.branchHead.findMany({ where: { resolvedRef: { not: null }, repository: { name: { in: [...repositories] } } }, select: { branch: true, resolvedRef: true, repository: { select: { name: true } } } });
+  return new Map(heads.map((h) => [resolutionKey(h.repository.name, h.branch), h.resolvedRef]));
+}
+
+function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs: number, resolutions: Resolutions): ApplicationSummaryDto {
   const c = rec(row.controllerRef);
   const error = rec(row.lastError);
   return {
@@ -57,7 +78,10 @@ function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs
     controller: c.type === "flux" || c.type === "argocd" ? { type: c.type, kind: str(c.kind) ?? "", namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
     sources: (Array.isArray(row.sources) ? row.sources : []).map((s) => {
       const o = rec(s);
-      return { url: str(o.url) ?? "", repository: str(o.repository), ref: refText(o.ref), path: str(o.path) ?? ".", render: str(o.render) ?? "plain", chart: str(o.chart) };
+      const ref = gitRefOf(o.ref);
+      const repository = str(o.repository);
+      const resolved = repository ? (resolutions.get(resolutionKey(repository, followedRefOf(ref))) ?? null) : null;
+      return { url: str(o.url) ?? "", repository, ref: refText(o.ref), follows: followsOf(ref, resolved), path: str(o.path) ?? ".", render: str(o.render) ?? "plain", chart: str(o.chart) };
     }),
     approvedSha: row.approvedSha,
     approvedAt: iso(row.approvedAt),
@@ -82,12 +106,13 @@ async function applicationsOf(db: Db, environment: string, now: Date, where: { n
   ]);
   const staleAfterMs = envSpec(spec.spec).staleAfterMs;
   const rollupRows = rollupInputs(rows, pauses, now);
-  return { env, rows, rollupRows, staleAfterMs, collectedAt: iso(spec.lastGoodCollectedAt) };
+  const resolutions = await resolutionsOf(db, rows);
+  return { env, rows, rollupRows, staleAfterMs, resolutions, collectedAt: iso(spec.lastGoodCollectedAt) };
 }
 
 export async function listApplications(db: Db, environment: string, q: ApplicationListQuery, now = new Date()): Promise<ApplicationListDto> {
-  const { env, rows, rollupRows, staleAfterMs, collectedAt } = await applicationsOf(db, environment, now);
-  const all = rows.map((r) => summary(r, rollupRows.get(r.id)!, now, staleAfterMs));
+  const { env, rows, rollupRows, staleAfterMs, resolutions, collectedAt } = await applicationsOf(db, environment, now);
+  const all = rows.map((r) => summary(r, rollupRows.get(r.id)!, now, staleAfterMs, resolutions));
   const text = q.q?.toLowerCase();
   const statuses = q.status ? new Set(q.status) : null;
   const matching = all.filter((a) => {
@@ -105,7 +130,7 @@ export async function listApplications(db: Db, environment: string, q: Applicati
 }
 
 export async function getApplication(db: Db, environment: string, name: string, now = new Date()): Promise<ApplicationDetailDto> {
-  const { env, rows, rollupRows, staleAfterMs } = await applicationsOf(db, environment, now, { name });
+  const { env, rows, rollupRows, staleAfterMs, resolutions } = await applicationsOf(db, environment, now, { name });
   const row = rows[0];
   if (!row) throw notFound(`application "${name}" in environment "${environment}"`);
   const [drift, revisions] = await Promise.all([
@@ -119,7 +144,7 @@ export async function getApplication(db: Db, environment: string, name: string, 
   ]);
   return {
     environment: env.name,
-    application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs),
+    application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs, resolutions),
     drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),
     revisions: revisions.map((r) => ({ sha: r.sha, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
     helm: controllerStatus(row.controller)?.helm ?? null,

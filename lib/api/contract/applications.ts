@@ -4,11 +4,23 @@
 import { z } from "zod";
 import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
 import { applicationKindSchema } from "@/lib/applications/spec";
+import { FOLLOWS_KINDS } from "@/lib/applications/refs";
 import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
 import { HelmReleaseDto } from "./environments";
 import { envName } from "./params";
 import { count, isoTime, named, object } from "./schema";
+
+export const FollowsDto = named(
+  "Follows",
+  object({
+    kind: z.enum(FOLLOWS_KINDS),
+    ref: z.string().describe("The ref as the controller names it: a branch, tag, semver range, commit, full ref name, HEAD or digest"),
+    resolved: z.string().nullable().describe("What it resolved to on the last run: a semver range's tag, the default branch's name"),
+    text: z.string().describe('In words: "tag v1.2.3", "semver >=1.0 <2 → v1.4.0", "commit abc1234", "default branch (main)"'),
+  }),
+  "What a source follows in its repository",
+);
 
 export const ApplicationSummaryDto = named(
   "ApplicationSummary",
@@ -18,7 +30,17 @@ export const ApplicationSummaryDto = named(
     promotionKey: z.string(),
     status: z.enum(APPLICATION_STATUSES),
     controller: object({ type: z.enum(["flux", "argocd"]), kind: z.string(), namespace: z.string(), name: z.string() }).nullable(),
-    sources: z.array(object({ url: z.string(), repository: z.string().nullable(), ref: z.string().describe("branch, tag, semver range or commit, as the controller names it"), path: z.string(), render: z.string(), chart: z.string().nullable().describe("A chart from a Helm repository or OCI registry: its name (url is the repository)") })),
+    sources: z.array(
+      object({
+        url: z.string(),
+        repository: z.string().nullable(),
+        ref: z.string().describe("branch, tag, semver range or commit, as the controller names it"),
+        follows: FollowsDto,
+        path: z.string(),
+        render: z.string(),
+        chart: z.string().nullable().describe("A chart from a Helm repository or OCI registry: its name (url is the repository)"),
+      }),
+    ),
     approvedSha: z.string().nullable(),
     approvedAt: isoTime.nullable(),
     appliedSha: z.string().nullable(),

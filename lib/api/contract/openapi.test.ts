@@ -37,4 +37,11 @@ describe("the generated OpenAPI document", () => {
     const createPause = doc.paths["/api/pauses"]!.post!;
     expect(Object.keys(createPause.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "403", "404", "409", "415"]));
   });
+
+  it("says what an application's source follows, with the kinds the collector resolves", () => {
+    const follows = doc.components.schemas.Follows as { required: string[]; properties: { kind: { enum: string[] } } };
+    expect(follows.required.sort()).toEqual(["kind", "ref", "resolved", "text"]);
+    expect(follows.properties.kind.enum).toEqual(["branch", "tag", "semver", "commit", "ref", "default-branch", "digest"]);
+    expect(JSON.stringify(doc.components.schemas.ApplicationSummary)).toContain('"#/components/schemas/Follows"');
+  });
 });

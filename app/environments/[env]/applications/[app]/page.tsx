@@ -12,6 +12,7 @@ import { objectPagePath } from "@/lib/dashboard/object-key";
 import { Breadcrumb } from "@/components/breadcrumb";
 import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { ShaLink } from "@/components/revision";
+import { Follows } from "@/components/follows";
 import { Time } from "@/components/time";
 import { sourceText } from "@/lib/dashboard/format";
 import { DriftTypeBadge } from "@/components/status-badge";
@@ -59,6 +60,10 @@ export default async function ApplicationPage({ params }: Props) {
         <dd>{a.controller ? `${a.controller.kind} ${a.controller.namespace}/${a.controller.name}` : "none"}</dd>
         <dt className="text-slate-600">Source</dt>
         <dd className="font-mono text-xs">{a.sources.map(sourceText).join(", ")}</dd>
+        <dt className="text-slate-600">Follows</dt>
+        <dd>
+          <Follows sources={a.sources} />
+        </dd>
         <dt className="text-slate-600">Approved</dt>
         <dd>{a.approvedSha ? <ShaLink sha={a.approvedSha} /> : "—"}</dd>
         <dt className="text-slate-600">Applied</dt>
