@@ -3,12 +3,12 @@ import { describeFollowedRef, followedRefOf, parseFollowedRef, qualifiedRef } fr
 
 describe("followed refs", () => {
   it.each([
-    [{ branch: "main" }, { kind: "branch", branch: "main" }, "refs/heads/main", "branch main"],
+    [{ branch: "main" }, { kind: "branch", branch: "main" }, "refs/heads/main", "main"],
     [{ tag: "v1.2.3", branch: "main" }, { kind: "tag", tag: "v1.2.3" }, "refs/tags/v1.2.3", "tag v1.2.3"],
     [{ semver: ">=1.0.0 <2.0.0", tag: "v1.0.0" }, { kind: "semver", range: ">=1.0.0 <2.0.0" }, null, "semver range >=1.0.0 <2.0.0"],
     [{ commit: "ABCDEF0123456789abcdef0123456789abcdef01", semver: "*" }, { kind: "commit", commit: "abcdef0123456789abcdef0123456789abcdef01" }, null, "commit abcdef012345"],
     [{ name: "refs/pull/1/head", semver: "*" }, { kind: "name", name: "refs/pull/1/head" }, null, "ref refs/pull/1/head"],
-    [{ name: "refs/heads/release" }, { kind: "branch", branch: "release" }, "refs/heads/release", "branch release"],
+    [{ name: "refs/heads/release" }, { kind: "branch", branch: "release" }, "refs/heads/release", "release"],
     [{ name: "refs/tags/v2.0.0" }, { kind: "tag", tag: "v2.0.0" }, "refs/tags/v2.0.0", "tag v2.0.0"],
     [{ name: "HEAD" }, { kind: "default" }, "refs/driftwatch/default-branch", "the default branch"],
   ])("%j follows with Flux's precedence (commit, name, semver, tag, branch)", (ref, parsed, qualified, words) => {

@@ -61,12 +61,12 @@ export function qualifiedRef(followed: string): string {
   return followed.startsWith("refs/") ? followed : `refs/heads/${followed}`;
 }
 
-/** The followed ref in words, for messages: `branch main`, `tag v1.2.3`, `semver range ^1`, `commit abc1234`. */
+/** The followed ref in words, for messages: a branch by its name (as messages always said it), `tag v1.2.3`, `semver range ^1`, `commit abc1234`. */
 export function describeFollowedRef(followed: string): string {
   const f = parseFollowedRef(followed);
   switch (f.kind) {
     case "branch":
-      return `branch ${f.branch}`;
+      return f.branch;
     case "tag":
       return `tag ${f.tag}`;
     case "semver":

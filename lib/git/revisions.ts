@@ -1,7 +1,7 @@
 // Questions about history, answered from the mirror.
 import { GitError, gitStderrSummary, looksLikeMissingRef } from "./errors";
 import { runGit } from "./exec";
-import { describeFollowedRef, qualifiedRef } from "./followed-ref";
+import { describeFollowedRef, parseFollowedRef, qualifiedRef } from "./followed-ref";
 
 export interface GitRevision {
   sha: string;
@@ -31,7 +31,7 @@ export function normalisePath(p: string): string {
 async function branchSha(mirrorPath: string, branch: string): Promise<string> {
   const res = await runGit(mirrorPath, ["rev-parse", "--verify", "--quiet", `${qualifiedRef(branch)}^{commit}`]);
   const sha = res.stdout.toString("utf8").trim();
-  if (res.code !== 0 || !sha) throw new GitError("git-missing-ref", `${describeFollowedRef(branch)} not found in the mirror`);
+  if (res.code !== 0 || !sha) throw new GitError("git-missing-ref", `${parseFollowedRef(branch).kind === "branch" ? `branch "${branch}"` : describeFollowedRef(branch)} not found in the mirror`);
   return sha;
 }
 
