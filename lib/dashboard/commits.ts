@@ -8,6 +8,8 @@ import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, Revis
 import { controllerStatus, environmentError, iso, rec, str } from "./mappers";
 import { approvedCommits, repoHistory, revisionDto, type RepoHistory } from "./revisions";
 import { inPromotionOrder } from "./environments";
+import { gitRefSchema } from "@/lib/applications/spec";
+import { describeFollowedRef, followedRefOf } from "@/lib/git/followed-ref";
 
 type Db = PrismaClient;
 
@@ -119,8 +121,11 @@ async function lineageTracks(db: Db, now: Date): Promise<LineageTrack[]> {
     for (const a of e.applications) {
       const source = rec(Array.isArray(a.sources) ? a.sources[0] : undefined);
       const repositoryId = repositoryIdOf.get(str(source.repository) ?? "") ?? null;
-      // A tag, range or commit follows no branch: its commits are still on the environment's.
-      const branch = str(rec(source.ref).branch) ?? e.branch;
+      // A tag, range, commit or default branch is read at its followed ref (the collector keeps its head row),
+      // and named in words on the lineage page; a source naming no ref keeps the environment's branch.
+      const ref = gitRefSchema.safeParse(source.ref);
+      const followed = ref.success && Object.keys(ref.data).length > 0 ? followedRefOf(ref.data) : e.branch;
+      const branch = describeFollowedRef(followed);
       tracks.push({
         environment: e.name,
         position: e.position,
@@ -141,7 +146,7 @@ async function lineageTracks(db: Db, now: Date): Promise<LineageTrack[]> {
           environmentError(a.lastError),
           null,
         ),
-        branchHead: headOf(repositoryId, branch),
+        branchHead: headOf(repositoryId, followed),
       });
     }
   }

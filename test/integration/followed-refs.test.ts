@@ -21,6 +21,7 @@ import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { getApplication } from "@/lib/dashboard/applications";
+import { getLineage, lookupCommit } from "@/lib/dashboard/commits";
 
 requiredKustomize();
 
@@ -57,6 +58,11 @@ async function fluxApplication(name: string, ref: Record<string, string>, lastAp
 }
 
 const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
+async function badge(sha: string, application: string) {
+  const found = await lookupCommit(db, sha);
+  if (found.match !== "exact") throw new Error(`${sha} is not one commit`);
+  return found.commit.environments.find((b) => b.application === application);
+}
 const follows = async (name: string) => (await getApplication(db, "production", name)).application.sources.map((s) => s.follows.text);
 
 forEachCluster((server) => {
@@ -144,12 +150,24 @@ forEachCluster((server) => {
       expect(apps.get("flux-system/pinned")).toMatchObject({ approvedSha: commits.one, appliedBehind: false, driftCount: 0 });
       // main moved only in apps/ranged: the default-branch application's files did not change, so it is not behind either.
       expect(apps.get("argocd/default")).toMatchObject({ approvedSha: commits.three, appliedBehind: false, driftCount: 0 });
+      // Lineage reads each followed ref at its own head: the new release is pending for the range's application only.
+      const lineage = await getLineage(db);
+      expect(lineage.repositories.flatMap((r) => r.branches.map((b) => [b.branch, b.head])).sort()).toEqual(
+        [
+          ["tag v1.0.0", commits.one],
+          ["semver range >=1.0.0 <2.0.0", commits.four],
+          [`commit ${commits.one!.slice(0, 12)}`, commits.one],
+          ["the default branch", commits.four],
+        ].sort(),
+      );
+      expect(await badge(commits.four!, "flux-system/ranged")).toMatchObject({ state: "pending" });
 
       // Flux applies v1.2.0: in sync again.
       await applied("ranged", "4");
       await kubectl(["-n", "flux-system", "patch", "kustomization", "ranged", "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { lastAppliedRevision: `v1.2.0@sha1:${commits.four}` } })]);
       await run();
       expect((await applicationsByName(db)).get("flux-system/ranged")).toMatchObject({ approvedSha: commits.four, appliedSha: commits.four, appliedBehind: false, driftCount: 0 });
+      expect(await badge(commits.four!, "flux-system/ranged")).toMatchObject({ state: "live" });
     }, 120_000);
   });
 });
