@@ -8,6 +8,12 @@ describe("shaOfRevision", () => {
   it.each([
     [`main@sha1:${SHA}`, SHA],
     [`main/${SHA}`, SHA],
+    // Flux source-controller for a tag or the tag a semver range chose (annotated tags peeled to the commit).
+    [`v1.2.3@sha1:${SHA}`, SHA],
+    // A pinned commit without a branch, a full ref name, and Flux v1's tag form.
+    [`sha1:${SHA}`, SHA],
+    [`refs/pull/7/head@sha1:${SHA}`, SHA],
+    [`v1.2.3/${SHA}`, SHA],
     [SHA, SHA],
     ["main", null],
     [null, null],
