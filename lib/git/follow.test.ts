@@ -79,6 +79,13 @@ describe("resolveFollowedRef", () => {
     const err = await resolve({ commit: missing }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GitError);
     expect((err as GitError).message).toMatch(/commit 0123456789abcdef0123456789abcdef01234567 not found in repository "follow"/);
+    // A commit on no branch or tag is asked for by id (the local transport, like GitHub, allows it for reachable ones).
+    upstream.git("checkout", "--quiet", "-b", "pr");
+    const onPr = upstream.commit("on a pull request only", { date: "2026-01-06T00:00:00Z" });
+    upstream.git("update-ref", "refs/pull/9/head", onPr);
+    upstream.git("checkout", "--quiet", "main");
+    upstream.git("branch", "--quiet", "-D", "pr");
+    expect(await resolve({ commit: onPr })).toMatchObject({ sha: onPr });
   });
 
   it("a ref name outside branches and tags is fetched by name", async () => {

@@ -18,6 +18,8 @@ export interface ResolvedFollow {
   resolvedRef: string | null;
 }
 
+const FULL_SHA = /^[0-9a-f]{40}$/;
+
 interface TagRow {
   name: string;
   commit: string;
@@ -46,7 +48,13 @@ async function commitAt(mirrorPath: string, ref: string): Promise<string | null>
 }
 
 async function updateRef(mirrorPath: string, ref: string, target: string, symbolic = false): Promise<void> {
-  const res = await runGit(mirrorPath, symbolic ? ["symbolic-ref", ref, target] : ["update-ref", "--no-deref", ref, target]);
+  const args = symbolic ? ["symbolic-ref", ref, target] : ["update-ref", "--no-deref", ref, target];
+  let res = await runGit(mirrorPath, args);
+  // Two runs of one repository (two environments, two workers) may move the same ref at once, to the same commit.
+  if (res.code !== 0 && /cannot lock ref|unable to create .*\.lock/i.test(res.stderr)) {
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 400));
+    res = await runGit(mirrorPath, args);
+  }
   if (res.code !== 0) throw new GitError("git-fetch", `moving ${ref} to ${target} failed: ${gitStderrSummary(res.stderr)}`);
 }
 
@@ -96,8 +104,14 @@ export async function resolveFollowedRef(ctx: FollowContext, followed: string): 
       return { sha: row.commit, resolvedRef: `refs/tags/${tag}` };
     }
     case "commit": {
-      const sha = await commitAt(ctx.mirrorPath, f.commit);
-      if (!sha || !sha.startsWith(f.commit)) throw new GitError("git-missing-ref", `commit ${f.commit} not found in repository "${label}" (it is on no branch or tag fetched)`);
+      let sha = await commitAt(ctx.mirrorPath, f.commit);
+      // A commit on no branch or tag (a pull request's, say) is asked for by its id, as Flux's clone does; hosts that allow it send it.
+      if (!sha && FULL_SHA.test(f.commit)) {
+        sha = await fetchRefs(ctx.repo, ctx.mirrorsDir, [{ remote: f.commit, local: followed }], { timeoutMs: ctx.timeoutMs })
+          .then(() => commitAt(ctx.mirrorPath, f.commit))
+          .catch(() => null);
+      }
+      if (!sha || !sha.startsWith(f.commit)) throw new GitError("git-missing-ref", `commit ${f.commit} not found in repository "${label}" (it is on no branch or tag, and the server would not send it by id)`);
       // A ref keeps the pinned commit in the mirror should its branch be rewritten.
       await updateRef(ctx.mirrorPath, followed, sha);
       return { sha, resolvedRef: null };
