@@ -6,7 +6,10 @@
 //   git-missing-ref, render) and a message already cleared of credentials.
 // - A failed sync leaves the mirror as it was: the last good state stays readable.
 // - The approved revision follows the branch's first-parent line (a merge that
-//   brings a change counts as touching the path).
+//   brings a change counts as touching the path). "Branch" there is a followed
+//   ref (followed-ref.ts): a branch name, or a tag, semver range, commit, ref
+//   name or the default branch, which resolveFollowedRef points at its commit
+//   after each fetch.
 // - renderManifests throws only when nothing trustworthy rendered (unknown
 //   revision, missing path, kustomize failure or binary missing); a bad file is
 //   a RenderProblem and the rest renders. A kustomize build whose references
