@@ -2,7 +2,7 @@
 // its signature with the secret of the repository the payload names, refuse
 // replays by delivery id, and queue an immediate run of every environment
 // following the pushed repository and branch (and of every environment that
-// discovers its applications). The delivery record, the runs
+// discovers its applications; a tag push runs only those, since declared sources follow branches). The delivery record, the runs
 // and the audit events commit together or not at all.
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/generated/client";
@@ -132,7 +132,7 @@ export async function receiveWebhook(deps: WebhookDeps, req: WebhookRequest): Pr
   if (named.length === 0) {
     return { status: 200, body: { ok: true, ignored: `no repository in driftwatch.yaml matches ${[...push.urls, ...push.names].slice(0, 4).join(", ") || "this payload"}` } };
   }
-  if (!push.branch) return { status: 200, body: { ok: true, ignored: `ref ${push.ref ?? "(none)"} is not a branch` } };
+  if (!push.branch && !tagOf(push)) return { status: 200, body: { ok: true, ignored: `ref ${push.ref ?? "(none)"} is not a branch or a tag` } };
   return accept(deps, req, delivery.provider, delivery.deliveryId, push, verified, now);
 }
 
@@ -145,14 +145,23 @@ function deliveryHeaderOf(p: WebhookProvider): string {
  * sources follows that branch, or it discovers its applications (their
  * sources are only known once the run reads the cluster, so any push may be theirs).
  */
-function follows(env: EnvironmentConfig, repo: RepositoryConfig, branch: string): boolean {
+function follows(env: EnvironmentConfig, repo: RepositoryConfig, branch: string | null): boolean {
   if (env.discover) return true;
+  // Declared sources follow branches; a tag (or a semver range over tags) is only ever a discovered application's.
+  if (branch === null) return false;
   const sources = env.applications ? env.applications.map((a) => a.source) : env.source ? [env.source] : [];
   return sources.some((s) => s.repository === repo.name && s.branch === branch);
 }
 
+/** The tag a push created or moved (refs/tags/…), else null. */
+function tagOf(push: PushInfo): string | null {
+  return push.ref?.startsWith("refs/tags/") ? push.ref.slice("refs/tags/".length) || null : null;
+}
+
 async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookProvider, deliveryId: string, push: PushInfo, repo: RepositoryConfig, now: Date): Promise<WebhookResult> {
-  const branch = push.branch as string;
+  const branch = push.branch;
+  const tag = branch === null ? tagOf(push) : null;
+  const pushed = branch !== null ? `${repo.name}@${branch}` : `tag ${tag} of ${repo.name}`;
   const following = deps.config.environments.filter((e) => follows(e, repo, branch)).map((e) => e.name);
   const key = `${provider}:${deliveryId}`;
   // The delivery id is not covered by the signature: a captured delivery sent
@@ -170,7 +179,7 @@ async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookP
       const envs = await tx.environment.findMany({ where: { name: { in: following }, removedAt: null }, select: { id: true, name: true }, orderBy: { position: "asc" } });
       const runs: Array<{ environment: string; runId: number }> = [];
       for (const env of envs) runs.push({ environment: env.name, runId: await enqueueRun(tx, env.id, "webhook", { notBefore: now }) });
-      const after = { provider, deliveryId, repository: repo.name, branch, after: push.after, ip: req.ip };
+      const after = { provider, deliveryId, repository: repo.name, ...(branch !== null ? { branch } : { tag }), after: push.after, ip: req.ip };
       for (const target of runs.length > 0 ? runs : [null]) {
         await appendAudit(tx, {
           actor: { type: "system", name: `webhook:${provider}` },
@@ -178,7 +187,7 @@ async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookP
           targetType: "webhook",
           targetId: key,
           environment: target?.environment ?? null,
-          reason: `push to ${repo.name}@${branch}`,
+          reason: branch !== null ? `push to ${pushed}` : `push of ${pushed}`,
           after: target ? { ...after, runId: target.runId } : after,
           at: now,
         });
@@ -199,9 +208,9 @@ async function accept(deps: WebhookDeps, req: WebhookRequest, provider: WebhookP
     body: {
       ok: true,
       repository: repo.name,
-      branch,
+      ...(branch !== null ? { branch } : { tag: tag as string }),
       runs: result,
-      ...(result.length === 0 ? { message: `no environment follows ${repo.name}@${branch}` } : {}),
+      ...(result.length === 0 ? { message: `no environment follows ${pushed}` } : {}),
     },
   };
 }

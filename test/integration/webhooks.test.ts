@@ -120,6 +120,17 @@ describe("POST /api/webhooks/git", () => {
     expect(await runsByEnv()).toEqual({ production: "webhook", fleet: "webhook" });
   });
 
+  it("GitHub: a tag push runs the environments that discover (their applications may follow tags), not those declaring branches", async () => {
+    const body = JSON.stringify({ ...JSON.parse(githubPush("main")), ref: "refs/tags/v1.4.0" });
+    const res = await send(body, { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, body)}` });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ ok: true, repository: "shop", tag: "v1.4.0", runs: [{ environment: "fleet" }] });
+    expect(await runsByEnv()).toEqual({ fleet: "webhook" });
+    const audit = await db.auditEvent.findMany({ where: { action: "webhook.accepted" } });
+    expect(audit.map((a) => [a.environment, a.reason])).toEqual([["fleet", "push of tag v1.4.0 of shop"]]);
+    expect(audit[0]?.after).toMatchObject({ repository: "shop", tag: "v1.4.0" });
+  });
+
   it("refuses a replayed delivery id with 409, audited, and queues nothing more", async () => {
     const body = githubPush("main");
     const headers = { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": `sha256=${hmac(SHOP_SECRET, body)}` };

@@ -34,7 +34,8 @@ export const WebhookQueued = named(
   object({
     ok: z.literal(true),
     repository: z.string(),
-    branch: z.string(),
+    branch: z.string().optional().describe("The branch pushed to (absent for a tag push)"),
+    tag: z.string().optional().describe("The tag pushed (runs the environments that discover: their applications may follow tags)"),
     runs: z.array(object({ environment: z.string(), runId: count })),
     message: z.string().optional(),
   }),
