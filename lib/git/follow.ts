@@ -26,19 +26,29 @@ interface TagRow {
   committedAt: number;
 }
 
-/** Every tag of the mirror with the commit it points at (annotated tags peeled). */
-async function tagsOf(mirrorPath: string): Promise<TagRow[]> {
-  const fmt = "%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(committerdate:unix)%00%(*objecttype)%00%(*objectname)%00%(*committerdate:unix)";
-  const res = await runGit(mirrorPath, ["for-each-ref", `--format=${fmt}`, "refs/tags/"]);
+/**
+ * Every tag of the mirror with the commit it points at (annotated tags
+ * peeled), and where `also` (a followed ref) points now, in one git process.
+ */
+async function tagsOf(mirrorPath: string, also: string): Promise<{ tags: TagRow[]; current: string | null }> {
+  const fmt = "%(refname)%00%(objecttype)%00%(objectname)%00%(committerdate:unix)%00%(*objecttype)%00%(*objectname)%00%(*committerdate:unix)";
+  const res = await runGit(mirrorPath, ["for-each-ref", `--format=${fmt}`, "refs/tags/", also]);
   if (res.code !== 0) throw new GitError("git-fetch", `listing tags failed: ${gitStderrSummary(res.stderr)}`);
-  const rows: TagRow[] = [];
+  const tags: TagRow[] = [];
+  let current: string | null = null;
   for (const line of res.stdout.toString("utf8").split("\n")) {
-    const [name, type, sha, date, peeledType, peeledSha, peeledDate] = line.split("\0");
-    if (!name) continue;
-    if (type === "commit" && sha) rows.push({ name, commit: sha, committedAt: Number(date) || 0 });
-    else if (type === "tag" && peeledType === "commit" && peeledSha) rows.push({ name, commit: peeledSha, committedAt: Number(peeledDate) || 0 });
+    const [ref, type, sha, date, peeledType, peeledSha, peeledDate] = line.split("\0");
+    if (!ref) continue;
+    if (ref === also) {
+      current = sha ?? null;
+      continue;
+    }
+    if (!ref.startsWith("refs/tags/")) continue;
+    const name = ref.slice("refs/tags/".length);
+    if (type === "commit" && sha) tags.push({ name, commit: sha, committedAt: Number(date) || 0 });
+    else if (type === "tag" && peeledType === "commit" && peeledSha) tags.push({ name, commit: peeledSha, committedAt: Number(peeledDate) || 0 });
   }
-  return rows;
+  return { tags, current };
 }
 
 async function commitAt(mirrorPath: string, ref: string): Promise<string | null> {
@@ -96,11 +106,11 @@ export async function resolveFollowedRef(ctx: FollowContext, followed: string): 
       } catch (e) {
         throw new GitError("git-missing-ref", e instanceof SemverRangeError ? e.message : String(e));
       }
-      const tags = await tagsOf(ctx.mirrorPath);
+      const { tags, current } = await tagsOf(ctx.mirrorPath, followed);
       const tag = highestMatchingTag(range, tags);
       const row = tags.find((t) => t.name === tag);
       if (!tag || !row) throw new GitError("git-missing-ref", `no tag of repository "${label}" matches semver range "${f.range}" (${tags.length} tags)`);
-      await updateRef(ctx.mirrorPath, followed, row.commit);
+      if (current !== row.commit) await updateRef(ctx.mirrorPath, followed, row.commit);
       return { sha: row.commit, resolvedRef: `refs/tags/${tag}` };
     }
     case "commit": {
