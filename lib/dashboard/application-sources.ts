@@ -2,12 +2,14 @@
 // the pages that follow them need them: the repository row each reads, its
 // path and branch. Sources whose repository has no row are left out.
 import type { PrismaClient } from "@/lib/db/generated/client";
+import { gitRefSchema, type GitRef } from "@/lib/applications/spec";
+import { followedRefOf } from "@/lib/git/followed-ref";
 import { rec, str } from "./mappers";
 
 export interface StoredSource {
   repositoryId: string;
   path: string;
-  /** "" when the source follows a tag, range or commit. */
+  /** The followed ref (lib/git/followed-ref.ts): a branch name, else the tag, range, commit or default branch as the collector keeps its head row. */
   branch: string;
 }
 
@@ -20,6 +22,18 @@ export function storedSources(sources: unknown, repositoryIds: ReadonlyMap<strin
   return (Array.isArray(sources) ? sources : []).flatMap((s) => {
     const o = rec(s);
     const id = repositoryIds.get(str(o.repository) ?? "");
-    return id ? [{ repositoryId: id, path: str(o.path) ?? ".", branch: str(rec(o.ref).branch) ?? "" }] : [];
+    return id ? [{ repositoryId: id, path: str(o.path) ?? ".", branch: storedFollowedRef(o.ref) }] : [];
   });
+}
+
+/** A stored source's ref (the row's JSON) as a GitRef; {} when it is not one. */
+export function storedGitRef(ref: unknown): GitRef {
+  const parsed = gitRefSchema.safeParse(ref);
+  return parsed.success ? parsed.data : {};
+}
+
+/** The followed ref the collector keeps a stored source's head row under; `fallback` when the source names no ref. */
+export function storedFollowedRef(ref: unknown, fallback = ""): string {
+  const r = storedGitRef(ref);
+  return Object.keys(r).length > 0 ? followedRefOf(r) : fallback;
 }

@@ -4,9 +4,10 @@
 import type { Prisma, PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { APPLICATION_STATUSES, applicationStatus, rollupApplications, rollupInputs, type RollupApplication } from "@/lib/applications/rollup";
-import { applicationKindSchema, gitRefSchema, type ApplicationKind, type GitRef } from "@/lib/applications/spec";
+import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/spec";
 import { followsOf } from "@/lib/applications/refs";
 import { followedRefOf } from "@/lib/git/followed-ref";
+import { storedGitRef } from "./application-sources";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
 import { controllerStatus, envSpec, iso, rec, str } from "./mappers";
 import { findEnvironment } from "./environments";
@@ -53,11 +54,6 @@ type Resolutions = Map<string, string | null>;
 
 const resolutionKey = (repository: string, followed: string) => `${repository}\0${followed}`;
 
-function gitRefOf(ref: unknown): GitRef {
-  const parsed = gitRefSchema.safeParse(ref);
-  return parsed.success ? parsed.data : {};
-}
-
 async function resolutionsOf(db: Db, rows: readonly Row[]): Promise<Resolutions> {
   const repositories = new Set<string>();
   for (const r of rows) for (const s of Array.isArray(r.sources) ? r.sources : []) if (str(rec(s).repository)) repositories.add(str(rec(s).repository)!);
@@ -78,7 +74,7 @@ function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs
     controller: c.type === "flux" || c.type === "argocd" ? { type: c.type, kind: str(c.kind) ?? "", namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
     sources: (Array.isArray(row.sources) ? row.sources : []).map((s) => {
       const o = rec(s);
-      const ref = gitRefOf(o.ref);
+      const ref = storedGitRef(o.ref);
       const repository = str(o.repository);
       const resolved = repository ? (resolutions.get(resolutionKey(repository, followedRefOf(ref))) ?? null) : null;
       return { url: str(o.url) ?? "", repository, ref: refText(o.ref), follows: followsOf(ref, resolved), path: str(o.path) ?? ".", render: str(o.render) ?? "plain", chart: str(o.chart) };

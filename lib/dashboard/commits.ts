@@ -8,8 +8,8 @@ import type { CommitDto, CommitLookupDto, EnvironmentBadgeDto, LineageDto, Revis
 import { controllerStatus, environmentError, iso, rec, str } from "./mappers";
 import { approvedCommits, repoHistory, revisionDto, type RepoHistory } from "./revisions";
 import { inPromotionOrder } from "./environments";
-import { gitRefSchema } from "@/lib/applications/spec";
-import { describeFollowedRef, followedRefOf } from "@/lib/git/followed-ref";
+import { describeFollowedRef } from "@/lib/git/followed-ref";
+import { storedFollowedRef } from "./application-sources";
 
 type Db = PrismaClient;
 
@@ -123,8 +123,7 @@ async function lineageTracks(db: Db, now: Date): Promise<LineageTrack[]> {
       const repositoryId = repositoryIdOf.get(str(source.repository) ?? "") ?? null;
       // A tag, range, commit or default branch is read at its followed ref (the collector keeps its head row),
       // and named in words on the lineage page; a source naming no ref keeps the environment's branch.
-      const ref = gitRefSchema.safeParse(source.ref);
-      const followed = ref.success && Object.keys(ref.data).length > 0 ? followedRefOf(ref.data) : e.branch;
+      const followed = storedFollowedRef(source.ref, e.branch);
       const branch = describeFollowedRef(followed);
       tracks.push({
         environment: e.name,
