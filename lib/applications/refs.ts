@@ -1,5 +1,5 @@
 // How controllers name revisions, turned into a GitRef. Pure.
-import type { GitRef } from "./spec";
+import type { FOLLOWS_KINDS, GitRef } from "./spec";
 import { dropUndefined, rec, str, type Obj } from "@/lib/git";
 
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
@@ -71,8 +71,6 @@ export function promotionKeyOf(obj: Obj, promotionKeys: Record<string, string>):
   const annotation = str(rec(meta.annotations)?.[APPLICATION_ANNOTATION])?.trim();
   return promotionKeys[`${namespace}/${name}`] ?? promotionKeys[name] ?? (annotation || name);
 }
-
-export const FOLLOWS_KINDS = ["branch", "tag", "semver", "commit", "ref", "default-branch", "digest"] as const;
 
 /** What a source follows, for people: its kind, the ref as the controller names it, and what it resolved to on the last run. */
 export interface Follows {

@@ -23,6 +23,9 @@ export const gitRefSchema = z
   })
   .strict();
 
+/** What a source follows, as the application page names it (lib/applications/refs.ts followsOf). */
+export const FOLLOWS_KINDS = ["branch", "tag", "semver", "commit", "ref", "default-branch", "digest"] as const;
+
 export const applicationKindSchema = z.enum(["flux-kustomization", "flux-helmrelease", "argocd-application", "declared"]);
 
 /** The controller object an application was discovered from; pause/resume acts on it. */

@@ -3,8 +3,7 @@
 // environment's rollup, and one application with its drift and revisions.
 import { z } from "zod";
 import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
-import { applicationKindSchema } from "@/lib/applications/spec";
-import { FOLLOWS_KINDS } from "@/lib/applications/refs";
+import { applicationKindSchema, FOLLOWS_KINDS } from "@/lib/applications/spec";
 import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
 import { HelmReleaseDto } from "./environments";
