@@ -262,7 +262,10 @@ describe("every documented operation on a seeded database", () => {
     expect((await call("receiveGitWebhook", { as: null, body: push })).status).toBe(401);
     expect((await call("receiveGitWebhook", { as: null, body: push, headers: sign(push) })).status).toBe(202);
     const tag = JSON.stringify({ ref: "refs/tags/v1", after: "b".repeat(40), repository: { name: "shop", full_name: "acme/shop", clone_url: "https://github.com/acme/shop.git" } });
-    expect((await call("receiveGitWebhook", { as: null, body: tag, headers: sign(tag) })).status).toBe(200);
+    // A tag push is accepted (tag-following discovered applications run on it), named as a tag, not a branch.
+    const tagged = await call("receiveGitWebhook", { as: null, body: tag, headers: sign(tag) });
+    expect(tagged.status).toBe(202);
+    expect(tagged.json).toMatchObject({ ok: true, repository: "shop", tag: "v1" });
   });
 
   it("every answer above is one the document promises, in the shape its schema says", () => {
