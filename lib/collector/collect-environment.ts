@@ -19,7 +19,7 @@ import { applicationIds, persistRun, readPersistInputs, type ApplicationState, t
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { newRunFetches, syncGit, type GitSide } from "./git-side";
+import { ApplicationGitFailure, newRunFetches, syncGit, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
@@ -113,13 +113,16 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // ── Git: each repository fetched once, whatever number of applications follow it ──
     // One after another: applications of one repository share its fetch, and its branch rows.
     const fetches = newRunFetches();
+    // An application whose followed ref does not resolve is left out like one that cannot be rendered (its last
+    // state kept, the run partial); a repository that cannot be fetched fails the run.
     const gitSides = (async () => {
-      const out: GitSide[] = [];
+      const out: Array<GitSide | ApplicationGitFailure> = [];
       for (const a of collectable) {
         const repo = ofRun.repositories.get(a.view.source.repository);
         if (!repo) throw new RunFailure([named(a.spec, { category: "internal", message: `repository ${a.view.source.repository} is not in the configuration` })]);
         out.push(
           await syncGit(ctx, a.view, repo, fetches).catch((e: unknown) => {
+            if (e instanceof ApplicationGitFailure) return e;
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
           }),
         );
@@ -130,9 +133,20 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // Stored applications keep their ids (and history); new ones get theirs now.
     const ids = applicationIds(await persistInputs, [...specs, ...notCollectable.map((s) => s.spec)]);
     const idOf = (spec: ApplicationSpec) => ids.get(spec.name) as string;
-    const skipped: SkippedApplication[] = notCollectable.map((s) => ({ ...s, id: idOf(s.spec) }));
     // A Git failure fails the run as git's, whatever the cluster side did.
-    const gits = await gitSides;
+    const gitOutcomes = await gitSides;
+    const refFailures = collectable.flatMap((a, i) => {
+      const outcome = gitOutcomes[i];
+      return outcome instanceof ApplicationGitFailure ? [{ spec: a.spec, own: outcome.errors, errors: outcome.errors.map((x) => named(a.spec, x)) }] : [];
+    });
+    if (refFailures.length === collectable.length) throw new RunFailure([...refFailures.flatMap((f) => f.errors), ...warnings]);
+    const gits = gitOutcomes.filter((g): g is GitSide => !(g instanceof ApplicationGitFailure));
+    collectable.splice(0, collectable.length, ...collectable.filter((_, i) => !(gitOutcomes[i] instanceof ApplicationGitFailure)));
+    for (const f of refFailures) {
+      notCollectable.push({ spec: f.spec, error: { ...f.own[0]!, severity: "warning" } });
+      warnings.push(...f.errors.map((e) => ({ ...e, severity: "warning" as const })));
+    }
+    const skipped: SkippedApplication[] = notCollectable.map((s) => ({ ...s, id: idOf(s.spec) }));
 
     // ── Cluster ───────────────────────────────────────────────────────────
     progress.phase = "discover";

@@ -66,12 +66,20 @@ export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment
   } catch (e) {
     throw e instanceof GitError ? gitFailure(e) : e;
   }
-  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${describeFollowedRef(branch)} touches ${env.source.path}` }]);
+  if (!approved) throw new ApplicationGitFailure([{ category: "render", message: `no commit on ${describeFollowedRef(branch)} touches ${env.source.path}` }]);
   return { mirrorPath, approved, tipSha };
 }
 
+/**
+ * A Git failure that is one application's own: the repository was fetched, but
+ * the tag, range, commit or branch it follows is not there, or nothing on it
+ * touches its path. The environment's other applications are still collected.
+ */
+export class ApplicationGitFailure extends RunFailure {}
+
 function gitFailure(e: GitError): RunFailure {
-  return new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+  const errors = [{ category: e.category === "git-auth" ? ("git-auth" as const) : e.category === "render" ? ("render" as const) : ("git-fetch" as const), message: e.message }];
+  return e.category === "git-missing-ref" ? new ApplicationGitFailure(errors) : new RunFailure(errors);
 }
 
 /**
