@@ -3,7 +3,7 @@
 // ApplicationDestination), turned into applications.
 import { describe, expect, it } from "vitest";
 import type { Obj } from "@/lib/git";
-import { argoApplicationSpec } from "./argocd-application";
+import { argoApplicationSpec, argoSyncedRevisions } from "./argocd-application";
 import type { TransformOptions } from "./flux-application";
 
 const opts: TransformOptions = { repositoryFor: (url) => (url.startsWith("https://github.com/acme/") ? "acme-gitops" : undefined), promotionKeys: {} };
@@ -92,5 +92,24 @@ describe("argoApplicationSpec", () => {
   it("takes the promotion key from the driftwatch.io/application annotation", () => {
     const { spec } = argoApplicationSpec(application("api-staging", { source: { repoURL: "https://github.com/acme/gitops", path: "apps/api" } }, { annotations: { "driftwatch.io/application": "api" } }), opts);
     expect(spec.promotionKey).toBe("api");
+  });
+});
+
+describe("what an Argo CD Application synced", () => {
+  const app = (spec: Record<string, unknown>, status: Record<string, unknown>) => ({ apiVersion: "argoproj.io/v1alpha1", kind: "Application", metadata: { name: "a", namespace: "argocd" }, spec, status });
+  const one = { source: { repoURL: "https://charts.example", chart: "web", targetRevision: "1.*" } };
+  const two = { sources: [{ repoURL: "https://git.example/a.git", path: "a" }, { repoURL: "https://git.example/b.git", ref: "values" }] };
+
+  it("reads status.sync.revision of a single source while Synced, and the last sync's (history) while OutOfSync", () => {
+    expect(argoSyncedRevisions(app(one, { sync: { status: "Synced", revision: "1.2.0" } }))).toEqual(["1.2.0"]);
+    expect(argoSyncedRevisions(app(one, { sync: { status: "OutOfSync", revision: "1.3.0" }, history: [{ revision: "1.1.0" }, { revision: "1.2.0" }] }))).toEqual(["1.2.0"]);
+    expect(argoSyncedRevisions(app(one, {}))).toEqual([null]);
+  });
+
+  it("reads status.sync.revisions per source, in spec.sources order", () => {
+    expect(argoSyncedRevisions(app(two, { sync: { status: "Synced", revisions: ["aaa", "bbb"] } }))).toEqual(["aaa", "bbb"]);
+    expect(argoSyncedRevisions(app(two, { sync: { status: "OutOfSync", revisions: ["ccc", "ddd"] }, history: [{ revisions: ["aaa", "bbb"] }] }))).toEqual(["aaa", "bbb"]);
+    // A single revision does not say which of several sources it is.
+    expect(argoSyncedRevisions(app(two, { sync: { status: "Synced", revision: "aaa" } }))).toEqual([null, null]);
   });
 });

@@ -64,3 +64,24 @@ export function argoApplicationSpec(app: Obj, opts: TransformOptions): Transform
     problems,
   };
 }
+
+/**
+ * What an Argo CD Application synced, per source in `spec.sources` order (one
+ * entry for a single source): `status.sync.revision(s)` while Synced, else
+ * the last sync's (the newest `status.history` entry), as Argo CD's own
+ * "last synced" reads. For a chart from a Helm repository it is the chart
+ * version; for Git, the commit. Null where a source has none. Pure.
+ */
+export function argoSyncedRevisions(app: Obj): Array<string | null> {
+  const spec = rec(app.spec) ?? {};
+  const count = Math.max(1, sourcesOf(spec).length);
+  const status = rec(app.status) ?? {};
+  const sync = rec(status.sync) ?? {};
+  const history = Array.isArray(status.history) ? status.history.map(rec) : [];
+  const last = history[history.length - 1];
+  const from = str(sync.status) === "Synced" ? sync : (last ?? {});
+  const many = Array.isArray(from.revisions) ? from.revisions.map((r) => str(r) ?? null) : null;
+  if (many && many.length > 0) return Array.from({ length: count }, (_, i) => many[i] ?? null);
+  const one = str(from.revision) ?? null;
+  return count === 1 ? [one] : Array.from({ length: count }, () => null);
+}

@@ -65,6 +65,24 @@ function gitLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][nu
 }
 
 /**
+ * What a view of a chart from a Helm repository or OCI registry names in
+ * place of a Git repository: no repository of driftwatch.yaml can be named
+ * so (names are lower-case letters, digits and '-').
+ */
+export const CHART_REPOSITORY = "helm-chart:";
+
+/** A chart source as the collection reads it: its repository, chart and version (or range) where a Git source has its repository, ref and path. */
+function chartLocation(source: ApplicationSpec["sources"][number], chart: string): ApplicationEnvironment["source"] {
+  const targetRevision = source.ref.tag ?? (source.ref.semver && source.ref.semver !== "*" ? source.ref.semver : "");
+  return { repository: CHART_REPOSITORY, branch: targetRevision || "*", path: ".", render: "helm", argocd: { chart: { repoURL: source.url, chart, targetRevision } } };
+}
+
+/** The chart a view follows when it is one from a Helm repository or OCI registry (CHART_REPOSITORY), else null. */
+export function chartOfView(view: ApplicationEnvironment): { repoURL: string; chart: string; targetRevision: string } | null {
+  return view.source.repository === CHART_REPOSITORY ? (view.source.argocd?.chart ?? null) : null;
+}
+
+/**
  * A discovered Flux HelmRelease is collected as a HelmRelease environment is:
  * its desired state is the release in Helm's storage, and its Git side the
  * file declaring it, in the Kustomization that applies it.
@@ -90,9 +108,8 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
   if (!source) return { ok: false, reason: `application ${app.name} has no source` };
   if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
   // A chart in a Git folder renders as a declared Argo CD Helm source does (its settings read from the Application);
-  // a chart from a Helm repository has no Git side to follow.
-  if (source.render === "helm" && source.chart) return { ok: false, reason: `application ${app.name} installs chart ${source.chart} from the Helm repository ${source.url}; only charts kept in Git (and Flux HelmReleases) are collected so far` };
-  const where = gitLocation(app, source);
+  // a chart from a Helm repository or OCI registry is fetched by Driftwatch, its versions in place of commits.
+  const where = source.render === "helm" && source.chart ? { ok: true as const, source: chartLocation(source, source.chart) } : gitLocation(app, source);
   if (!where.ok) return where;
   let controller: ControllerConfig | undefined;
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };

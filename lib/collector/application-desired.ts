@@ -20,6 +20,11 @@ import { getObject, readController } from "./controller-object";
 import { remoteBaseSource, type GitSide } from "./git-side";
 import { helmSourceContext, rendersWithHelm } from "@/lib/helm/source-context";
 import { compareOptionsFor } from "./compare-options";
+import { argoSyncedRevisions } from "@/lib/applications/argocd-application";
+import { fetchChart } from "@/lib/helm/chart-fetch";
+import { renderHelmSource, type HelmRenderSettings } from "@/lib/helm/render-helm";
+import { chartCacheDir } from "@/lib/helm/source-context";
+import type { ControllerRender } from "@/lib/git";
 
 export interface ApplicationDesired {
   approved: string;
@@ -90,63 +95,72 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   let secretValues = substituteSecretValues;
   const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
   if (rendersWithHelm(env.source.render, controllerRender)) renderOptions.helm = await helmSourceContext(client, discovery, ctx.config);
-  // A kustomize render reads files outside the path (bases, components, patches,
-  // generator files): a commit to any of them is approved too. The inputs are the
-  // tip's render's; when it cannot render, the path alone decides, and the run says so.
   let inputsOutside: readonly string[] = [];
-  if (env.source.render !== "plain" && tipSha) {
-    const tip = tipSha;
-    // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
-    const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
-    const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
-      if (e instanceof GitError && e.category === "render") return null;
-      throw e;
-    });
-    if (inputs) {
-      const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
-      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
-      if (byInputs) approved = byInputs;
-      inputsOutside = inputs;
-    } else {
-      warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
-    }
-  }
-  // Drift is measured against what the controller applied: the gap between
-  // approved and applied is a pending rollout (the stale alert), not a manual change.
-  let compareSha = approved;
-  if (controller?.appliedRevision && controller.appliedRevision !== approved) {
-    const applied = controller.appliedRevision;
-    const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
-    if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
-    else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
-  }
-  // Variables enter the key only through controllerRenderKey's digest.
-  const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+  let compareSha: string;
   const failingFiles = new Set<string>();
   let rendered: RenderResult;
   let withheldFrom: string | null = null;
   const previousWhere = step.previousRows;
-  try {
-    rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
-  } catch (e) {
-    if (!(e instanceof GitError)) throw e;
-    if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
-    const problems: RunError[] =
-      e instanceof RenderRefusedError
-        ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
-        : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
-    // A kustomize build renders all or nothing: when it cannot run, every object it
-    // rendered last time keeps that desired state and is still compared with live.
-    const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
-    if (previous.length === 0) throw new RunFailure(problems);
-    for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
-    withheldFrom = previous[0]?.revisionSha ?? null;
-    warnings.push(...problems, {
-      category: "render",
-      severity: "warning",
-      message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
-    });
-    rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+  if (git.chart) {
+    // A chart from a Helm repository or OCI registry: versions in place of commits, the archive in place of a checkout.
+    const chart = await repositoryChartRender(step, git.chart, controllerObject, controllerRender, renderOptions);
+    ({ compareSha, rendered } = chart);
+    if (controller) controller = { ...controller, appliedRevision: chart.applied };
+    warnings.push(...chart.warnings);
+  } else {
+    // A kustomize render reads files outside the path (bases, components, patches,
+    // generator files): a commit to any of them is approved too. The inputs are the
+    // tip's render's; when it cannot render, the path alone decides, and the run says so.
+    if (env.source.render !== "plain" && tipSha) {
+      const tip = tipSha;
+      // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
+      const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+        if (e instanceof GitError && e.category === "render") return null;
+        throw e;
+      });
+      if (inputs) {
+        const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+        if (byInputs) approved = byInputs;
+        inputsOutside = inputs;
+      } else {
+        warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
+      }
+    }
+    // Drift is measured against what the controller applied: the gap between
+    // approved and applied is a pending rollout (the stale alert), not a manual change.
+    compareSha = approved;
+    if (controller?.appliedRevision && controller.appliedRevision !== approved) {
+      const applied = controller.appliedRevision;
+      const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
+      if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
+      else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
+    }
+    // Variables enter the key only through controllerRenderKey's digest.
+    const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    try {
+      rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
+      const problems: RunError[] =
+        e instanceof RenderRefusedError
+          ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
+          : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
+      // A kustomize build renders all or nothing: when it cannot run, every object it
+      // rendered last time keeps that desired state and is still compared with live.
+      const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
+      if (previous.length === 0) throw new RunFailure(problems);
+      for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
+      withheldFrom = previous[0]?.revisionSha ?? null;
+      warnings.push(...problems, {
+        category: "render",
+        severity: "warning",
+        message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
+      });
+      rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+    }
   }
   for (const p of rendered.problems) {
     warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
@@ -232,6 +246,52 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
 }
 
 /**
+ * A chart from a Helm repository or OCI registry, rendered as Argo CD renders
+ * it: at the version Argo CD synced (`status.sync.revision`), else at the
+ * approved one, with the Application's Helm options (value files from the
+ * chart, values, parameters, release name, namespace).
+ */
+async function repositoryChartRender(
+  step: DesiredStep,
+  chart: NonNullable<GitSide["chart"]>,
+  app: Record<string, unknown> | null,
+  controllerRender: ControllerRender | undefined,
+  renderOptions: RenderOptions,
+): Promise<{ compareSha: string; applied: string | null; rendered: RenderResult; warnings: RunError[] }> {
+  const { ctx, view: env } = step;
+  const warnings: RunError[] = [];
+  const applied = app ? (argoSyncedRevisions(app)[0] ?? null) : null;
+  let fetched = chart.approved;
+  if (applied && applied !== fetched.version) {
+    // Drift is measured against what Argo CD synced; a newer approved version is a pending sync (stale), not drift.
+    const at = await fetchChart({ ...chart.ref, targetRevision: applied }, { repositories: ctx.config.helmRepositories, cacheDir: chartCacheDir(), timeoutMs: ctx.gitTimeoutMs }).catch((e: unknown) => {
+      if (!(e instanceof GitError)) throw e;
+      warnings.push({ category: "render", severity: "warning", message: `Argo CD synced ${chart.ref.chart} ${applied}, which could not be fetched (${e.message}); comparing with the approved version ${fetched.version}` });
+      return null;
+    });
+    if (at) fetched = at;
+  }
+  const argo = controllerRender?.type === "argocd" ? controllerRender : undefined;
+  const appName = argo?.env?.appName ?? env.controller?.name;
+  if (!appName) throw new RunFailure([{ category: "render", message: `chart ${chart.ref.chart} needs its Application's name (the release name)` }]);
+  const settings: HelmRenderSettings = {
+    appName,
+    namespace: argo?.env?.appNamespace || env.defaultNamespace,
+    options: argo?.helm ?? {},
+    cluster: renderOptions.helm?.cluster ?? { apiVersions: [] },
+    chart: fetched,
+  };
+  const key = ["chart", fetched.digest, JSON.stringify({ ...settings, chart: undefined }), renderOptions.helm?.bin ?? ""];
+  const rendered = await memoRender(step.memoName, key, async (): Promise<RenderResult> => {
+    const r = await renderHelmSource("", fetched.version, "", settings, renderOptions.helm?.bin);
+    return { objects: [...r.objects], problems: [...r.problems], inputs: [...r.inputs], remoteBases: [], treeHash: null, cached: false };
+  }).catch((e: unknown) => {
+    throw e instanceof GitError ? new RunFailure([{ category: "render", message: e.message }]) : e;
+  });
+  return { compareSha: fetched.version, applied, rendered, warnings };
+}
+
+/**
  * Whether an application's applied revision lacks its approved one. The
  * approved revision is the newest commit that changed the application's
  * files, while a controller reports the branch head it applied: a later
@@ -241,6 +301,8 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
  */
 export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null): Promise<boolean> {
   if (!applied || applied === approved) return false;
+  // A chart from a Helm repository (no mirror): any other version than the approved one is behind it.
+  if (!mirrorPath) return true;
   const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => isAncestor(mirrorPath, approved, applied)).catch(() => false);
   return !contains;
 }

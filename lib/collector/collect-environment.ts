@@ -19,7 +19,7 @@ import { applicationIds, persistRun, readPersistInputs, type ApplicationState, t
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { newRunFetches, syncGit, type GitSide } from "./git-side";
+import { newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
@@ -116,10 +116,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const gitSides = (async () => {
       const out: GitSide[] = [];
       for (const a of collectable) {
-        const repo = ofRun.repositories.get(a.view.source.repository);
-        if (!repo) throw new RunFailure([named(a.spec, { category: "internal", message: `repository ${a.view.source.repository} is not in the configuration` })]);
         out.push(
-          await syncGit(ctx, a.view, repo, fetches).catch((e: unknown) => {
+          await syncSource(ctx, a.view, ofRun.repositories, fetches).catch((e: unknown) => {
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
           }),
         );
