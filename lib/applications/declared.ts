@@ -77,6 +77,11 @@ function chartLocation(source: ApplicationSpec["sources"][number], chart: string
   return { repository: CHART_REPOSITORY, branch: targetRevision || "*", path: ".", render: "helm", argocd: { chart: { repoURL: source.url, chart, targetRevision } } };
 }
 
+/** Where one source of an application is read from: its Git location, or its chart's (chartOfView). */
+export function sourceLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][number]): { ok: true; source: ApplicationEnvironment["source"] } | { ok: false; reason: string } {
+  return source.render === "helm" && source.chart ? { ok: true, source: chartLocation(source, source.chart) } : gitLocation(app, source);
+}
+
 /** The chart a view follows when it is one from a Helm repository or OCI registry (CHART_REPOSITORY), else null. */
 export function chartOfView(view: ApplicationEnvironment): { repoURL: string; chart: string; targetRevision: string } | null {
   return view.source.repository === CHART_REPOSITORY ? (view.source.argocd?.chart ?? null) : null;
@@ -104,12 +109,19 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
     return { ok: true, env: { ...env, source: declared.source, controller: declared.controller, trackingLabel: declared.trackingLabel ?? env.trackingLabel } };
   }
   if (app.controller?.kind === "HelmRelease") return helmReleaseView(env, app, app.controller);
-  const source = app.sources[0];
-  if (!source) return { ok: false, reason: `application ${app.name} has no source` };
-  if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
+  if (app.sources.length === 0) return { ok: false, reason: `application ${app.name} has no source` };
+  // Of several sources (Argo CD `spec.sources`) every one must be readable; the first that renders stands for the application
+  // where one revision is shown (its approved and applied revision), each source keeps its own.
+  const source = app.sources.find((s) => !s.refOnly);
+  if (!source) return { ok: false, reason: `application ${app.name} has only ref sources: nothing renders` };
+  for (const other of app.sources.length > 1 ? app.sources : []) {
+    if (other === source || (other.render === "helm" && other.chart)) continue;
+    const readable = gitLocation(app, other);
+    if (!readable.ok) return readable;
+  }
   // A chart in a Git folder renders as a declared Argo CD Helm source does (its settings read from the Application);
   // a chart from a Helm repository or OCI registry is fetched by Driftwatch, its versions in place of commits.
-  const where = source.render === "helm" && source.chart ? { ok: true as const, source: chartLocation(source, source.chart) } : gitLocation(app, source);
+  const where = sourceLocation(app, source);
   if (!where.ok) return where;
   let controller: ControllerConfig | undefined;
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };

@@ -21,7 +21,7 @@ import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type 
 import { parseInventoryId } from "./controller-object";
 import { newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
-import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
+import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
@@ -117,7 +117,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const out: GitSide[] = [];
       for (const a of collectable) {
         out.push(
-          await syncSource(ctx, a.view, ofRun.repositories, fetches).catch((e: unknown) => {
+          await syncSource(ctx, a.view, ofRun.repositories, fetches, a.spec).catch((e: unknown) => {
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
           }),
         );
@@ -339,7 +339,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const d = a.desired;
       return {
         id: a.id,
-        spec: a.spec,
+        spec: specWithRevisions(a.spec, d),
         approvedSha: d.approved,
         compareSha: d.compareSha,
         controller: d.controller,
@@ -355,7 +355,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
             : d.controller?.appliedRevision
               ? { sha: d.controller.appliedRevision, source: "controller" as const }
               : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside);
-          return { ...applied, behind: await appliedBehind(d.mirrorPath, d.approved, applied.sha) };
+          return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha)) };
         },
       };
     });

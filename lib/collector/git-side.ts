@@ -25,7 +25,8 @@ interface BranchSync {
 export function newRunFetches(): RunFetches {
   return { mirrors: new Map(), branches: new Map(), charts: new Map() };
 }
-import { chartOfView, CHART_REPOSITORY } from "@/lib/applications/declared";
+import { chartOfView, CHART_REPOSITORY, sourceLocation } from "@/lib/applications/declared";
+import type { ApplicationSource, ApplicationSpec } from "@/lib/applications/spec";
 import type { ArgoChartReference } from "@/lib/helm/argocd-helm";
 import { fetchChart } from "@/lib/helm/chart-fetch";
 import type { FetchedChart } from "@/lib/helm/render-helm";
@@ -42,6 +43,15 @@ export interface GitSide {
   tipSha: string | undefined;
   /** A chart from a Helm repository or OCI registry: what the application follows and the version it resolves to now (approved). */
   chart?: { ref: ArgoChartReference; approved: FetchedChart };
+  /** A multi-source application (Argo CD `spec.sources`): each source, in order, with its own side; the fields above are its first rendering source's. */
+  sources?: SourceSide[];
+}
+
+export interface SourceSide {
+  source: ApplicationSource;
+  /** The environment as this source's render sees it (its repository, followed ref and path, or its chart). */
+  view: ApplicationEnvironment;
+  side: GitSide;
 }
 
 /**
@@ -49,7 +59,19 @@ export interface GitSide {
  * its approved revision found, or, for a chart from a Helm repository or OCI
  * registry, its approved chart version resolved from the repository's index.
  */
-export async function syncSource(ctx: CollectorContext, env: ApplicationEnvironment, repositories: ReadonlyMap<string, RepositoryConfig>, fetches: RunFetches): Promise<GitSide> {
+export async function syncSource(ctx: CollectorContext, env: ApplicationEnvironment, repositories: ReadonlyMap<string, RepositoryConfig>, fetches: RunFetches, app?: ApplicationSpec): Promise<GitSide> {
+  if (app && app.sources.length > 1) {
+    // Each source at its own followed ref (or chart version); repositories shared with other applications are fetched once.
+    const sides: SourceSide[] = [];
+    for (const source of app.sources) {
+      const where = sourceLocation(app, source);
+      if (!where.ok) throw new RunFailure([{ category: "git-fetch", message: where.reason }]);
+      const view = { ...env, source: where.source };
+      sides.push({ source, view, side: await syncSource(ctx, view, repositories, fetches) });
+    }
+    const primary = sides.find((s) => !s.source.refOnly) ?? sides[0]!;
+    return { ...primary.side, sources: sides };
+  }
   const chart = chartOfView(env);
   if (chart) return syncChart(ctx, chart, fetches);
   const repo = repositories.get(env.source.repository);
