@@ -19,9 +19,9 @@ import { applicationIds, persistRun, readPersistInputs, type ApplicationState, t
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { ApplicationGitFailure, newRunFetches, syncGit, type GitSide } from "./git-side";
+import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
-import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
+import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
@@ -118,10 +118,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const gitSides = (async () => {
       const out: Array<GitSide | ApplicationGitFailure> = [];
       for (const a of collectable) {
-        const repo = ofRun.repositories.get(a.view.source.repository);
-        if (!repo) throw new RunFailure([named(a.spec, { category: "internal", message: `repository ${a.view.source.repository} is not in the configuration` })]);
         out.push(
-          await syncGit(ctx, a.view, repo, fetches).catch((e: unknown) => {
+          await syncSource(ctx, a.view, ofRun.repositories, fetches, a.spec).catch((e: unknown) => {
             if (e instanceof ApplicationGitFailure) return e;
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
           }),
@@ -355,7 +353,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const d = a.desired;
       return {
         id: a.id,
-        spec: a.spec,
+        spec: specWithRevisions(a.spec, d),
         approvedSha: d.approved,
         compareSha: d.compareSha,
         controller: d.controller,
@@ -371,7 +369,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
             : d.controller?.appliedRevision
               ? { sha: d.controller.appliedRevision, source: "controller" as const }
               : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside);
-          return { ...applied, behind: await appliedBehind(d.mirrorPath, d.approved, applied.sha) };
+          return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha)) };
         },
       };
     });

@@ -144,15 +144,18 @@ export async function applicationsOfRun(
   const repositories = new Map<string, RepositoryConfig>(ctx.config.repositories.map((r) => [r.name, r]));
   const unfetchable = new Map<string, string>();
   for (const spec of specs) {
-    // A HelmRelease is fetched where it is declared; Helm charts and multi-source applications are refused on their own grounds (applicationView).
-    const source = spec.declaredIn ?? (spec.sources.length === 1 ? spec.sources[0] : undefined);
-    if (!source || source.render === "helm") continue;
-    const found = repositoryOfSource(source, ctx.config);
-    if (!found.ok) {
-      unfetchable.set(spec.name, found.reason);
-      continue;
+    // A HelmRelease is fetched where it is declared; a single Helm source is refused on its own grounds (applicationView);
+    // every Git source of a multi-source application is fetched (a chart from a Helm repository is not Git).
+    const single = spec.declaredIn ?? (spec.sources.length === 1 ? spec.sources[0] : undefined);
+    const sources = single ? (single.render === "helm" ? [] : [single]) : spec.sources.filter((s) => !(s.render === "helm" && s.chart));
+    for (const source of sources) {
+      const found = repositoryOfSource(source, ctx.config);
+      if (!found.ok) {
+        unfetchable.set(spec.name, found.reason);
+        break;
+      }
+      repositories.set(found.repository.name, found.repository);
     }
-    repositories.set(found.repository.name, found.repository);
   }
   return { specs, warnings, keptForUnlistedKinds, repositories, unfetchable };
 }
