@@ -11,7 +11,7 @@ import type { RolloutStatus } from "@/lib/domain/types";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { contentHash } from "./canonical";
 import { desiredHash } from "./run-memo";
-import { readBlobs, type CurrentRow, type Tx } from "./store";
+import { readBlobs, type StoredRow, type Tx } from "./store";
 
 export interface LiveEntry {
   key: string;
@@ -37,8 +37,8 @@ export interface DesiredLike {
 
 /** What the intake compares against: the last good run's rows and this run's desired state. */
 export interface IntakePlan {
-  prevLive: ReadonlyMap<string, CurrentRow>;
-  prevDesired: ReadonlyMap<string, CurrentRow>;
+  prevLive: ReadonlyMap<string, StoredRow>;
+  prevDesired: ReadonlyMap<string, StoredRow>;
   /** The comparison settings are those of the last good run (else every object is compared again). */
   sameOptions: boolean;
   desired: ReadonlyMap<string, DesiredLike>;
@@ -97,7 +97,7 @@ export function liveEntry(plan: IntakePlan, key: string, obj: KubeObject): LiveE
  * ones from the text this run holds, unchanged ones from their stored blob.
  * Stored forms: no status, no managed fields.
  */
-export async function liveObjectsOf(db: Tx, live: ReadonlyMap<string, LiveEntry>, prevLive: ReadonlyMap<string, CurrentRow>, keys: Iterable<string>): Promise<Map<string, KubeObject>> {
+export async function liveObjectsOf(db: Tx, live: ReadonlyMap<string, LiveEntry>, prevLive: ReadonlyMap<string, StoredRow>, keys: Iterable<string>): Promise<Map<string, KubeObject>> {
   const out = new Map<string, KubeObject>();
   const stored = new Map<string, string>();
   for (const key of keys) {

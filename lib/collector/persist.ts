@@ -4,12 +4,13 @@
 // it is skipped for objects that did not change since the last good run.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
+import { clearLogs as clearPrismaDebugHistory } from "@prisma/debug";
 import type { ControllerStatus, RolloutStatus, RunError, RunStats } from "@/lib/domain/types";
 import type { ApplicationSpec } from "@/lib/applications/spec";
 import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
-import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type Tx } from "./store";
+import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
@@ -99,8 +100,8 @@ function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
 }
 
 export interface PreviousRun {
-  prevLive: Map<string, CurrentRow>;
-  prevDesired: Map<string, CurrentRow>;
+  prevLive: Map<string, StoredRow>;
+  prevDesired: Map<string, StoredRow>;
   /** What this process remembered of the last good run (null: rows read from Postgres). */
   remembered: ReturnType<typeof rememberedRows>;
   optionsHash: string;
@@ -192,7 +193,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const lastGood = lastGoodRows[0];
   if (!lastGood) throw new Error(`environment ${envId} does not exist`);
   // Rows an older release wrote carry no application: they are the first application's (the migration's "default").
-  const storedOwner = (row: CurrentRow | undefined) => row?.applicationId ?? primary.id;
+  const storedOwner = (row: StoredRow | undefined) => row?.applicationId ?? primary.id;
   /** Unknown this run, not gone: kinds the credential may not list, and applications the run could not collect. */
   const frozen = (key: string) => forbidden(state, key) || (skippedIds.size > 0 && !state.ownerOf.has(key) && skippedIds.has(storedOwner(prevLive.get(key) ?? prevDesired.get(key))));
   const ownerOf = (key: string) => state.ownerOf.get(key) ?? storedOwner(prevDesired.get(key) ?? prevLive.get(key));
@@ -250,7 +251,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     desiredVersions.push({ key: d.key, blobHash: hash });
     desiredChanged.add(d.key);
   }
-  const carried = new Map<string, CurrentRow>();
+  const carried = new Map<string, StoredRow>();
   const desiredDeleted: string[] = [];
   for (const [key, prev] of prevDesired) {
     if (state.desired.has(key)) continue;
@@ -504,10 +505,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       await recordEvents(tx, lastGood.name, events, now);
     },
     { timeout: 120_000, maxWait: 30_000 },
-  );
+  ).finally(() => {
+    // Prisma's pg adapter keeps its last 100 statements with their parameters (@prisma/debug's history, kept
+    // even with debug off): after a first run that is every blob it wrote, held into the next run. Not needed.
+    clearPrismaDebugHistory();
+  });
 
   // What Postgres now holds, kept for this environment's next run in this process.
-  for (const r of liveUpserts) prevLive.set(r.key, r);
+  for (const r of liveUpserts) prevLive.set(r.key, storedRow(r));
   for (const t of rvTouches) {
     const row = prevLive.get(t.key);
     if (row) prevLive.set(t.key, { ...row, resourceVersion: t.resourceVersion });
@@ -517,7 +522,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     if (row) prevLive.set(m.key, { ...row, applicationId: m.applicationId });
   }
   for (const key of liveDeleted) prevLive.delete(key);
-  for (const r of desiredUpserts) prevDesired.set(r.key, r);
+  for (const r of desiredUpserts) prevDesired.set(r.key, storedRow(r));
   for (const [sha, keys] of desiredMoved) {
     for (const key of keys) {
       const row = prevDesired.get(key);
