@@ -10,12 +10,12 @@ import { maskLiveSecretSourced } from "./controller-render";
 import { hashSecretValues, objectKey, type KubeObject } from "@/lib/drift";
 import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
-import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
-import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { applicationIds, persistRun, readPersistInputs, readPrevious, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
@@ -246,6 +246,16 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     for (const u of unserved) warnings.push({ category: "render", severity: "warning", message: `the cluster does not serve ${u}; its objects count as missing` });
     rememberKinds(env.name, [...resources.values()]);
 
+    // The last good run's rows first: each live object is hashed and compared as its page arrives, and only a compact entry kept.
+    const previous = await readPrevious(ctx.db, run.environmentId, await persistInputs, apps.map((a) => ({ spec: a.spec, compareOptions: a.desired.compareOptions })));
+    const intake: IntakePlan = {
+      prevLive: previous.prevLive,
+      prevDesired: previous.prevDesired,
+      sameOptions: previous.sameOptions,
+      desired,
+      carriedKeys,
+      compareContextOf: (key) => (byId.get(ownerOf.get(key) ?? "") ?? apps[0]!).desired.compareContext,
+    };
     progress.phase = "list";
     report();
     const live = new Map<string, LiveEntry>();
@@ -267,7 +277,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           if (!tracker) continue;
           ownerOf.set(key, tracker.id);
         }
-        live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+        live.set(key, liveEntry(intake, key, obj));
         seen?.push(key);
       }
     };
@@ -341,7 +351,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const rollout: RolloutStatus[] = [];
     const rolloutByApp = new Map<string, RolloutStatus[]>();
     for (const l of live.values()) {
-      const r = rolloutOf(l.key, l.object);
+      const r = l.rollout;
       if (!r) continue;
       rollout.push(r);
       const owner = ownerOf.get(l.key);
@@ -368,7 +378,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
             ? { sha: await d.helmSide.applied(), source: "controller" as const }
             : d.controller?.appliedRevision
               ? { sha: d.controller.appliedRevision, source: "controller" as const }
-              : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside);
+              : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, (keys) => liveObjectsOf(ctx.db, live, previous.prevLive, keys), d.compareContext, d.inputsOutside);
           return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha)) };
         },
       };
@@ -381,6 +391,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       ownerOf,
       desired,
       live,
+      previous,
       forbiddenKinds: unsweptKinds.size > 0 ? new Set([...forbiddenKinds, ...unsweptKinds]) : forbiddenKinds,
       rollout: rollout.sort(byKey),
       staleAfterMs: env.staleAfter,
