@@ -147,8 +147,8 @@ export async function applicationsOfRun(
   for (const spec of specs) {
     // A HelmRelease is fetched where it is declared; a single Helm source is refused on its own grounds (applicationView);
     // every Git source of a multi-source application is fetched (a chart from a Helm repository is not Git).
-    // A chart from a Helm repository is fetched only from helmRepositories: one no entry covers is this application's failure.
-    const chart = (spec.declaredIn ? [] : spec.sources).find((s) => s.render === "helm" && s.chart && !helmRepositoryFor(s.url, ctx.config.helmRepositories));
+    // An Argo CD chart from a Helm repository is fetched only from helmRepositories: one no entry covers is this application's failure.
+    const chart = (spec.kind === "argocd-application" ? spec.sources : []).find((s) => s.render === "helm" && s.chart && !helmRepositoryFor(s.url, ctx.config.helmRepositories));
     if (chart) {
       unfetchable.set(spec.name, `no helmRepositories entry in driftwatch.yaml matches ${chart.url} (chart ${chart.chart}); Driftwatch fetches charts only from the repositories it lists`);
       continue;
