@@ -30,6 +30,8 @@ export async function inferApplied(
   options: CompareContext,
   inputs: readonly string[] = [],
 ): Promise<{ sha: string | null; source: "inferred" }> {
+  // A chart from a Helm repository (no Git mirror) has no recent revisions to try: what is applied is unknown.
+  if (!mirrorPath) return { sha: null, source: "inferred" };
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) {
     if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
