@@ -18,7 +18,7 @@
 // objects split evenly over N folders): one run renders, compares and
 // records each of them.
 //
-//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect] [--applications 300] [--collector-heap 512]
+//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect] [--applications 300] [--collector-heap 768]
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

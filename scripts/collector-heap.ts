@@ -7,7 +7,7 @@
 // bench measures the collector with the same default.
 import { spawn } from "node:child_process";
 
-export const COLLECTOR_HEAP_MIB = 512;
+export const COLLECTOR_HEAP_MIB = 768;
 
 const FLAG = "--max-old-space-size";
 

@@ -87,8 +87,15 @@ export function liveEntry(plan: IntakePlan, key: string, obj: KubeObject): LiveE
   const stands = plan.sameOptions && !liveChanged && !desiredChanged(plan, key) && (prev !== undefined || plan.prevDesired.has(key));
   if (stands) return entry;
   if (plan.carriedKeys.has(key) && !plan.desired.has(key)) entry.object = obj;
-  else entry.drift = compareObject(plan.desired.get(key)?.object ?? null, obj, plan.compareContextOf(key));
+  else entry.drift = shared(compareObject(plan.desired.get(key)?.object ?? null, obj, plan.compareContextOf(key)));
   return entry;
+}
+
+const IN_SYNC: ObjectDrift = Object.freeze({ type: "InSync", ignored: Object.freeze({}) }) as ObjectDrift;
+
+/** Nearly every verdict of a first run is "in sync, nothing ignored": one shared object for all of them. */
+function shared(drift: ObjectDrift): ObjectDrift {
+  return drift.type === "InSync" && Object.keys(drift.ignored).length === 0 ? IN_SYNC : drift;
 }
 
 /**

@@ -246,7 +246,8 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.set(d.revisionSha, [...(desiredMoved.get(d.revisionSha) ?? []), d.key]);
       continue;
     }
-    blobs.push({ hash, text: contentHash(stored(d.object)).text });
+    // Made when its statement is sent: desired objects stay in memory (the kept render), their bodies need not.
+    blobs.push({ hash, text: () => contentHash(stored(d.object)).text });
     desiredUpserts.push({ ...rowFor(d.key, d.object, hash), revisionSha: d.revisionSha, sourcePath: d.sourcePath, applicationId });
     desiredVersions.push({ key: d.key, blobHash: hash });
     desiredChanged.add(d.key);

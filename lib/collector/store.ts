@@ -35,7 +35,8 @@ export function storedRow(r: StoredRow): StoredRow {
 
 export interface Blob {
   hash: string;
-  text: string;
+  /** The body, or how to make it when its statement is sent (a first run would otherwise hold every body at once). */
+  text: string | (() => string);
 }
 
 // 1,000 rows a statement: Prisma's client and its pg adapter each keep their
@@ -58,7 +59,7 @@ export async function writeBlobs(tx: Tx, blobs: Blob[]): Promise<number> {
   for (const part of chunks(unique)) {
     written += await tx.$executeRaw`
       INSERT INTO "ObjectBlob" (hash, body, size)
-      SELECT h, b::jsonb, octet_length(b) FROM unnest(${part.map((b) => b.hash)}::text[], ${part.map((b) => b.text)}::text[]) AS t(h, b)
+      SELECT h, b::jsonb, octet_length(b) FROM unnest(${part.map((b) => b.hash)}::text[], ${part.map((b) => (typeof b.text === "string" ? b.text : b.text()))}::text[]) AS t(h, b)
       ON CONFLICT (hash) DO NOTHING`;
   }
   return written;
