@@ -115,5 +115,6 @@ export function removeTree(dir: string): void {
     .map((l) => l.split(" ")[4] ?? "")
     .filter((m) => m === abs || m.startsWith(`${abs}/`));
   if (mounted.length > 0) throw new Error(`refusing to delete ${abs}: still mounted there: ${mounted.join(", ")}`);
-  fs.rmSync(abs, { recursive: true, force: true });
+  // GNU rm: several times faster than fs.rmSync on a million files, and --one-file-system skips any mount regardless.
+  sh(["rm", "-rf", "--one-file-system", abs]);
 }
