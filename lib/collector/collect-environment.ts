@@ -2,6 +2,7 @@
 // per application) and cluster (live, listed once for all of them) in, drift
 // out per application, stored in one transaction. Any failure before the
 // transaction leaves the last good state untouched; the run records why.
+import { createHash } from "node:crypto";
 import type { ApplicationEnvironment } from "@/lib/config";
 import { DEFAULT_APPLICATION_NAME } from "@/lib/config/schema";
 import type { RunError, RunProgress, RolloutStatus } from "@/lib/domain/types";
@@ -13,6 +14,7 @@ import { KubeError } from "@/lib/kube/errors";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
+import { ingestedOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
 import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
@@ -242,12 +244,23 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const allSecretValues = apps.length === 1 ? apps[0]!.desired.secretValues : [...new Set(apps.flatMap((a) => a.desired.secretValues))];
     /** The application tracking a live object Git lacks (its controller's inventory, tracking id or label), if any. */
     const trackerOf = (obj: KubeObject) => apps.find((a) => tracks(a.desired.compareContext, obj));
-    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
+    // What masking depended on, for objects a watch cache hands out again and again (watch-ingest.ts).
+    const maskInputs = new Map<readonly string[], string>();
+    const maskInputsOf = (values: readonly string[]) => {
+      let named = maskInputs.get(values);
+      if (named === undefined) maskInputs.set(values, (named = createHash("sha256").update(ctx.secretKey).update(JSON.stringify(values)).digest("hex")));
+      return named;
+    };
+    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
       for (const item of items) {
         const ownerKey = objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
         const secretValues = owner ? owner.desired.secretValues : allSecretValues;
-        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, owner?.desired.secretPaths.get(ownerKey) ?? [], ctx.secretKey)) as KubeObject;
+        const paths = owner?.desired.secretPaths.get(ownerKey) ?? [];
+        const takeIn = () => (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
+        // With nothing to mask, taking an object in is itself.
+        const nothingToDo = r.kind !== "Secret" && secretValues.length === 0 && paths.length === 0;
+        const obj = cachedObjects && !nothingToDo ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf([]) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
         const key = objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects an application's controller or label tracks can be Extra; the rest are not ours.
@@ -271,7 +284,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (fromCache) {
         const items = [...fromCache];
         progress.objectsRead += items.length;
-        ingest(r, items);
+        ingest(r, items, undefined, true);
         progress.kindsDone++;
       } else wanted.push(r);
     }
