@@ -171,30 +171,17 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
 
     // Which application each object is: the one whose Git has it (the first, when two render it).
-    const desired = new Map<string, DesiredEntry>();
-    const ownerOf = new Map<string, string>();
+    const merged = mergeDesired(apps);
+    const desired = merged.desired;
+    const carriedKeys = merged.carriedKeys;
+    const desiredOwner = merged.owners;
+    // This run adds the owners of tracked live objects; the merged owners stay as they are for the next run.
+    const ownerOf = new Map(merged.owners);
     const byId = new Map(apps.map((a) => [a.id, a]));
-    for (const a of apps) {
-      let shared = 0;
-      for (const [key, entry] of a.desired.desired) {
-        if (desired.has(key)) {
-          shared++;
-          continue;
-        }
-        desired.set(key, entry);
-        ownerOf.set(key, a.id);
-      }
+    for (const [i, a] of apps.entries()) {
+      const shared = merged.shared[i] ?? 0;
       if (shared > 0) warnings.push(named(a.spec, { category: "render", severity: "warning", message: `${shared} of its objects are rendered by another application too; they are compared as the first application's` }));
     }
-    const carriedKeys = new Set<string>();
-    for (const a of apps) {
-      for (const key of a.desired.carriedKeys) {
-        if (desired.has(key) || carriedKeys.has(key)) continue;
-        carriedKeys.add(key);
-        ownerOf.set(key, a.id);
-      }
-    }
-    const desiredOwner = new Set(ownerOf.keys());
 
     // Which kinds to read, once for all applications: everything Git declares plus everything their controllers say they manage.
     const resources = new Map<string, ApiResource>();
@@ -260,7 +247,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         const takeIn = () => (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
         // With nothing to mask, taking an object in is itself.
         const nothingToDo = r.kind !== "Secret" && secretValues.length === 0 && paths.length === 0;
-        const obj = cachedObjects && !nothingToDo ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf([]) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
+        const obj = cachedObjects && !nothingToDo ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
         const key = objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects an application's controller or label tracks can be Extra; the rest are not ours.
@@ -410,6 +397,61 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
   }
 }
+
+interface MergedDesired {
+  parts: Array<{ id: string; desired: ReadonlyMap<string, DesiredEntry>; carriedKeys: ReadonlySet<string> }>;
+  desired: Map<string, DesiredEntry>;
+  /** The application of every desired and carried key. */
+  owners: Map<string, string>;
+  carriedKeys: Set<string>;
+  /** Per application, how many of its objects an earlier one renders too. */
+  shared: number[];
+}
+
+/** Kept with the first application's desired set (memoised per render, run-memo.ts), so it goes when that does. */
+const mergedDesired = new WeakMap<object, MergedDesired>();
+
+/**
+ * The applications' desired objects as one set, each key the first
+ * application's that renders it. While no application's render moves (nearly
+ * every watch-triggered run) this is the previous run's set itself, so it is
+ * neither rebuilt nor, in persist, gone through again. Callers must not change it.
+ */
+function mergeDesired(apps: readonly CollectedApplication[]): MergedDesired {
+  const first = apps[0]?.desired.desired;
+  const hit = first ? mergedDesired.get(first) : undefined;
+  const same = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a === b || (a.size === b.size && [...a].every((k) => b.has(k)));
+  if (hit && hit.parts.length === apps.length && hit.parts.every((p, i) => p.id === apps[i]!.id && p.desired === apps[i]!.desired.desired && same(p.carriedKeys, apps[i]!.desired.carriedKeys))) return hit;
+  const desired = new Map<string, DesiredEntry>();
+  const owners = new Map<string, string>();
+  const shared: number[] = [];
+  for (const a of apps) {
+    let n = 0;
+    for (const [key, entry] of a.desired.desired) {
+      if (desired.has(key)) {
+        n++;
+        continue;
+      }
+      desired.set(key, entry);
+      owners.set(key, a.id);
+    }
+    shared.push(n);
+  }
+  const carriedKeys = new Set<string>();
+  for (const a of apps) {
+    for (const key of a.desired.carriedKeys) {
+      if (desired.has(key) || carriedKeys.has(key)) continue;
+      carriedKeys.add(key);
+      owners.set(key, a.id);
+    }
+  }
+  const merged = { parts: apps.map((a) => ({ id: a.id, desired: a.desired.desired, carriedKeys: new Set(a.desired.carriedKeys) })), desired, owners, carriedKeys, shared };
+  if (first) mergedDesired.set(first, merged);
+  return merged;
+}
+
+/** A Secret's hashing depends on the instance key alone. */
+const NO_VALUES: readonly string[] = [];
 
 let warnedNetworkNamespace = false;
 
