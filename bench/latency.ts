@@ -10,7 +10,7 @@
 //     of the same objects measured in this run (issue 21: with 100,000 objects
 //     and 100 changes a run takes ≤ 0.2× the bare list, edit → visible p95 ≤ 1 s).
 // A collector worker runs in this process with its default settings (1 s job
-// poll, 200 ms watch debounce); the API server runs in a process of its own.
+// poll, 50 ms watch debounce); the API server runs in a process of its own.
 //
 //   npx tsx bench/latency.ts [--objects 1000] [--edits 50] [--pushes 20] [--batch 100]
 //   npx tsx bench/latency.ts --full     (100,000 objects, issue 21's watch-at-scale targets)
