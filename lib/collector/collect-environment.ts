@@ -14,7 +14,7 @@ import { KubeError } from "@/lib/kube/errors";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
-import { ingestedOnce } from "./watch-ingest";
+import { ingestedOnce, keyOnce, liveEntryOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
 import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
@@ -240,22 +240,22 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     };
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
       for (const item of items) {
-        const ownerKey = objectKey(item as KubeObject);
+        const ownerKey = cachedObjects ? keyOnce(item, () => objectKey(item as KubeObject)) : objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
         const secretValues = owner ? owner.desired.secretValues : allSecretValues;
         const paths = owner?.desired.secretPaths.get(ownerKey) ?? [];
         const takeIn = () => (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
         // With nothing to mask, taking an object in is itself.
         const nothingToDo = r.kind !== "Secret" && secretValues.length === 0 && paths.length === 0;
-        const obj = cachedObjects && !nothingToDo ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
-        const key = objectKey(obj);
+        const obj = nothingToDo ? (item as KubeObject) : cachedObjects ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
+        const key = obj === item ? ownerKey : objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects an application's controller or label tracks can be Extra; the rest are not ours.
           const tracker = trackerOf(obj);
           if (!tracker) continue;
           ownerOf.set(key, tracker.id);
         }
-        live.set(key, { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+        live.set(key, cachedObjects ? liveEntryOnce(obj, key) : { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
         seen?.push(key);
       }
     };

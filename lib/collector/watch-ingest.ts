@@ -11,6 +11,7 @@
 // when that moved, the object is taken in again. Entries go with their objects
 // when the informer drops them (a WeakMap): nothing here needs invalidating.
 import type { KubeObject } from "@/lib/drift";
+import type { LiveEntry } from "./persist";
 
 const ingested = new WeakMap<object, { inputs: string; object: KubeObject }>();
 
@@ -25,4 +26,22 @@ export function ingestedOnce(item: object, inputs: string, ingest: () => KubeObj
   const object = ingest();
   ingested.set(item, { inputs, object });
   return object;
+}
+
+const keys = new WeakMap<object, string>();
+
+/** A cached object's key (objectKey), computed once per object. */
+export function keyOnce(item: object, key: () => string): string {
+  let hit = keys.get(item);
+  if (hit === undefined) keys.set(item, (hit = key()));
+  return hit;
+}
+
+const entries = new WeakMap<object, LiveEntry>();
+
+/** The run's entry for a taken-in cached object, made once per object (runs only read it). */
+export function liveEntryOnce(object: KubeObject, key: string): LiveEntry {
+  let hit = entries.get(object);
+  if (hit === undefined || hit.key !== key) entries.set(object, (hit = { key, object, resourceVersion: (object.metadata.resourceVersion as string | undefined) ?? null }));
+  return hit;
 }
