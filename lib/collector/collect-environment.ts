@@ -14,7 +14,7 @@ import { KubeError } from "@/lib/kube/errors";
 import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
-import { ingestedOnce, keyOnce, liveEntryOnce } from "./watch-ingest";
+import { ingestedOnce, keyOnce, liveEntryOnce, rolloutOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
 import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
@@ -189,14 +189,10 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const pickResources = () => {
       resources.clear();
       unserved.clear();
-      const seen = new Set<string>();
-      for (const d of desired.values()) {
-        const gvk = `${d.object.apiVersion}\0${d.object.kind}`;
-        if (seen.has(gvk)) continue;
-        seen.add(gvk);
-        const r = discovery.lookup(d.object.apiVersion, d.object.kind);
+      for (const d of (merged.kinds ??= kindsOf(desired))) {
+        const r = discovery.lookup(d.apiVersion, d.kind);
         if (r) resources.set(`${r.group}/${r.kind}`, r);
-        else unserved.add(`${d.object.apiVersion} ${d.object.kind}`);
+        else unserved.add(`${d.apiVersion} ${d.kind}`);
       }
       for (const a of apps) {
         for (const k of a.desired.carriedKinds.values()) {
@@ -238,16 +234,21 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (named === undefined) maskInputs.set(values, (named = createHash("sha256").update(ctx.secretKey).update(JSON.stringify(values)).digest("hex")));
       return named;
     };
+    const takeIn = (r: ApiResource, item: Record<string, unknown>, secretValues: readonly string[], paths: ReadonlyArray<Array<string | number>>) =>
+      (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
       for (const item of items) {
         const ownerKey = cachedObjects ? keyOnce(item, () => objectKey(item as KubeObject)) : objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
         const secretValues = owner ? owner.desired.secretValues : allSecretValues;
         const paths = owner?.desired.secretPaths.get(ownerKey) ?? [];
-        const takeIn = () => (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
         // With nothing to mask, taking an object in is itself.
         const nothingToDo = r.kind !== "Secret" && secretValues.length === 0 && paths.length === 0;
-        const obj = nothingToDo ? (item as KubeObject) : cachedObjects ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, takeIn) : takeIn();
+        const obj = nothingToDo
+          ? (item as KubeObject)
+          : cachedObjects
+            ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, () => takeIn(r, item, secretValues, paths))
+            : takeIn(r, item, secretValues, paths);
         const key = obj === item ? ownerKey : objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects an application's controller or label tracks can be Extra; the rest are not ours.
@@ -269,7 +270,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     for (const r of resources.values()) {
       const fromCache = cached?.get(`${r.group}/${r.kind}`);
       if (fromCache) {
-        const items = [...fromCache];
+        const items = Array.isArray(fromCache) ? (fromCache as Array<Record<string, unknown>>) : [...fromCache];
         progress.objectsRead += items.length;
         ingest(r, items, undefined, true);
         progress.kindsDone++;
@@ -329,7 +330,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const rollout: RolloutStatus[] = [];
     const rolloutByApp = new Map<string, RolloutStatus[]>();
     for (const l of live.values()) {
-      const r = rolloutOf(l.key, l.object);
+      const r = rolloutOnce(l, () => rolloutOf(l.key, l.object));
       if (!r) continue;
       rollout.push(r);
       const owner = ownerOf.get(l.key);
@@ -406,6 +407,17 @@ interface MergedDesired {
   carriedKeys: Set<string>;
   /** Per application, how many of its objects an earlier one renders too. */
   shared: number[];
+  /** The kinds of the desired objects, once asked for. */
+  kinds?: Array<{ apiVersion: string; kind: string }>;
+}
+
+function kindsOf(desired: ReadonlyMap<string, DesiredEntry>): Array<{ apiVersion: string; kind: string }> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const d of desired.values()) {
+    const gvk = `${d.object.apiVersion}\0${d.object.kind}`;
+    if (!kinds.has(gvk)) kinds.set(gvk, { apiVersion: d.object.apiVersion, kind: d.object.kind });
+  }
+  return [...kinds.values()];
 }
 
 /** Kept with the first application's desired set (memoised per render, run-memo.ts), so it goes when that does. */

@@ -11,6 +11,7 @@
 // when that moved, the object is taken in again. Entries go with their objects
 // when the informer drops them (a WeakMap): nothing here needs invalidating.
 import type { KubeObject } from "@/lib/drift";
+import type { RolloutStatus } from "@/lib/domain/types";
 import type { LiveEntry } from "./persist";
 
 const ingested = new WeakMap<object, { inputs: string; object: KubeObject }>();
@@ -43,5 +44,14 @@ const entries = new WeakMap<object, LiveEntry>();
 export function liveEntryOnce(object: KubeObject, key: string): LiveEntry {
   let hit = entries.get(object);
   if (hit === undefined || hit.key !== key) entries.set(object, (hit = { key, object, resourceVersion: (object.metadata.resourceVersion as string | undefined) ?? null }));
+  return hit;
+}
+
+const rollouts = new WeakMap<LiveEntry, RolloutStatus | null>();
+
+/** A live entry's rollout status (null: not a workload), worked out once per entry; entries of cached objects live as long as they do. */
+export function rolloutOnce(entry: LiveEntry, rollout: () => RolloutStatus | null): RolloutStatus | null {
+  let hit = rollouts.get(entry);
+  if (hit === undefined) rollouts.set(entry, (hit = rollout()));
   return hit;
 }
