@@ -11,7 +11,6 @@ import { maskLiveSecretSourced } from "./controller-render";
 import { hashSecretValues, objectKey, type KubeObject } from "@/lib/drift";
 import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
-import { rolloutOf } from "@/lib/kube/rollout";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { ingestedOnce, keyOnce, liveEntryOnce, rolloutOnce } from "./watch-ingest";
@@ -238,7 +237,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
     const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
       for (const item of items) {
-        const ownerKey = cachedObjects ? keyOnce(item, () => objectKey(item as KubeObject)) : objectKey(item as KubeObject);
+        const ownerKey = cachedObjects ? keyOnce(item as KubeObject) : objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
         const secretValues = owner ? owner.desired.secretValues : allSecretValues;
         const paths = owner?.desired.secretPaths.get(ownerKey) ?? [];
@@ -330,7 +329,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const rollout: RolloutStatus[] = [];
     const rolloutByApp = new Map<string, RolloutStatus[]>();
     for (const l of live.values()) {
-      const r = rolloutOnce(l, () => rolloutOf(l.key, l.object));
+      const r = rolloutOnce(l);
       if (!r) continue;
       rollout.push(r);
       const owner = ownerOf.get(l.key);
