@@ -1,5 +1,7 @@
 // Numbers for benchmark reports: percentiles, peak memory while something
 // runs, and the machine the figures came from.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,6 +22,58 @@ export function round(n: number, digits = 0): number {
 }
 
 export const MiB = 1024 * 1024;
+
+/** This process's peak resident memory as the kernel counts it (VmHWM, bytes); null where /proc is absent. */
+export function highWaterRss(): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Peak resident memory of this process while `fn` runs (bytes): the kernel's
+ * high-water mark, reset to the current size first (Linux: clear_refs 5), so
+ * no allocation burst between samples is missed. Elsewhere, sampled.
+ */
+export async function withHighWaterRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
+  let reset = false;
+  try {
+    fs.writeFileSync("/proc/self/clear_refs", "5");
+    reset = highWaterRss() !== null;
+  } catch {
+    reset = false;
+  }
+  if (!reset) return withPeakRss(fn);
+  const value = await fn();
+  return { value, peakRss: highWaterRss() ?? process.memoryUsage.rss() };
+}
+
+/** Runs a script in a child node process (tsx loaded, extra node flags first); its last stdout line that parses as JSON is the answer. */
+export function runChildJson<T>(script: string, args: string[], nodeFlags: string[] = []): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      const line = out.trim().split("\n").reverse().find((l) => l.startsWith("{"));
+      if (code === 0 && line) {
+        try {
+          resolve(JSON.parse(line) as T);
+          return;
+        } catch {
+          // reported below
+        }
+      }
+      reject(new Error(`${path.basename(script)} ${args.join(" ")} ended with ${signal ?? `code ${code}`}${line ? "" : " and no result"}`));
+    });
+  });
+}
 
 /** Samples this process's resident memory while `fn` runs; returns the peak seen (bytes). */
 export async function withPeakRss<T>(fn: () => Promise<T>, everyMs = 20): Promise<{ value: T; peakRss: number }> {

@@ -8,6 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import type { PrismaClient } from "../../lib/db/generated/client";
 import { percentile, round } from "./stats";
+import { COLLECTOR_HEAP_MIB } from "../../scripts/collector-heap";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -240,7 +241,8 @@ export async function stopProcesses(children: readonly ChildProcess[], graceMs =
 /** One `scripts/collector.ts` process, as `npm run collector` starts it, on the bench's database and config. */
 export function startCollector(opts: { databaseUrl: string; configFile: string; dataDir: string; profileDir?: string }): ChildProcess {
   const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
-  return spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "scripts/collector.ts")], {
+  // Its default heap limit given here, so the process started is the collector itself (not one that starts it again): its pid is the one measured and stopped.
+  return spawn(process.execPath, [...profile, `--max-old-space-size=${COLLECTOR_HEAP_MIB}`, "--import", "tsx", path.join(ROOT, "scripts/collector.ts")], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     env: {

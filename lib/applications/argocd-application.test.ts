@@ -3,7 +3,7 @@
 // ApplicationDestination), turned into applications.
 import { describe, expect, it } from "vitest";
 import type { Obj } from "@/lib/git";
-import { argoApplicationSpec } from "./argocd-application";
+import { argoApplicationSpec, argoSyncedRevisions, joinSources, repeatedResourceMessage } from "./argocd-application";
 import type { TransformOptions } from "./flux-application";
 
 const opts: TransformOptions = { repositoryFor: (url) => (url.startsWith("https://github.com/acme/") ? "acme-gitops" : undefined), promotionKeys: {} };
@@ -58,7 +58,7 @@ describe("argoApplicationSpec", () => {
     expect(spec.sources).toEqual([{ url: "https://charts.bitnami.com/bitnami", ref: { tag: "20.1.3" }, path: ".", render: "helm", chart: "redis" }]);
   });
 
-  it("reads every entry of spec.sources, leaving out a ref-only source that only lends values files", () => {
+  it("reads every entry of spec.sources in order, a ref-only source (it only lends values files) marked as such", () => {
     const { spec, problems } = argoApplicationSpec(
       application("web", {
         sources: [
@@ -72,6 +72,7 @@ describe("argoApplicationSpec", () => {
     expect(problems).toEqual([]);
     expect(spec.sources).toEqual([
       { url: "https://charts.example.com", ref: { semver: "2.x" }, path: ".", render: "helm", chart: "web" },
+      { url: "https://github.com/acme/values.git", repository: "acme-gitops", ref: { branch: "main" }, path: ".", render: "plain", refName: "values", refOnly: true },
       { url: "https://github.com/acme/gitops.git", repository: "acme-gitops", ref: { branch: "main" }, path: "extras/web", render: "plain" },
     ]);
   });
@@ -94,3 +95,44 @@ describe("argoApplicationSpec", () => {
     expect(spec.promotionKey).toBe("api");
   });
 });
+
+describe("what an Argo CD Application synced", () => {
+  const app = (spec: Record<string, unknown>, status: Record<string, unknown>) => ({ apiVersion: "argoproj.io/v1alpha1", kind: "Application", metadata: { name: "a", namespace: "argocd" }, spec, status });
+  const one = { source: { repoURL: "https://charts.example", chart: "web", targetRevision: "1.*" } };
+  const two = { sources: [{ repoURL: "https://git.example/a.git", path: "a" }, { repoURL: "https://git.example/b.git", ref: "values" }] };
+
+  it("reads status.sync.revision of a single source while Synced, and the last sync's (history) while OutOfSync", () => {
+    expect(argoSyncedRevisions(app(one, { sync: { status: "Synced", revision: "1.2.0" } }))).toEqual(["1.2.0"]);
+    expect(argoSyncedRevisions(app(one, { sync: { status: "OutOfSync", revision: "1.3.0" }, history: [{ revision: "1.1.0" }, { revision: "1.2.0" }] }))).toEqual(["1.2.0"]);
+    expect(argoSyncedRevisions(app(one, {}))).toEqual([null]);
+  });
+
+  it("reads status.sync.revisions per source, in spec.sources order", () => {
+    expect(argoSyncedRevisions(app(two, { sync: { status: "Synced", revisions: ["aaa", "bbb"] } }))).toEqual(["aaa", "bbb"]);
+    expect(argoSyncedRevisions(app(two, { sync: { status: "OutOfSync", revisions: ["ccc", "ddd"] }, history: [{ revisions: ["aaa", "bbb"] }] }))).toEqual(["aaa", "bbb"]);
+    // A single revision does not say which of several sources it is.
+    expect(argoSyncedRevisions(app(two, { sync: { status: "Synced", revision: "aaa" } }))).toEqual([null, null]);
+  });
+});
+
+describe("joining a multi-source application's objects", () => {
+  const item = (key: string, from: string) => ({ key, object: { from } });
+  it("keeps source order, lets the last source's copy of a repeated object win, and says how often it appeared", () => {
+    const joined = joinSources(
+      [
+        [item("apps/Deployment/shop/web", "first"), item("/ConfigMap/shop/a", "first")],
+        [item("/ConfigMap/shop/b", "second"), item("apps/Deployment/shop/web", "second")],
+        [item("apps/Deployment/shop/web", "third")],
+      ],
+      (i) => i.key,
+    );
+    expect(joined.items.map((i) => [i.key, i.object.from])).toEqual([
+      ["apps/Deployment/shop/web", "third"],
+      ["/ConfigMap/shop/a", "first"],
+      ["/ConfigMap/shop/b", "second"],
+    ]);
+    expect(joined.repeated).toEqual([{ key: "apps/Deployment/shop/web", count: 3 }]);
+    expect(repeatedResourceMessage(joined.repeated[0]!)).toBe("Resource apps/Deployment/shop/web appeared 3 times among application resources.");
+  });
+});
+

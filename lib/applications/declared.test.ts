@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
-import { applicationView, declaredApplications } from "./declared";
+import { applicationView, chartOfView, declaredApplications } from "./declared";
 import type { ApplicationSpec } from "./spec";
 
 const REPOS = `
@@ -139,12 +139,31 @@ describe("applicationView", () => {
     expect(view.ok && view.env.source.branch).toBe(followed);
   });
 
+  it("collects a chart from a Helm repository as a chart view: its repository, chart and version range in place of a Git location", () => {
+    const view = applicationView(production!, discovered({ sources: [{ url: "https://charts.example/stable", ref: { semver: "1.x" }, path: ".", render: "helm", chart: "podinfo" }] }));
+    expect(view.ok).toBe(true);
+    if (!view.ok) return;
+    expect(chartOfView(view.env)).toEqual({ repoURL: "https://charts.example/stable", chart: "podinfo", targetRevision: "1.x" });
+    expect(view.env.source).toMatchObject({ render: "helm", branch: "1.x" });
+    // A Git source is not a chart view.
+    const git = applicationView(production!, discovered({}));
+    expect(git.ok && chartOfView(git.env)).toBe(null);
+  });
+
+  it("collects a multi-source application: its first rendering source stands for it, a ref-only source is skipped for that", () => {
+    const values = { url: "https://git.example/values.git", repository: "shop", ref: { branch: "main" }, path: ".", render: "plain" as const, refName: "values", refOnly: true as const };
+    const chart = { url: "https://charts.example", ref: { semver: "1.x" }, path: ".", render: "helm" as const, chart: "podinfo" };
+    const view = applicationView(production!, discovered({ sources: [values, chart, discovered({}).sources[0]!] }));
+    expect(view.ok).toBe(true);
+    if (view.ok) expect(chartOfView(view.env)).toMatchObject({ chart: "podinfo", targetRevision: "1.x" });
+  });
+
   it.each([
     ["no configured repository", { sources: [{ url: "https://other.example/x.git", ref: { branch: "main" }, path: ".", render: "plain" as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/x.git/],
     ["an OCI artifact", { sources: [{ url: "oci://ghcr.io/acme/app", repository: "shop", ref: { digest: "sha256:0123456789abcdef0123456789abcdef" }, path: ".", render: "plain" as const }] }, /OCI artifact sha256:0123.*only Git sources/],
-    ["a chart from a Helm repository", { sources: [{ url: "https://charts.example", ref: { semver: "1.x" }, path: ".", render: "helm" as const, chart: "podinfo" }] }, /installs chart podinfo from the Helm repository https:\/\/charts.example; only charts kept in Git/],
     ["a HelmRelease", { kind: "flux-helmrelease" as const, controller: { type: "flux" as const, kind: "HelmRelease" as const, namespace: "x", name: "y" } }, /no Kustomization is known to apply its HelmRelease/],
-    ["two sources", { sources: [discovered({}).sources[0]!, discovered({}).sources[0]!] }, /2 sources/],
+    ["two sources, one of them from no configured repository", { sources: [discovered({}).sources[0]!, { url: "https://other.example/values.git", ref: { branch: "main" }, path: ".", render: "plain" as const, refName: "values", refOnly: true as const }] }, /no repository or credential in driftwatch.yaml matches https:\/\/other.example\/values.git/],
+    ["only ref sources", { sources: [{ ...discovered({}).sources[0]!, refName: "values", refOnly: true as const }] }, /only ref sources/],
   ])("says why it cannot collect an application with %s", (_what, over, reason) => {
     const view = applicationView(production!, discovered(over));
     expect(view.ok).toBe(false);

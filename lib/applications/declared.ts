@@ -65,6 +65,29 @@ function gitLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][nu
 }
 
 /**
+ * What a view of a chart from a Helm repository or OCI registry names in
+ * place of a Git repository: no repository of driftwatch.yaml can be named
+ * so (names are lower-case letters, digits and '-').
+ */
+export const CHART_REPOSITORY = "helm-chart:";
+
+/** A chart source as the collection reads it: its repository, chart and version (or range) where a Git source has its repository, ref and path. */
+function chartLocation(source: ApplicationSpec["sources"][number], chart: string): ApplicationEnvironment["source"] {
+  const targetRevision = source.ref.tag ?? (source.ref.semver && source.ref.semver !== "*" ? source.ref.semver : "");
+  return { repository: CHART_REPOSITORY, branch: targetRevision || "*", path: ".", render: "helm", argocd: { chart: { repoURL: source.url, chart, targetRevision } } };
+}
+
+/** Where one source of an application is read from: its Git location, or its chart's (chartOfView). */
+export function sourceLocation(app: ApplicationSpec, source: ApplicationSpec["sources"][number]): { ok: true; source: ApplicationEnvironment["source"] } | { ok: false; reason: string } {
+  return source.render === "helm" && source.chart ? { ok: true, source: chartLocation(source, source.chart) } : gitLocation(app, source);
+}
+
+/** The chart a view follows when it is one from a Helm repository or OCI registry (CHART_REPOSITORY), else null. */
+export function chartOfView(view: ApplicationEnvironment): { repoURL: string; chart: string; targetRevision: string } | null {
+  return view.source.repository === CHART_REPOSITORY ? (view.source.argocd?.chart ?? null) : null;
+}
+
+/**
  * A discovered Flux HelmRelease is collected as a HelmRelease environment is:
  * its desired state is the release in Helm's storage, and its Git side the
  * file declaring it, in the Kustomization that applies it.
@@ -86,13 +109,19 @@ export function applicationView(env: EnvironmentConfig, app: ApplicationSpec): A
     return { ok: true, env: { ...env, source: declared.source, controller: declared.controller, trackingLabel: declared.trackingLabel ?? env.trackingLabel } };
   }
   if (app.controller?.kind === "HelmRelease") return helmReleaseView(env, app, app.controller);
-  const source = app.sources[0];
-  if (!source) return { ok: false, reason: `application ${app.name} has no source` };
-  if (app.sources.length > 1) return { ok: false, reason: `application ${app.name} has ${app.sources.length} sources; only single-source applications are collected so far` };
+  if (app.sources.length === 0) return { ok: false, reason: `application ${app.name} has no source` };
+  // Of several sources (Argo CD `spec.sources`) every one must be readable; the first that renders stands for the application
+  // where one revision is shown (its approved and applied revision), each source keeps its own.
+  const source = app.sources.find((s) => !s.refOnly);
+  if (!source) return { ok: false, reason: `application ${app.name} has only ref sources: nothing renders` };
+  for (const other of app.sources.length > 1 ? app.sources : []) {
+    if (other === source || (other.render === "helm" && other.chart)) continue;
+    const readable = gitLocation(app, other);
+    if (!readable.ok) return readable;
+  }
   // A chart in a Git folder renders as a declared Argo CD Helm source does (its settings read from the Application);
-  // a chart from a Helm repository has no Git side to follow.
-  if (source.render === "helm" && source.chart) return { ok: false, reason: `application ${app.name} installs chart ${source.chart} from the Helm repository ${source.url}; only charts kept in Git (and Flux HelmReleases) are collected so far` };
-  const where = gitLocation(app, source);
+  // a chart from a Helm repository or OCI registry is fetched by Driftwatch, its versions in place of commits.
+  const where = sourceLocation(app, source);
   if (!where.ok) return where;
   let controller: ControllerConfig | undefined;
   if (app.controller?.kind === "Kustomization") controller = { type: "flux", kind: "Kustomization", namespace: app.controller.namespace, name: app.controller.name };

@@ -53,6 +53,14 @@ export const applicationSourceSchema = z
     render: z.enum(["plain", "kustomize", "helm"]).default("plain"),
     /** Chart reference for Helm sources not in Git (Argo CD `chart:` from a Helm repository or OCI). */
     chart: z.string().optional(),
+    /** Argo CD `ref:` of a multi-source entry: other sources' Helm valueFiles name its files as `$<refName>/…`. */
+    refName: z.string().optional(),
+    /** A `ref:` source with neither path nor chart: it renders nothing and only lends its files. */
+    refOnly: z.literal(true).optional(),
+    /** What the last collection found this source's approved revision (commit or chart version) to be; set for multi-source and chart applications. */
+    approved: z.string().optional(),
+    /** What its controller reported this source applied at (Argo CD `status.sync.revisions[i]`), as the last collection read it. */
+    applied: z.string().nullable().optional(),
   })
   .strict();
 

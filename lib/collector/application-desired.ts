@@ -17,9 +17,21 @@ import { hashedDesiredSecret, memoDesired, memoGit, memoRender } from "./run-mem
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
-import { remoteBaseSource, type GitSide } from "./git-side";
+import { remoteBaseSource, type GitSide, type SourceSide } from "./git-side";
 import { helmSourceContext, rendersWithHelm } from "@/lib/helm/source-context";
 import { compareOptionsFor } from "./compare-options";
+import { argoSyncedRevisions, joinSources, repeatedResourceMessage, sourcesOf } from "@/lib/applications/argocd-application";
+import type { ControllerCondition } from "@/lib/kube/controller-status";
+import type { ApplicationSpec } from "@/lib/applications/spec";
+import { argoSourceRenderOptions } from "@/lib/kube/render-settings";
+import { refValueFiles } from "@/lib/helm/argocd-helm";
+import { repoTree } from "@/lib/git/repo-tree";
+import { readBlobs } from "@/lib/git/blob-reader";
+import type { RenderedObject } from "@/lib/git/manifests";
+import { fetchChart } from "@/lib/helm/chart-fetch";
+import { renderHelmSource, type FetchedChart, type HelmRenderSettings } from "@/lib/helm/render-helm";
+import { chartCacheDir } from "@/lib/helm/source-context";
+import type { ControllerRender } from "@/lib/git";
 
 export interface ApplicationDesired {
   approved: string;
@@ -44,6 +56,10 @@ export interface ApplicationDesired {
   withheldFrom: string | null;
   /** A Flux HelmRelease's release side (its desired state is the installed release), else null. */
   helmSide: HelmReleaseSide | null;
+  /** A multi-source application's approved and applied revision per source (spec.sources order), else null. */
+  sourceRevisions: Array<{ approved: string; applied: string | null }> | null;
+  /** A multi-source application: whether any source's applied revision lacks its approved one, else null (the application's own revisions decide). */
+  sourcesBehind: boolean | null;
   compareOptions: CompareOptions;
   compareContext: CompareContext;
   warnings: RunError[];
@@ -89,64 +105,80 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   if (pathMismatch) warnings.push({ category: "render", severity: "warning", message: pathMismatch });
   let secretValues = substituteSecretValues;
   const renderOptions: RenderOptions = { path: env.source.path, mode: env.source.render, defaultNamespace: env.defaultNamespace, kustomizeBin: ctx.kustomizeBin, remoteBases: remoteBaseSource(ctx), controller: controllerRender };
-  if (rendersWithHelm(env.source.render, controllerRender)) renderOptions.helm = await helmSourceContext(client, discovery, ctx.config);
-  // A kustomize render reads files outside the path (bases, components, patches,
-  // generator files): a commit to any of them is approved too. The inputs are the
-  // tip's render's; when it cannot render, the path alone decides, and the run says so.
+  if (rendersWithHelm(env.source.render, controllerRender) || git.sources?.some((s) => s.source.render === "helm")) renderOptions.helm = await helmSourceContext(client, discovery, ctx.config);
   let inputsOutside: readonly string[] = [];
-  if (env.source.render !== "plain" && tipSha) {
-    const tip = tipSha;
-    // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
-    const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
-    const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
-      if (e instanceof GitError && e.category === "render") return null;
-      throw e;
-    });
-    if (inputs) {
-      const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
-      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
-      if (byInputs) approved = byInputs;
-      inputsOutside = inputs;
-    } else {
-      warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
-    }
-  }
-  // Drift is measured against what the controller applied: the gap between
-  // approved and applied is a pending rollout (the stale alert), not a manual change.
-  let compareSha = approved;
-  if (controller?.appliedRevision && controller.appliedRevision !== approved) {
-    const applied = controller.appliedRevision;
-    const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
-    if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
-    else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
-  }
-  // Variables enter the key only through controllerRenderKey's digest.
-  const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+  let compareSha: string;
   const failingFiles = new Set<string>();
   let rendered: RenderResult;
   let withheldFrom: string | null = null;
   const previousWhere = step.previousRows;
-  try {
-    rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
-  } catch (e) {
-    if (!(e instanceof GitError)) throw e;
-    if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
-    const problems: RunError[] =
-      e instanceof RenderRefusedError
-        ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
-        : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
-    // A kustomize build renders all or nothing: when it cannot run, every object it
-    // rendered last time keeps that desired state and is still compared with live.
-    const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
-    if (previous.length === 0) throw new RunFailure(problems);
-    for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
-    withheldFrom = previous[0]?.revisionSha ?? null;
-    warnings.push(...problems, {
-      category: "render",
-      severity: "warning",
-      message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
-    });
-    rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+  let multi: MultiSourceRender | null = null;
+  if (git.sources) {
+    // Argo CD multi-source: each source rendered at its own revision, joined in source order (the last of a repeated object wins).
+    multi = await multiSourceRender(step, git.sources, controllerObject, renderOptions);
+    ({ compareSha, rendered } = multi);
+    if (controller) controller = { ...controller, appliedRevision: multi.applied, conditions: [...controller.conditions, ...multi.conditions] };
+    warnings.push(...multi.warnings);
+  } else if (git.chart) {
+    // A chart from a Helm repository or OCI registry: versions in place of commits, the archive in place of a checkout.
+    const chart = await repositoryChartRender(step, git.chart, controllerObject, controllerRender, renderOptions);
+    ({ compareSha, rendered } = chart);
+    if (controller) controller = { ...controller, appliedRevision: chart.applied };
+    warnings.push(...chart.warnings);
+  } else {
+    // A kustomize render reads files outside the path (bases, components, patches,
+    // generator files): a commit to any of them is approved too. The inputs are the
+    // tip's render's; when it cannot render, the path alone decides, and the run says so.
+    if (env.source.render !== "plain" && tipSha) {
+      const tip = tipSha;
+      // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
+      const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+        if (e instanceof GitError && e.category === "render") return null;
+        throw e;
+      });
+      if (inputs) {
+        const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+        if (byInputs) approved = byInputs;
+        inputsOutside = inputs;
+      } else {
+        warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
+      }
+    }
+    // Drift is measured against what the controller applied: the gap between
+    // approved and applied is a pending rollout (the stale alert), not a manual change.
+    compareSha = approved;
+    if (controller?.appliedRevision && controller.appliedRevision !== approved) {
+      const applied = controller.appliedRevision;
+      const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
+      if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
+      else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
+    }
+    // Variables enter the key only through controllerRenderKey's digest.
+    const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    try {
+      rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
+      const problems: RunError[] =
+        e instanceof RenderRefusedError
+          ? e.refusals.map((r) => ({ category: "render", severity: "error", path: r.file, message: `"${r.reference}" refused: ${r.reason}` }))
+          : [{ category: "render", severity: "error", message: e.message, ...(e instanceof RenderFileError ? { path: e.path } : {}) }];
+      // A kustomize build renders all or nothing: when it cannot run, every object it
+      // rendered last time keeps that desired state and is still compared with live.
+      const previous = env.source.render !== "plain" ? await ctx.db.desiredObject.findMany({ where: previousWhere, select: { sourcePath: true, revisionSha: true } }) : [];
+      if (previous.length === 0) throw new RunFailure(problems);
+      for (const p of previous) if (p.sourcePath) failingFiles.add(p.sourcePath);
+      withheldFrom = previous[0]?.revisionSha ?? null;
+      warnings.push(...problems, {
+        category: "render",
+        severity: "warning",
+        message: `the kustomize build of ${env.source.path} at ${compareSha.slice(0, 12)} did not run; its ${previous.length} objects keep their desired state from ${withheldFrom?.slice(0, 12) ?? "the last good run"} and were compared with live`,
+      });
+      rendered = { objects: [], problems: [], inputs: [], remoteBases: [], treeHash: null, cached: false };
+    }
   }
   for (const p of rendered.problems) {
     warnings.push({ category: p.message.startsWith("YAML") || p.line !== undefined ? "parse" : "render", message: p.message, path: p.path, line: p.line, severity: p.severity });
@@ -182,7 +214,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   }
   // Built once per render (reused while the commit is) and never changed after: later runs share it.
   const secretValuesKey = createHash("sha256").update(JSON.stringify(secretValues)).digest("hex");
-  const desired = memoDesired(rendered, [compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
+  const desired = memoDesired(rendered, [multi?.revisionsKey ?? compareSha, ctx.secretKey.toString("hex"), secretValuesKey], () => {
     const map = new Map<string, DesiredEntry>();
     for (const r of rendered.objects) {
       const obj = r.object as KubeObject;
@@ -190,7 +222,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       const masked = obj.kind === "Secret" ? null : maskSecretSourced(obj, secretValues, ctx.secretKey);
       const safe = masked ? masked.object : hashedDesiredSecret(obj, ctx.secretKey);
       const key = objectKey(safe);
-      map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: compareSha });
+      map.set(key, { key, object: safe, sourcePath: r.sourcePath, revisionSha: multi?.revisionOf.get(r) ?? compareSha });
     }
     return map;
   });
@@ -225,10 +257,184 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     inputsOutside,
     withheldFrom,
     helmSide,
+    sourceRevisions: multi?.sourceRevisions ?? null,
+    sourcesBehind: multi?.behind ?? null,
     compareOptions,
     compareContext: createCompareContext(compareOptions),
     warnings,
   };
+}
+
+/**
+ * A chart from a Helm repository or OCI registry, rendered as Argo CD renders
+ * it: at the version Argo CD synced (`status.sync.revision`), else at the
+ * approved one, with the Application's Helm options (value files from the
+ * chart, values, parameters, release name, namespace).
+ */
+async function repositoryChartRender(
+  step: DesiredStep,
+  chart: NonNullable<GitSide["chart"]>,
+  app: Record<string, unknown> | null,
+  controllerRender: ControllerRender | undefined,
+  renderOptions: RenderOptions,
+  synced?: string | null,
+): Promise<{ compareSha: string; applied: string | null; rendered: RenderResult; fetched: FetchedChart; warnings: RunError[] }> {
+  const { ctx, view: env } = step;
+  const warnings: RunError[] = [];
+  const applied = synced !== undefined ? synced : app ? (argoSyncedRevisions(app)[0] ?? null) : null;
+  const fetched = await chartToCompare(ctx, chart, applied, warnings);
+  const argo = controllerRender?.type === "argocd" ? controllerRender : undefined;
+  const appName = argo?.env?.appName ?? env.controller?.name;
+  if (!appName) throw new RunFailure([{ category: "render", message: `chart ${chart.ref.chart} needs its Application's name (the release name)` }]);
+  const settings: HelmRenderSettings = {
+    appName,
+    namespace: argo?.env?.appNamespace || env.defaultNamespace,
+    options: argo?.helm ?? {},
+    cluster: renderOptions.helm?.cluster ?? { apiVersions: [] },
+    chart: fetched,
+  };
+  const key = ["chart", fetched.digest, JSON.stringify({ ...settings, chart: undefined }), renderOptions.helm?.bin ?? ""];
+  const rendered = await memoRender(step.memoName, key, async (): Promise<RenderResult> => {
+    const r = await renderHelmSource("", fetched.version, "", settings, renderOptions.helm?.bin);
+    return { objects: [...r.objects], problems: [...r.problems], inputs: [...r.inputs], remoteBases: [], treeHash: null, cached: false };
+  }).catch((e: unknown) => {
+    throw e instanceof GitError ? new RunFailure([{ category: "render", message: e.message }]) : e;
+  });
+  return { compareSha: fetched.version, applied, rendered, fetched, warnings };
+}
+
+/**
+ * The chart version to compare with live: the one Argo CD synced (a newer
+ * approved version is a pending sync, stale, not drift), else the approved one.
+ */
+async function chartToCompare(ctx: CollectorContext, chart: NonNullable<GitSide["chart"]>, applied: string | null, warnings: RunError[]): Promise<FetchedChart> {
+  if (!applied || applied === chart.approved.version) return chart.approved;
+  const at = await fetchChart({ ...chart.ref, targetRevision: applied }, { repositories: ctx.config.helmRepositories, cacheDir: chartCacheDir(), timeoutMs: ctx.gitTimeoutMs }).catch((e: unknown) => {
+    if (!(e instanceof GitError)) throw e;
+    warnings.push({ category: "render", severity: "warning", message: `Argo CD synced ${chart.ref.chart} ${applied}, which could not be fetched (${e.message}); comparing with the approved version ${chart.approved.version}` });
+    return null;
+  });
+  return at ?? chart.approved;
+}
+
+interface MultiSourceRender {
+  rendered: RenderResult;
+  /** The first rendering source's revision compared with live, and the one Argo CD synced of it. */
+  compareSha: string;
+  applied: string | null;
+  /** Which source's revision each object was rendered at. */
+  revisionOf: Map<RenderedObject, string>;
+  /** Every source's compared revision, for keys. */
+  revisionsKey: string;
+  sourceRevisions: Array<{ approved: string; applied: string | null }>;
+  behind: boolean;
+  conditions: ControllerCondition[];
+  warnings: RunError[];
+}
+
+/** A file of a repository at a commit (a `ref:` source's value file); null when it is not a plain file there. */
+async function fileAt(mirrorPath: string, commit: string, file: string): Promise<string | null> {
+  const tree = await repoTree(mirrorPath, commit);
+  const oid = tree.node(file)?.type === "file" ? tree.oid(file) : undefined;
+  if (!oid) return null;
+  for await (const blob of readBlobs(mirrorPath, [oid])) return blob.content?.toString("utf8") ?? null;
+  return null;
+}
+
+/**
+ * A multi-source Argo CD Application (`spec.sources`): each source rendered
+ * at the revision Argo CD synced of it (`status.sync.revisions[i]`, when it is
+ * on what the source follows), else at its approved one; `$ref/…` value files
+ * read from the `ref:` source's repository at that source's revision; a
+ * ref-only source renders nothing. Stale when any source's applied revision
+ * lacks its approved one.
+ */
+async function multiSourceRender(step: DesiredStep, sides: readonly SourceSide[], app: Record<string, unknown> | null, renderOptions: RenderOptions): Promise<MultiSourceRender> {
+  const { ctx, view: env } = step;
+  const warnings: RunError[] = [];
+  const synced = app ? argoSyncedRevisions(app) : sides.map(() => null);
+  const liveSources = app ? sourcesOf((app.spec ?? {}) as Record<string, unknown>) : [];
+  // Which revision each source is compared at, and whether Argo CD's is behind what is approved.
+  const compared: Array<{ sha: string; chart?: FetchedChart }> = [];
+  const sourceRevisions: Array<{ approved: string; applied: string | null }> = [];
+  let behind = false;
+  for (const [i, { view, side }] of sides.entries()) {
+    const applied = synced[i] ?? null;
+    sourceRevisions.push({ approved: side.approved, applied });
+    if (side.chart) {
+      const chart = await chartToCompare(ctx, side.chart, applied, warnings);
+      compared.push({ sha: chart.version, chart });
+      behind ||= applied !== null && applied !== side.approved;
+      continue;
+    }
+    let sha = side.approved;
+    if (applied && applied !== side.approved) {
+      const mirror = side.mirrorPath;
+      const onRef = await memoGit([mirror, "ancestor", applied, side.tipSha ?? view.source.branch], () => isAncestor(mirror, applied, qualifiedRef(view.source.branch))).catch(() => false);
+      if (onRef) sha = applied;
+      else warnings.push({ category: "render", severity: "warning", message: `Argo CD reports revision ${applied.slice(0, 12)} for source ${i + 1} (${view.source.path} of ${view.source.repository}), which is not on ${describeFollowedRef(view.source.branch)}; comparing with the approved revision` });
+    }
+    compared.push({ sha });
+    behind ||= await appliedBehind(side.mirrorPath, side.approved, applied);
+  }
+  const refs = new Map<string, { mirrorPath: string; sha: string }>();
+  for (const [i, { source, side }] of sides.entries()) if (source.refName && !side.chart) refs.set(source.refName, { mirrorPath: side.mirrorPath, sha: compared[i]!.sha });
+  const cluster = renderOptions.helm?.cluster ?? { apiVersions: [] };
+  const perSource: RenderedObject[][] = [];
+  const problems: RenderResult["problems"] = [];
+  const revisionOf = new Map<RenderedObject, string>();
+  for (const [i, { source, view, side }] of sides.entries()) {
+    if (source.refOnly) continue;
+    const sha = compared[i]!.sha;
+    const settings = app ? argoSourceRenderOptions(app, liveSources[i] ?? {}) : { env: { appName: env.controller?.name } };
+    const appName = settings.env.appName ?? env.controller?.name ?? "";
+    const namespace = settings.env.appNamespace || env.defaultNamespace;
+    const refFiles: Record<string, string> = {};
+    for (const r of refValueFiles(settings.helm?.valueFiles ?? [])) {
+      const from = refs.get(r.refName);
+      const text = from ? await fileAt(from.mirrorPath, from.sha, r.file) : null;
+      if (text !== null) refFiles[r.entry] = text;
+    }
+    const helmSettings: HelmRenderSettings = { appName, namespace, options: settings.helm ?? {}, cluster, refFiles, ...(compared[i]!.chart ? { chart: compared[i]!.chart } : {}) };
+    const helmKey = ["multi-helm", side.mirrorPath, sha, view.source.path, JSON.stringify({ ...helmSettings, chart: compared[i]!.chart?.digest ?? null }), renderOptions.helm?.bin ?? ""];
+    let result: { objects: readonly RenderedObject[]; problems: readonly RenderResult["problems"][number][] };
+    try {
+      if (compared[i]!.chart || view.source.render === "helm" || settings.helm) {
+        result = await memoRender(`${step.memoName}\0source ${i}`, helmKey, () => renderHelmSource(side.mirrorPath, sha, compared[i]!.chart ? "" : view.source.path === "." ? "" : view.source.path, helmSettings, renderOptions.helm?.bin));
+      } else {
+        const options: RenderOptions = { ...renderOptions, path: view.source.path, mode: view.source.render, controller: { type: "argocd", ...settings } };
+        result = await memoRender(`${step.memoName}\0source ${i}`, [side.mirrorPath, sha, JSON.stringify({ ...options, controller: undefined }), controllerRenderKey(options.controller)], () => renderManifests(side.mirrorPath, sha, options));
+      }
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      throw new RunFailure([{ category: e.category === "render" ? "render" : e.category === "git-auth" ? "git-auth" : "git-fetch", message: `source ${i + 1} (${source.chart ?? view.source.path} of ${source.url}): ${e.message}`, ...(e instanceof RenderFileError ? { path: e.path } : {}) }]);
+    }
+    for (const o of result.objects) revisionOf.set(o, sha);
+    perSource.push([...result.objects]);
+    problems.push(...result.problems);
+  }
+  const joined = joinSources(perSource, (r) => objectKey(r.object as KubeObject));
+  const label = env.controller ? `Application/${env.controller.namespace}/${env.controller.name}` : "Application";
+  const conditions: ControllerCondition[] = joined.repeated.map((r) => ({ object: label, type: "RepeatedResourceWarning", status: "True", reason: null, message: repeatedResourceMessage(r), lastTransitionTime: null }));
+  for (const c of conditions) warnings.push({ category: "render", severity: "warning", message: `${c.message} The last source's is compared, as Argo CD applies it` });
+  const primary = sides.findIndex((s) => !s.source.refOnly);
+  return {
+    rendered: { objects: joined.items, problems, inputs: [], remoteBases: [], treeHash: null, cached: false },
+    compareSha: compared[primary]!.sha,
+    applied: synced[primary] ?? null,
+    revisionOf,
+    revisionsKey: compared.map((c) => c.sha).join(","),
+    sourceRevisions,
+    behind,
+    conditions,
+    warnings,
+  };
+}
+
+/** The application as stored: a multi-source one's sources each with the revision approved and applied of it this run. */
+export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesired, "sourceRevisions">): ApplicationSpec {
+  const revisions = d.sourceRevisions;
+  return revisions ? { ...spec, sources: spec.sources.map((s, i) => ({ ...s, ...revisions[i] })) } : spec;
 }
 
 /**
@@ -241,6 +447,8 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
  */
 export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null): Promise<boolean> {
   if (!applied || applied === approved) return false;
+  // A chart from a Helm repository (no mirror): any other version than the approved one is behind it.
+  if (!mirrorPath) return true;
   const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => isAncestor(mirrorPath, approved, applied)).catch(() => false);
   return !contains;
 }

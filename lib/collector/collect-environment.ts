@@ -13,16 +13,17 @@ import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
-import { ingestedOnce, keyOnce, liveEntryOnce, rolloutOnce } from "./watch-ingest";
+import { ingestedOnce, keyOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
-import { applicationIds, persistRun, readPersistInputs, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { applicationIds, persistRun, readPersistInputs, readPrevious, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { newRunFetches, syncGit, type GitSide } from "./git-side";
+import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
-import { appliedBehind, desiredStateOf, tracks, type ApplicationDesired } from "./application-desired";
+import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type ApplicationDesired } from "./application-desired";
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
@@ -114,13 +115,14 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // ── Git: each repository fetched once, whatever number of applications follow it ──
     // One after another: applications of one repository share its fetch, and its branch rows.
     const fetches = newRunFetches();
+    // An application whose followed ref does not resolve is left out like one that cannot be rendered (its last
+    // state kept, the run partial); a repository that cannot be fetched fails the run.
     const gitSides = (async () => {
-      const out: GitSide[] = [];
+      const out: Array<GitSide | ApplicationGitFailure> = [];
       for (const a of collectable) {
-        const repo = ofRun.repositories.get(a.view.source.repository);
-        if (!repo) throw new RunFailure([named(a.spec, { category: "internal", message: `repository ${a.view.source.repository} is not in the configuration` })]);
         out.push(
-          await syncGit(ctx, a.view, repo, fetches).catch((e: unknown) => {
+          await syncSource(ctx, a.view, ofRun.repositories, fetches, a.spec).catch((e: unknown) => {
+            if (e instanceof ApplicationGitFailure) return e;
             throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
           }),
         );
@@ -131,9 +133,20 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     // Stored applications keep their ids (and history); new ones get theirs now.
     const ids = applicationIds(await persistInputs, [...specs, ...notCollectable.map((s) => s.spec)]);
     const idOf = (spec: ApplicationSpec) => ids.get(spec.name) as string;
-    const skipped: SkippedApplication[] = notCollectable.map((s) => ({ ...s, id: idOf(s.spec) }));
     // A Git failure fails the run as git's, whatever the cluster side did.
-    const gits = await gitSides;
+    const gitOutcomes = await gitSides;
+    const refFailures = collectable.flatMap((a, i) => {
+      const outcome = gitOutcomes[i];
+      return outcome instanceof ApplicationGitFailure ? [{ spec: a.spec, own: outcome.errors, errors: outcome.errors.map((x) => named(a.spec, x)) }] : [];
+    });
+    if (refFailures.length === collectable.length) throw new RunFailure([...refFailures.flatMap((f) => f.errors), ...warnings]);
+    const gits = gitOutcomes.filter((g): g is GitSide => !(g instanceof ApplicationGitFailure));
+    collectable.splice(0, collectable.length, ...collectable.filter((_, i) => !(gitOutcomes[i] instanceof ApplicationGitFailure)));
+    for (const f of refFailures) {
+      notCollectable.push({ spec: f.spec, error: { ...f.own[0]!, severity: "warning" } });
+      warnings.push(...f.errors.map((e) => ({ ...e, severity: "warning" as const })));
+    }
+    const skipped: SkippedApplication[] = notCollectable.map((s) => ({ ...s, id: idOf(s.spec) }));
 
     // ── Cluster ───────────────────────────────────────────────────────────
     progress.phase = "discover";
@@ -218,6 +231,16 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     for (const u of unserved) warnings.push({ category: "render", severity: "warning", message: `the cluster does not serve ${u}; its objects count as missing` });
     rememberKinds(env.name, [...resources.values()]);
 
+    // The last good run's rows first: each live object is hashed and compared as its page arrives, and only a compact entry kept.
+    const previous = await readPrevious(ctx.db, run.environmentId, await persistInputs, apps.map((a) => ({ spec: a.spec, compareOptions: a.desired.compareOptions })));
+    const intake: IntakePlan = {
+      prevLive: previous.prevLive,
+      prevDesired: previous.prevDesired,
+      sameOptions: previous.sameOptions,
+      desired,
+      carriedKeys,
+      compareContextOf: (key) => (byId.get(ownerOf.get(key) ?? "") ?? apps[0]!).desired.compareContext,
+    };
     progress.phase = "list";
     report();
     const live = new Map<string, LiveEntry>();
@@ -255,7 +278,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           if (!tracker) continue;
           ownerOf.set(key, tracker.id);
         }
-        live.set(key, cachedObjects ? liveEntryOnce(obj, key) : { key, object: obj, resourceVersion: (obj.metadata.resourceVersion as string | undefined) ?? null });
+        live.set(key, liveEntry(intake, key, obj));
         seen?.push(key);
       }
     };
@@ -329,7 +352,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const rollout: RolloutStatus[] = [];
     const rolloutByApp = new Map<string, RolloutStatus[]>();
     for (const l of live.values()) {
-      const r = rolloutOnce(l);
+      const r = l.rollout;
       if (!r) continue;
       rollout.push(r);
       const owner = ownerOf.get(l.key);
@@ -341,7 +364,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const d = a.desired;
       return {
         id: a.id,
-        spec: a.spec,
+        spec: specWithRevisions(a.spec, d),
         approvedSha: d.approved,
         compareSha: d.compareSha,
         controller: d.controller,
@@ -356,8 +379,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
             ? { sha: await d.helmSide.applied(), source: "controller" as const }
             : d.controller?.appliedRevision
               ? { sha: d.controller.appliedRevision, source: "controller" as const }
-              : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, live, d.compareContext, d.inputsOutside);
-          return { ...applied, behind: await appliedBehind(d.mirrorPath, d.approved, applied.sha) };
+              : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, (keys) => liveObjectsOf(ctx.db, live, previous.prevLive, keys), d.compareContext, d.inputsOutside);
+          return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha)) };
         },
       };
     });
@@ -369,6 +392,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       ownerOf,
       desired,
       live,
+      previous,
       forbiddenKinds: unsweptKinds.size > 0 ? new Set([...forbiddenKinds, ...unsweptKinds]) : forbiddenKinds,
       rollout: rollout.sort(byKey),
       staleAfterMs: env.staleAfter,

@@ -13,6 +13,8 @@ import { syncMirror, listRevisions, approvedRevision, parseFollowedRef, resolveF
 export interface RunFetches {
   mirrors: Map<string, ReturnType<typeof syncMirror>>;
   branches: Map<string, Promise<BranchSync>>;
+  /** Charts from Helm repositories and OCI registries: each chart and version (or range) resolved once. */
+  charts: Map<string, Promise<FetchedChart>>;
 }
 
 interface BranchSync {
@@ -21,24 +23,98 @@ interface BranchSync {
 }
 
 export function newRunFetches(): RunFetches {
-  return { mirrors: new Map(), branches: new Map() };
+  return { mirrors: new Map(), branches: new Map(), charts: new Map() };
 }
+import { chartOfView, CHART_REPOSITORY, sourceLocation } from "@/lib/applications/declared";
+import type { ApplicationSource, ApplicationSpec } from "@/lib/applications/spec";
+import type { ArgoChartReference } from "@/lib/helm/argocd-helm";
+import { fetchChart } from "@/lib/helm/chart-fetch";
+import type { FetchedChart } from "@/lib/helm/render-helm";
+import { chartCacheDir } from "@/lib/helm/source-context";
 import { memoGit } from "./run-memo";
 import { redactUrl } from "./sync-config";
 import { RunFailure, type CollectorContext } from "./run-context";
 
 export interface GitSide {
+  /** Empty for a chart from a Helm repository: there is no Git mirror, and versions compare by equality. */
   mirrorPath: string;
   approved: string;
   /** The followed ref's commit as fetched (undefined: the branch is gone from the remote). */
   tipSha: string | undefined;
+  /** A chart from a Helm repository or OCI registry: what the application follows and the version it resolves to now (approved). */
+  chart?: { ref: ArgoChartReference; approved: FetchedChart };
+  /** A multi-source application (Argo CD `spec.sources`): each source, in order, with its own side; the fields above are its first rendering source's. */
+  sources?: SourceSide[];
+}
+
+export interface SourceSide {
+  source: ApplicationSource;
+  /** The environment as this source's render sees it (its repository, followed ref and path, or its chart). */
+  view: ApplicationEnvironment;
+  side: GitSide;
+}
+
+/**
+ * An application's source side for this run: its Git repository fetched and
+ * its approved revision found, or, for a chart from a Helm repository or OCI
+ * registry, its approved chart version resolved from the repository's index.
+ */
+export async function syncSource(ctx: CollectorContext, env: ApplicationEnvironment, repositories: ReadonlyMap<string, RepositoryConfig>, fetches: RunFetches, app?: ApplicationSpec): Promise<GitSide> {
+  if (app && app.sources.length > 1) {
+    // Each source at its own followed ref (or chart version); repositories shared with other applications are fetched once.
+    const sides: SourceSide[] = [];
+    for (const source of app.sources) {
+      const where = sourceLocation(app, source);
+      if (!where.ok) throw new RunFailure([{ category: "git-fetch", message: where.reason }]);
+      const view = { ...env, source: where.source };
+      sides.push({ source, view, side: await syncSource(ctx, view, repositories, fetches) });
+    }
+    const primary = sides.find((s) => !s.source.refOnly) ?? sides[0]!;
+    return { ...primary.side, sources: sides };
+  }
+  const chart = chartOfView(env);
+  if (chart) return syncChart(ctx, chart, fetches);
+  const repo = repositories.get(env.source.repository);
+  if (!repo) throw new RunFailure([{ category: "internal", message: `repository ${env.source.repository} is not in the configuration` }]);
+  return syncGit(ctx, env, repo, fetches);
+}
+
+/** Fetches (verified, cached by digest) the chart version `ref` resolves to: every application of the same chart and version shares one fetch. */
+export function fetchChartOnce(ctx: CollectorContext, ref: ArgoChartReference, fetches: RunFetches): Promise<FetchedChart> {
+  const key = [ref.repoURL, ref.chart, ref.targetRevision].join("\0");
+  let fetched = fetches.charts.get(key);
+  if (!fetched) {
+    fetched = fetchChart(ref, { repositories: ctx.config.helmRepositories, cacheDir: chartCacheDir(), timeoutMs: ctx.gitTimeoutMs });
+    fetches.charts.set(key, fetched);
+  }
+  return fetched.catch((e: unknown) => {
+    throw e instanceof GitError ? new RunFailure([{ category: "git-fetch", message: e.message }]) : e;
+  });
+}
+
+/**
+ * A chart's approved version: the one its targetRevision (an exact version
+ * or a range over the index's versions) resolves to now. Its publication time
+ * (the index's `created`) is kept as a revision of the chart repository, so
+ * the approved time reads it as it reads a commit's.
+ */
+async function syncChart(ctx: CollectorContext, ref: ArgoChartReference, fetches: RunFetches): Promise<GitSide> {
+  const approved = await fetchChartOnce(ctx, ref, fetches);
+  const created = approved.created ? new Date(approved.created) : null;
+  if (created && !Number.isNaN(created.getTime())) {
+    const url = redactUrl(ref.repoURL);
+    const row = await repositoryRow(ctx, { name: `${CHART_REPOSITORY}${url}/${ref.chart}`, url });
+    const who = { authorName: "", authorEmail: "", authoredAt: created, committerName: "", committerEmail: "", committedAt: created };
+    await ctx.db.revision.createMany({ data: [{ repositoryId: row.id, sha: approved.version, parents: [], ...who, message: `${ref.chart} ${approved.version}`, changedPaths: [] }], skipDuplicates: true });
+  }
+  return { mirrorPath: "", approved: approved.version, tipSha: approved.version, chart: { ref, approved } };
 }
 
 /**
  * The repository's row. One made up from a credential (a discovered
  * application's) gets its row on first use; two runs may make it at once.
  */
-async function repositoryRow(ctx: CollectorContext, repo: RepositoryConfig): Promise<{ id: string }> {
+async function repositoryRow(ctx: CollectorContext, repo: Pick<RepositoryConfig, "name" | "url">): Promise<{ id: string }> {
   const where = { name: repo.name };
   const found = await ctx.db.repository.findUnique({ where, select: { id: true } });
   if (found) return found;
@@ -66,12 +142,20 @@ export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment
   } catch (e) {
     throw e instanceof GitError ? gitFailure(e) : e;
   }
-  if (!approved) throw new RunFailure([{ category: "render", message: `no commit on ${describeFollowedRef(branch)} touches ${env.source.path}` }]);
+  if (!approved) throw new ApplicationGitFailure([{ category: "render", message: `no commit on ${describeFollowedRef(branch)} touches ${env.source.path}` }]);
   return { mirrorPath, approved, tipSha };
 }
 
+/**
+ * A Git failure that is one application's own: the repository was fetched, but
+ * the tag, range, commit or branch it follows is not there, or nothing on it
+ * touches its path. The environment's other applications are still collected.
+ */
+export class ApplicationGitFailure extends RunFailure {}
+
 function gitFailure(e: GitError): RunFailure {
-  return new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : e.category === "render" ? "render" : "git-fetch", message: e.message }]);
+  const errors = [{ category: e.category === "git-auth" ? ("git-auth" as const) : e.category === "render" ? ("render" as const) : ("git-fetch" as const), message: e.message }];
+  return e.category === "git-missing-ref" ? new ApplicationGitFailure(errors) : new RunFailure(errors);
 }
 
 /**

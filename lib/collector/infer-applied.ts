@@ -6,7 +6,6 @@ import { compareObject, hashSecretValues, objectKey, type CompareContext, type K
 import { contentHash } from "./canonical";
 import { maskSecretSourced } from "./controller-render";
 import { memoGit } from "./run-memo";
-import type { LiveEntry } from "./persist";
 import type { CollectorContext } from "./run-context";
 
 /**
@@ -26,10 +25,13 @@ export async function inferApplied(
   tipSha: string | undefined,
   approved: string,
   results: Map<string, ObjectDrift>,
-  live: Map<string, LiveEntry>,
+  /** Live objects by key (stored forms), read only when a candidate is rendered. */
+  liveObjects: (keys: string[]) => Promise<Map<string, KubeObject>>,
   options: CompareContext,
   inputs: readonly string[] = [],
 ): Promise<{ sha: string | null; source: "inferred" }> {
+  // A chart from a Helm repository (no Git mirror) has no recent revisions to try: what is applied is unknown.
+  if (!mirrorPath) return { sha: null, source: "inferred" };
   const clean = [...results.values()].every((r) => r.type === "InSync" || r.type === "Extra");
   if (clean) {
     if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
@@ -49,11 +51,14 @@ export async function inferApplied(
       throw e;
     });
     if (!rendered) continue;
-    const matches = rendered.objects.every((r) => {
+    const safe = rendered.objects.map((r) => {
       const obj = r.object as KubeObject;
-      const safe = obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
-      const l = live.get(objectKey(safe));
-      return l !== undefined && compareObject(safe, l.object, options).type === "InSync";
+      return obj.kind === "Secret" ? hashSecretValues(obj, ctx.secretKey) : maskSecretSourced(obj, secretValues, ctx.secretKey).object;
+    });
+    const live = await liveObjects(safe.map((o) => objectKey(o)));
+    const matches = safe.every((o) => {
+      const l = live.get(objectKey(o));
+      return l !== undefined && compareObject(o, l, options).type === "InSync";
     });
     if (matches && rendered.objects.length > 0) return { sha: candidate.sha, source: "inferred" };
   }

@@ -4,16 +4,18 @@
 // it is skipped for objects that did not change since the last good run.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/lib/db/generated/client";
+import { clearLogs as clearPrismaDebugHistory } from "@prisma/debug";
 import type { ControllerStatus, RolloutStatus, RunError, RunStats } from "@/lib/domain/types";
 import type { ApplicationSpec } from "@/lib/applications/spec";
 import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
-import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type Tx } from "./store";
+import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
-import { desiredHash, rememberedRows, rememberRows, forgetRows } from "./run-memo";
+import { rememberedRows, rememberRows, forgetRows } from "./run-memo";
+import { desiredBlobHash, storedForm, type LiveEntry } from "./live-intake";
 import { insertDriftItems, nextConflict, updateDriftContent, type NewDriftRow, type StoredConflict } from "./persist-drift-rows";
 
 export interface DesiredEntry {
@@ -23,11 +25,7 @@ export interface DesiredEntry {
   revisionSha: string;
 }
 
-export interface LiveEntry {
-  key: string;
-  object: KubeObject;
-  resourceVersion: string | null;
-}
+export type { LiveEntry } from "./live-intake";
 
 /** One application as this run collected it. */
 export interface ApplicationState {
@@ -72,7 +70,10 @@ export interface CollectedState {
   /** Which application each desired and live key belongs to (its Application id). */
   ownerOf: Map<string, string>;
   desired: Map<string, DesiredEntry>;
+  /** Compact entries, hashed and compared as they arrived (live-intake.ts) against `previous`. */
   live: Map<string, LiveEntry>;
+  /** The last good run's rows and settings, read before the lists (readPrevious). */
+  previous: PreviousRun;
   /** `${group}/${kind}` the credential may not list: their last good live state is kept and not compared. */
   forbiddenKinds: Set<string>;
   /** Every workload of the environment. */
@@ -82,12 +83,7 @@ export interface CollectedState {
   inputs?: Promise<PersistInputs>;
 }
 
-/** Same as storedForm in collect-environment, kept here to avoid an import cycle. */
-function stored(obj: KubeObject): KubeObject {
-  const { status: _s, ...rest } = obj;
-  const { managedFields: _m, resourceVersion: _r, ...metadata } = obj.metadata;
-  return { ...rest, metadata } as KubeObject;
-}
+const stored = storedForm;
 
 /** Whether a key is of a kind the credential may not list (parsing keys only when some kind is). */
 function forbidden(state: Pick<CollectedState, "forbiddenKinds">, key: string): boolean {
@@ -101,6 +97,32 @@ function groupKindOfKey(key: string): string {
 
 function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
   return { key, apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name, blobHash };
+}
+
+export interface PreviousRun {
+  prevLive: Map<string, StoredRow>;
+  prevDesired: Map<string, StoredRow>;
+  /** What this process remembered of the last good run (null: rows read from Postgres). */
+  remembered: ReturnType<typeof rememberedRows>;
+  optionsHash: string;
+  sameOptions: boolean;
+}
+
+/**
+ * The last good run's current rows and comparison settings, read before the
+ * lists so each page can be compared as it arrives. The rows this process
+ * wrote as the last good run are the rows in Postgres, unless someone ran
+ * since (persistRun forgets them before it writes, and remembers what it wrote).
+ */
+export async function readPrevious(db: CollectorContext["db"], envId: string, inputs: PersistInputs, apps: ReadonlyArray<Pick<ApplicationState, "spec" | "compareOptions">>): Promise<PreviousRun> {
+  const lastGood = inputs.lastGoodRows[0];
+  if (!lastGood) throw new Error(`environment ${envId} does not exist`);
+  const remembered = rememberedRows(envId, lastGood.lastGoodRunId);
+  const [prevLive, prevDesired] = remembered
+    ? [remembered.live, remembered.desired]
+    : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
+  const optionsHash = optionsHashOf(apps);
+  return { prevLive, prevDesired, remembered, optionsHash, sameOptions: lastGood.optionsHash === optionsHash };
 }
 
 type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; applicationId: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
@@ -118,7 +140,7 @@ const IN_SYNC: ObjectDrift = Object.freeze({ type: "InSync", ignored: Object.fre
  * brought up to date with. A run with the same set (collect-environment keeps
  * it while no render moves) has nothing to write on the desired side.
  */
-const desiredWritten = new WeakMap<Map<string, CurrentRow>, ReadonlyMap<string, DesiredEntry>>();
+const desiredWritten = new WeakMap<Map<string, StoredRow>, ReadonlyMap<string, DesiredEntry>>();
 
 /**
  * What persistRun reads before it writes: the environment, its last good
@@ -159,7 +181,7 @@ export function applicationIds(inputs: PersistInputs, specs: readonly Applicatio
   return ids;
 }
 
-function optionsHashOf(apps: readonly ApplicationState[]): string {
+function optionsHashOf(apps: ReadonlyArray<Pick<ApplicationState, "spec" | "compareOptions">>): string {
   const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
   // One application hashes as the environment did before applications, so an upgrade does not recompare everything.
   return contentHash(apps.length === 1 ? strip(apps[0]!.compareOptions) : apps.map((a) => [a.spec.name, strip(a.compareOptions)])).hash;
@@ -174,20 +196,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   if (!primary) throw new Error("a run collects at least one application");
   const appById = new Map(apps.map((a) => [a.id, a]));
   const skippedIds = new Set(state.skipped.map((a) => a.id));
-  const optionsHash = optionsHashOf(apps);
+  const { prevLive, prevDesired, remembered, optionsHash, sameOptions } = state.previous;
+  forgetRows(envId);
 
   const { lastGoodRows, openItems, recent, applicationRows } = await (state.inputs ?? readPersistInputs(db, envId, now));
   const lastGood = lastGoodRows[0];
   if (!lastGood) throw new Error(`environment ${envId} does not exist`);
-  // The rows this process wrote as the last good run are the rows in Postgres, unless someone ran since.
-  const remembered = rememberedRows(envId, lastGood.lastGoodRunId);
-  const [prevLive, prevDesired] = remembered
-    ? [remembered.live, remembered.desired]
-    : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
-  forgetRows(envId);
-  const sameOptions = lastGood.optionsHash === optionsHash;
   // Rows an older release wrote carry no application: they are the first application's (the migration's "default").
-  const storedOwner = (row: CurrentRow | undefined) => row?.applicationId ?? primary.id;
+  const storedOwner = (row: StoredRow | undefined) => row?.applicationId ?? primary.id;
   /** Unknown this run, not gone: kinds the credential may not list, and applications the run could not collect. */
   const frozen = (key: string) => forbidden(state, key) || (skippedIds.size > 0 && !state.ownerOf.has(key) && skippedIds.has(storedOwner(prevLive.get(key) ?? prevDesired.get(key))));
   const ownerOf = (key: string) => state.ownerOf.get(key) ?? storedOwner(prevDesired.get(key) ?? prevLive.get(key));
@@ -205,15 +221,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     const applicationId = ownerOf(l.key);
     // An object that changed hands between applications, unchanged itself: only its owner is rewritten.
     if (prev && prev.applicationId !== applicationId) liveMoved.push({ key: l.key, applicationId });
-    if (prev && l.resourceVersion !== null && prev.resourceVersion === l.resourceVersion) continue; // untouched since last run
-    const { hash, text } = contentHash(stored(l.object));
-    if (prev?.blobHash === hash) {
+    if (l.hash === undefined) continue; // untouched since last run
+    if (l.text === undefined) {
       rvTouches.push({ key: l.key, resourceVersion: l.resourceVersion });
       continue;
     }
-    blobs.push({ hash, text });
-    liveUpserts.push({ ...rowFor(l.key, l.object, hash), resourceVersion: l.resourceVersion, applicationId });
-    liveVersions.push({ key: l.key, blobHash: hash });
+    blobs.push({ hash: l.hash, text: l.text });
+    liveUpserts.push({ key: l.key, apiVersion: l.apiVersion, kind: l.kind, namespace: l.namespace, name: l.name, blobHash: l.hash, resourceVersion: l.resourceVersion, applicationId });
+    liveVersions.push({ key: l.key, blobHash: l.hash });
     liveChanged.add(l.key);
   }
   const liveDeleted: string[] = [];
@@ -238,17 +253,18 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     const applicationId = ownerOf(d.key);
     if (prev && prev.applicationId !== applicationId) desiredReassigned.push({ key: d.key, applicationId });
     // Desired objects come from a render that is reused while Git does not move: hash each once.
-    const hash = desiredHash(d.object, () => contentHash(stored(d.object)).hash);
+    const hash = desiredBlobHash(d.object);
     if (prev?.blobHash === hash) {
       if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.set(d.revisionSha, [...(desiredMoved.get(d.revisionSha) ?? []), d.key]);
       continue;
     }
-    blobs.push({ hash, text: contentHash(stored(d.object)).text });
+    // Made when its statement is sent: desired objects stay in memory (the kept render), their bodies need not.
+    blobs.push({ hash, text: () => contentHash(stored(d.object)).text });
     desiredUpserts.push({ ...rowFor(d.key, d.object, hash), revisionSha: d.revisionSha, sourcePath: d.sourcePath, applicationId });
     desiredVersions.push({ key: d.key, blobHash: hash });
     desiredChanged.add(d.key);
   }
-  const carried = new Map<string, CurrentRow>();
+  const carried = new Map<string, StoredRow>();
   const desiredDeleted: string[] = [];
   for (const [key, prev] of desiredAsStored ? [] : prevDesired) {
     if (state.desired.has(key)) continue;
@@ -278,10 +294,12 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       return;
     }
     const desiredObj = state.desired.get(key)?.object ?? (carried.has(key) ? (carriedBodies.get(carried.get(key)?.blobHash ?? "") as KubeObject | undefined) : undefined) ?? null;
-    const liveObj = state.live.get(key)?.object ?? null;
-    const drift = compareObject(desiredObj, liveObj, appOf(key).compareContext);
+    const live = state.live.get(key);
+    if (live && !live.drift && !live.object) throw new Error(`live object ${key} was neither compared nor kept`);
+    // Live objects were compared as they arrived, unless their desired state is carried (read just above).
+    const drift = live?.drift ?? compareObject(desiredObj, live?.object ?? null, appOf(key).compareContext);
     results.set(key, drift);
-    observations.set(key, { drift, inDesired: desiredObj !== null, inLive: liveObj !== null });
+    observations.set(key, { drift, inDesired: desiredObj !== null, inLive: live !== undefined });
   };
   // Every key once, without gathering them all first (an environment may hold 100,000).
   for (const key of state.desired.keys()) compareKey(key);
@@ -393,7 +411,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
         resolutions.push(...plan.resolve);
         for (const n of plan.open) {
           const parts = parseObjectKey(n.key);
-          const obj = state.live.get(n.key)?.object ?? state.desired.get(n.key)?.object;
+          const obj = state.live.get(n.key) ?? state.desired.get(n.key)?.object;
           const episodes = recentEpisodes.get(n.key) ?? [];
           const reopen = detectReopenConflicts(
             [...episodes, { key: n.key, openedAt: n.openedAt, resolvedAt: null, resolution: null, managers: [n.attribution?.manager ?? null], paths: n.changes.map((c) => c.display) }],
@@ -508,10 +526,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       await recordEvents(tx, lastGood.name, events, now);
     },
     { timeout: 120_000, maxWait: 30_000 },
-  );
+  ).finally(() => {
+    // Prisma's pg adapter keeps its last 100 statements with their parameters (@prisma/debug's history, kept
+    // even with debug off): after a first run that is every blob it wrote, held into the next run. Not needed.
+    clearPrismaDebugHistory();
+  });
 
   // What Postgres now holds, kept for this environment's next run in this process.
-  for (const r of liveUpserts) prevLive.set(r.key, r);
+  for (const r of liveUpserts) prevLive.set(r.key, storedRow(r));
   for (const t of rvTouches) {
     const row = prevLive.get(t.key);
     if (row) prevLive.set(t.key, { ...row, resourceVersion: t.resourceVersion });
@@ -521,7 +543,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     if (row) prevLive.set(m.key, { ...row, applicationId: m.applicationId });
   }
   for (const key of liveDeleted) prevLive.delete(key);
-  for (const r of desiredUpserts) prevDesired.set(r.key, r);
+  for (const r of desiredUpserts) prevDesired.set(r.key, storedRow(r));
   for (const [sha, keys] of desiredMoved) {
     for (const key of keys) {
       const row = prevDesired.get(key);

@@ -68,6 +68,23 @@ describe("applicationsOfRun", () => {
     expect(apps.unfetchable).toEqual(new Map([["flux-system/stray", "no repository or credential in driftwatch.yaml matches https://elsewhere.example/x.git"]]));
   });
 
+  it("fetches every Git source of a multi-source application, and an application whose chart no helmRepositories entry covers not at all", async () => {
+    const argo = (name: string, sources: ApplicationSpec["sources"]): ApplicationSpec => ({ name: `argocd/${name}`, kind: "argocd-application", promotionKey: name, controller: { type: "argocd", kind: "Application", namespace: "argocd", name }, sources, labels: {} });
+    const chart = { url: "https://charts.example/stable", ref: { semver: "1.x" }, path: ".", render: "helm" as const, chart: "web" };
+    discoverApplications.mockResolvedValue(
+      outcome([
+        argo("multi", [
+          { url: "https://git.example.com/acme/tools.git", ref: { branch: "main" }, path: ".", render: "plain", refName: "values", refOnly: true },
+          { url: "https://git.example.com/acme/fleet.git", ref: { branch: "main" }, path: "web", render: "plain" },
+        ]),
+        argo("charted", [chart]),
+      ]),
+    );
+    const apps = await applicationsOfRun(ctx, production!, cluster, async () => []);
+    expect([...apps.repositories.keys()].sort()).toEqual(["auto-git-example-com-acme-tools", "fleet"]);
+    expect(apps.unfetchable).toEqual(new Map([["argocd/charted", "no helmRepositories entry in driftwatch.yaml matches https://charts.example/stable (chart web); Driftwatch fetches charts only from the repositories it lists"]]));
+  });
+
   it("a declared application wins over a discovered one of the same name, with a warning; discovery's warnings are the run's", async () => {
     const clash = { ...flux("infra", "https://git.example.com/acme/fleet.git"), name: "infra" };
     discoverApplications.mockResolvedValue(outcome([clash], { warnings: [{ code: "source", message: "Kustomization flux-system/x: its source GitRepository flux-system/y does not exist" }] }));

@@ -11,6 +11,7 @@ import { declaredApplications } from "@/lib/applications/declared";
 import { discoverApplications, type DiscoveryWarning, type UnlistedKind } from "@/lib/applications/discover";
 import type { DiscoverConfig } from "@/lib/applications/discovery-config";
 import { repositoryOfSource } from "@/lib/applications/repositories";
+import { helmRepositoryFor } from "@/lib/helm/chart-fetch";
 import { applicationSpecSchema, controllerRefSchema, type ApplicationSpec, type ControllerRef } from "@/lib/applications/spec";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { clusterFor } from "./run-memo";
@@ -144,15 +145,24 @@ export async function applicationsOfRun(
   const repositories = new Map<string, RepositoryConfig>(ctx.config.repositories.map((r) => [r.name, r]));
   const unfetchable = new Map<string, string>();
   for (const spec of specs) {
-    // A HelmRelease is fetched where it is declared; Helm charts and multi-source applications are refused on their own grounds (applicationView).
-    const source = spec.declaredIn ?? (spec.sources.length === 1 ? spec.sources[0] : undefined);
-    if (!source || source.render === "helm") continue;
-    const found = repositoryOfSource(source, ctx.config);
-    if (!found.ok) {
-      unfetchable.set(spec.name, found.reason);
+    // A HelmRelease is fetched where it is declared; a single Helm source is refused on its own grounds (applicationView);
+    // every Git source of a multi-source application is fetched (a chart from a Helm repository is not Git).
+    // An Argo CD chart from a Helm repository is fetched only from helmRepositories: one no entry covers is this application's failure.
+    const chart = (spec.kind === "argocd-application" ? spec.sources : []).find((s) => s.render === "helm" && s.chart && !helmRepositoryFor(s.url, ctx.config.helmRepositories));
+    if (chart) {
+      unfetchable.set(spec.name, `no helmRepositories entry in driftwatch.yaml matches ${chart.url} (chart ${chart.chart}); Driftwatch fetches charts only from the repositories it lists`);
       continue;
     }
-    repositories.set(found.repository.name, found.repository);
+    const single = spec.declaredIn ?? (spec.sources.length === 1 ? spec.sources[0] : undefined);
+    const sources = single ? (single.render === "helm" ? [] : [single]) : spec.sources.filter((s) => !(s.render === "helm" && s.chart));
+    for (const source of sources) {
+      const found = repositoryOfSource(source, ctx.config);
+      if (!found.ok) {
+        unfetchable.set(spec.name, found.reason);
+        break;
+      }
+      repositories.set(found.repository.name, found.repository);
+    }
   }
   return { specs, warnings, keptForUnlistedKinds, repositories, unfetchable };
 }

@@ -20,7 +20,7 @@ import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery
 import type { ClusterConfig } from "@/lib/config";
 import { hashSecretValues, type KubeObject } from "@/lib/drift";
 import { env } from "@/lib/env";
-import type { CurrentRow } from "./store";
+import type { StoredRow } from "./store";
 
 const ENVIRONMENT_ENTRIES = 1_000;
 
@@ -191,8 +191,8 @@ export function forgetCluster(environment: string): void {
 
 interface CurrentRows {
   runId: number;
-  live: Map<string, CurrentRow>;
-  desired: Map<string, CurrentRow>;
+  live: Map<string, StoredRow>;
+  desired: Map<string, StoredRow>;
   /** The environment's rollout and controller summaries as written, JSON. */
   rollout: string;
   controller: string;

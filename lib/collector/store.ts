@@ -21,12 +21,30 @@ export interface CurrentRow {
   applicationId?: string | null;
 }
 
-export interface Blob {
-  hash: string;
-  text: string;
+/** What a later run needs of a stored current row: whether and how its object changed, and whose it is. */
+export type StoredRow = Pick<CurrentRow, "key" | "blobHash" | "resourceVersion" | "revisionSha" | "sourcePath" | "applicationId">;
+
+/** A current row as kept between runs (names and kinds are in its key; the next run needs only this). */
+export function storedRow(r: StoredRow): StoredRow {
+  const out: StoredRow = { key: r.key, blobHash: r.blobHash, applicationId: r.applicationId ?? null };
+  if (r.resourceVersion !== undefined) out.resourceVersion = r.resourceVersion;
+  if (r.revisionSha !== undefined) out.revisionSha = r.revisionSha;
+  if (r.sourcePath !== undefined) out.sourcePath = r.sourcePath;
+  return out;
 }
 
-const CHUNK = 5_000;
+export interface Blob {
+  hash: string;
+  /** The body, or how to make it when its statement is sent (a first run would otherwise hold every body at once). */
+  text: string | (() => string);
+}
+
+// 1,000 rows a statement: Prisma's client and its pg adapter each keep their
+// last 100 debug calls with the statement's parameters (even with debug off),
+// and every statement's parameters are copied several times on their way to
+// Postgres (JSON, the wire). Small statements keep both to a few MiB; a
+// 50,000-object first run then pins no blob text past its transaction.
+const CHUNK = 1_000;
 
 function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
@@ -41,7 +59,7 @@ export async function writeBlobs(tx: Tx, blobs: Blob[]): Promise<number> {
   for (const part of chunks(unique)) {
     written += await tx.$executeRaw`
       INSERT INTO "ObjectBlob" (hash, body, size)
-      SELECT h, b::jsonb, octet_length(b) FROM unnest(${part.map((b) => b.hash)}::text[], ${part.map((b) => b.text)}::text[]) AS t(h, b)
+      SELECT h, b::jsonb, octet_length(b) FROM unnest(${part.map((b) => b.hash)}::text[], ${part.map((b) => (typeof b.text === "string" ? b.text : b.text()))}::text[]) AS t(h, b)
       ON CONFLICT (hash) DO NOTHING`;
   }
   return written;
@@ -132,11 +150,11 @@ export async function appendVersions(
   }
 }
 
-export async function readCurrent(tx: Tx, table: "LiveObject" | "DesiredObject", environmentId: string): Promise<Map<string, CurrentRow>> {
+export async function readCurrent(tx: Tx, table: "LiveObject" | "DesiredObject", environmentId: string): Promise<Map<string, StoredRow>> {
   const rows =
     table === "LiveObject"
-      ? await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "resourceVersion", "applicationId" FROM "LiveObject" WHERE "environmentId" = ${environmentId}::uuid`
-      : await tx.$queryRaw<CurrentRow[]>`SELECT key, "apiVersion", kind, namespace, name, "blobHash", "revisionSha", "sourcePath", "applicationId" FROM "DesiredObject" WHERE "environmentId" = ${environmentId}::uuid`;
+      ? await tx.$queryRaw<StoredRow[]>`SELECT key, "blobHash", "resourceVersion", "applicationId" FROM "LiveObject" WHERE "environmentId" = ${environmentId}::uuid`
+      : await tx.$queryRaw<StoredRow[]>`SELECT key, "blobHash", "revisionSha", "sourcePath", "applicationId" FROM "DesiredObject" WHERE "environmentId" = ${environmentId}::uuid`;
   return new Map(rows.map((r) => [r.key, r]));
 }
 

@@ -13,9 +13,6 @@
 // when that moved, the object is taken in again. Entries go with their objects
 // when the informer drops them (a WeakMap): nothing here needs invalidating.
 import { objectKey, type KubeObject } from "@/lib/drift";
-import { rolloutOf } from "@/lib/kube/rollout";
-import type { RolloutStatus } from "@/lib/domain/types";
-import type { LiveEntry } from "./persist";
 
 const ingested = new WeakMap<object, { inputs: string; object: KubeObject }>();
 
@@ -38,23 +35,5 @@ const keys = new WeakMap<object, string>();
 export function keyOnce(item: KubeObject): string {
   let hit = keys.get(item);
   if (hit === undefined) keys.set(item, (hit = objectKey(item)));
-  return hit;
-}
-
-const entries = new WeakMap<object, LiveEntry>();
-
-/** The run's entry for a taken-in cached object, made once per object (runs only read it). */
-export function liveEntryOnce(object: KubeObject, key: string): LiveEntry {
-  let hit = entries.get(object);
-  if (hit === undefined || hit.key !== key) entries.set(object, (hit = { key, object, resourceVersion: (object.metadata.resourceVersion as string | undefined) ?? null }));
-  return hit;
-}
-
-const rollouts = new WeakMap<LiveEntry, RolloutStatus | null>();
-
-/** A live entry's rollout status (null: not a workload), worked out once per entry; entries of cached objects live as long as they do. */
-export function rolloutOnce(entry: LiveEntry): RolloutStatus | null {
-  let hit = rollouts.get(entry);
-  if (hit === undefined) rollouts.set(entry, (hit = rolloutOf(entry.key, entry.object)));
   return hit;
 }

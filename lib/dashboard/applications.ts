@@ -63,6 +63,34 @@ async function resolutionsOf(db: Db, rows: readonly Row[]): Promise<Resolutions>
   return new Map(heads.map((h) => [resolutionKey(h.repository.name, h.branch), h.resolvedRef]));
 }
 
+/**
+ * Each source with what it follows and its revisions: a multi-source
+ * application's own per source, a single source's the application's.
+ */
+function sourcesOf(row: Row, resolutions: Resolutions): ApplicationSummaryDto["sources"] {
+  const stored = (Array.isArray(row.sources) ? row.sources : []).map(rec);
+  const single = stored.length === 1;
+  return stored.map((o) => {
+    const ref = storedGitRef(o.ref);
+    const repository = str(o.repository);
+    const resolved = repository ? (resolutions.get(resolutionKey(repository, followedRefOf(ref))) ?? null) : null;
+    const refOnly = o.refOnly === true;
+    return {
+      url: str(o.url) ?? "",
+      repository,
+      ref: refText(o.ref),
+      follows: followsOf(ref, resolved),
+      path: str(o.path) ?? ".",
+      render: str(o.render) ?? "plain",
+      chart: str(o.chart),
+      refName: str(o.refName),
+      refOnly,
+      approved: str(o.approved) ?? (single ? row.approvedSha : null),
+      applied: (o.applied === null ? null : str(o.applied)) ?? (single ? row.appliedSha : null),
+    };
+  });
+}
+
 function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs: number, resolutions: Resolutions): ApplicationSummaryDto {
   const c = rec(row.controllerRef);
   const error = rec(row.lastError);
@@ -72,13 +100,7 @@ function summary(row: Row, rollupRow: RollupApplication, now: Date, staleAfterMs
     promotionKey: row.promotionKey,
     status: applicationStatus(rollupRow, now, staleAfterMs),
     controller: c.type === "flux" || c.type === "argocd" ? { type: c.type, kind: str(c.kind) ?? "", namespace: str(c.namespace) ?? "", name: str(c.name) ?? "" } : null,
-    sources: (Array.isArray(row.sources) ? row.sources : []).map((s) => {
-      const o = rec(s);
-      const ref = storedGitRef(o.ref);
-      const repository = str(o.repository);
-      const resolved = repository ? (resolutions.get(resolutionKey(repository, followedRefOf(ref))) ?? null) : null;
-      return { url: str(o.url) ?? "", repository, ref: refText(o.ref), follows: followsOf(ref, resolved), path: str(o.path) ?? ".", render: str(o.render) ?? "plain", chart: str(o.chart) };
-    }),
+    sources: sourcesOf(row, resolutions),
     approvedSha: row.approvedSha,
     approvedAt: iso(row.approvedAt),
     appliedSha: row.appliedSha,

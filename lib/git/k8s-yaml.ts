@@ -179,6 +179,24 @@ interface YamlErrorShape {
   mark?: { line?: number };
 }
 
+/**
+ * js-yaml's strings are slices of the text it read, and V8 keeps a slice's
+ * whole parent alive: one label kept from a render would pin its whole
+ * manifest file (renders are kept between runs). Strings long enough to be
+ * slices (V8 copies shorter ones) are copied out, in place.
+ */
+function unpinStrings(value: unknown): unknown {
+  if (typeof value === "string") return value.length >= 13 ? (" " + value).slice(1) : value;
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = unpinStrings(value[i]);
+    return value;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const k of Object.keys(obj)) obj[k] = unpinStrings(obj[k]);
+  return value;
+}
+
 export function parseKubernetesYaml(src: string, schema: Schema = KUBERNETES_YAML_SCHEMA): YamlResult {
   const docs: YamlDocument[] = [];
   let pendingDirectives: Chunk | null = null;
@@ -204,7 +222,7 @@ export function parseKubernetesYaml(src: string, schema: Schema = KUBERNETES_YAM
     if (text.includes("*") && expandedTooLarge(value)) {
       return { ok: false, line: first, message: `invalid YAML: aliases expand this document beyond ${MAX_EXPANDED_NODES} values` };
     }
-    docs.push({ value, index: docs.length, line: first, range: [c.start, c.end] });
+    docs.push({ value: unpinStrings(value), index: docs.length, line: first, range: [c.start, c.end] });
   }
   return { ok: true, docs };
 }

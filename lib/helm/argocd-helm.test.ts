@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiVersionStrings, argoHelmOptionsOf, cleanSetParameter, helmKubeVersion, helmTemplateArgs, inlineValuesYaml, isArgoHook, resolveValueFiles, type RepositoryNode } from "./argocd-helm";
+import { apiVersionStrings, argoHelmOptionsOf, cleanSetParameter, helmKubeVersion, helmTemplateArgs, inlineValuesYaml, isArgoHook, refValueFiles, resolveValueFiles, type RepositoryNode } from "./argocd-helm";
 import { resolveChartVersion } from "./chart-version";
 
 const tree = (files: Record<string, RepositoryNode>) => (f: string) => files[f];
@@ -72,6 +72,17 @@ describe("value files", () => {
     expect(resolveValueFiles("charts/shop", ["nope.yaml"], false, node)).toMatchObject({ ok: false, reason: expect.stringContaining("does not exist") });
     expect(resolveValueFiles("charts/shop", ["nope.yaml", "values.yaml"], true, node)).toEqual({ ok: true, files: ["charts/shop/values.yaml"] });
     expect(resolveValueFiles("charts/shop", ["templates"], true, node)).toMatchObject({ ok: false, reason: "is not a file" });
+  });
+
+  it("take `$ref/…` files of a multi-source application's ref: sources in their place in the order", () => {
+    expect(refValueFiles(["values.yaml", "$values/env/prod.yaml", "$values/../x.yaml", "$other//abs.yaml"])).toEqual([
+      { entry: "$values/env/prod.yaml", refName: "values", file: "env/prod.yaml" },
+      { entry: "$other//abs.yaml", refName: "other", file: "abs.yaml" },
+    ]);
+    const refs = new Map([["$values/env/prod.yaml", ".git/driftwatch-ref-values/0.yaml"]]);
+    expect(resolveValueFiles("charts/shop", ["values.yaml", "$values/env/prod.yaml", "values-prod.yaml"], false, node, refs)).toEqual({ ok: true, files: ["charts/shop/values.yaml", ".git/driftwatch-ref-values/0.yaml", "charts/shop/values-prod.yaml"] });
+    expect(resolveValueFiles("charts/shop", ["$values/missing.yaml"], false, node, refs)).toMatchObject({ ok: false, reason: expect.stringContaining("ref:") });
+    expect(resolveValueFiles("charts/shop", ["$values/missing.yaml", "values.yaml"], true, node, refs)).toEqual({ ok: true, files: ["charts/shop/values.yaml"] });
   });
 });
 

@@ -117,6 +117,24 @@ export function resolveInRepository(chartDir: string, file: string): string | nu
 
 export type RepositoryNode = { type: "file" } | { type: "dir" } | { type: "link" } | { type: "submodule" } | undefined;
 
+/** Where `$ref/…` value files are written beside a chart: under `.git/`, a name no Git tree or chart archive can hold. */
+export const REF_VALUES_DIR = ".git/driftwatch-ref-values";
+
+/**
+ * The `$<ref>/<path>` entries of `valueFiles` (a multi-source application's
+ * files of its `ref:` sources), each with the source it names and the path
+ * in that repository (from its root, as Argo CD reads it). A path leaving
+ * the repository is left out (and so refused when rendering).
+ */
+export function refValueFiles(valueFiles: readonly string[]): Array<{ entry: string; refName: string; file: string }> {
+  return valueFiles.flatMap((entry) => {
+    const m = /^\$([^/]+)\/(.+)$/.exec(entry);
+    if (!m) return [];
+    const file = path.posix.normalize(m[2]!).replace(/^\/+/, "");
+    return file === ".." || file.startsWith("../") ? [] : [{ entry, refName: m[1]!, file }];
+  });
+}
+
 /**
  * `valueFiles` in the order Argo CD passes them: relative to the chart folder
  * (absolute: to the repository root), each once, a missing one skipped only
@@ -124,9 +142,19 @@ export type RepositoryNode = { type: "file" } | { type: "dir" } | { type: "link"
  * URL is refused (Driftwatch fetches nothing a commit names), as is a path
  * that leaves the repository, a symbolic link, or a glob (not evaluated here).
  */
-export function resolveValueFiles(chartDir: string, valueFiles: readonly string[], ignoreMissing: boolean, node: (file: string) => RepositoryNode): ValueFileResolution {
+export function resolveValueFiles(chartDir: string, valueFiles: readonly string[], ignoreMissing: boolean, node: (file: string) => RepositoryNode, refs: ReadonlyMap<string, string> = new Map()): ValueFileResolution {
   const files: string[] = [];
   for (const raw of valueFiles) {
+    // `$<ref>/file` of a multi-source application: a file of the `ref:` source's repository, read and placed by the caller (`refs`).
+    if (raw.startsWith("$")) {
+      const placed = refs.get(raw);
+      if (placed === undefined) {
+        if (ignoreMissing) continue;
+        return { ok: false, file: raw, reason: "names no file of a `ref:` source of this application (set ignoreMissingValueFiles to skip it)" };
+      }
+      if (!files.includes(placed)) files.push(placed);
+      continue;
+    }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return { ok: false, file: raw, reason: "a remote values file is refused: Driftwatch fetches only what driftwatch.yaml allows" };
     if (/[*?[]/.test(raw)) return { ok: false, file: raw, reason: "glob value files are not supported; list the files" };
     const rel = resolveInRepository(chartDir, raw);

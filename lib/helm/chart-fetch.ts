@@ -28,9 +28,26 @@ export interface ChartFetchOptions {
 }
 
 /** Argo CD names an OCI repository with or without `oci://`; both name the same place. */
-function sameRepository(configured: string, referenced: string): boolean {
-  const norm = (u: string) => u.replace(/^oci:\/\//, "").replace(/\/+$/, "").toLowerCase();
-  return norm(configured) === norm(referenced) || norm(configured) === norm(`oci://${referenced}`);
+const placeOf = (u: string) => u.replace(/^oci:\/\//, "").replace(/\/+$/, "").toLowerCase();
+
+/**
+ * The configured repository a chart's `repoURL` is fetched with: the one of
+ * that URL, else (like Argo CD's credential templates) the one whose URL is
+ * the longest prefix of it at a path boundary, lending its credentials to
+ * the repository the Application names. Null when none matches.
+ */
+export function helmRepositoryFor(referenced: string, repositories: readonly HelmRepositoryConfig[]): HelmRepositoryConfig | null {
+  const wanted = placeOf(referenced);
+  let best: HelmRepositoryConfig | null = null;
+  for (const r of repositories) {
+    const place = placeOf(r.url);
+    if (place === wanted) return r;
+    if (wanted.startsWith(`${place}/`) && (!best || place.length > placeOf(best.url).length)) best = r;
+  }
+  if (!best) return null;
+  // The matched entry's credentials and transport, at the place the Application names.
+  const oci = best.url.startsWith("oci://");
+  return { ...best, url: oci && !referenced.startsWith("oci://") ? `oci://${referenced}` : referenced.replace(/\/+$/, "") };
 }
 
 function fail(message: string): never {
@@ -84,7 +101,7 @@ async function keep(cacheDir: string, digest: string, body: Buffer): Promise<str
 
 /** Fetches (or finds in the cache) the chart `ref` names, verified by digest. */
 export async function fetchChart(ref: ArgoChartReference, opts: ChartFetchOptions): Promise<FetchedChart> {
-  const repo = opts.repositories.find((r) => sameRepository(r.url, ref.repoURL));
+  const repo = helmRepositoryFor(ref.repoURL, opts.repositories);
   if (!repo) fail(`chart repository "${ref.repoURL}" is not in helmRepositories; Driftwatch fetches charts only from the repositories driftwatch.yaml lists`);
   return repo.url.startsWith("oci://") ? fetchFromRegistry(ref, repo, opts) : fetchFromIndex(ref, repo, opts);
 }
@@ -111,8 +128,10 @@ async function fetchFromIndex(ref: ArgoChartReference, repo: HelmRepositoryConfi
   const digestHex = str(entry.digest);
   if (!digestHex || !/^[0-9a-f]{64}$/i.test(digestHex)) fail(`the index of "${repo.name}" gives no sha256 digest for ${ref.chart} ${version}: the archive could not be verified`);
   const digest = `sha256:${digestHex.toLowerCase()}`;
+  // When the version was published (Argo CD shows it; Driftwatch's approved time for a chart).
+  const created = str(entry.created) ?? (entry.created instanceof Date ? entry.created.toISOString() : undefined);
   const hit = await cached(opts.cacheDir, digest);
-  if (hit) return { file: hit, digest, name: ref.chart, version };
+  if (hit) return { file: hit, digest, name: ref.chart, version, ...(created ? { created } : {}) };
   const urls = Array.isArray(entry.urls) ? entry.urls.filter((u): u is string => typeof u === "string") : [];
   if (urls.length === 0) fail(`the index of "${repo.name}" gives no download URL for ${ref.chart} ${version}`);
   const url = new URL(urls[0]!, base);
@@ -123,7 +142,7 @@ async function fetchFromIndex(ref: ArgoChartReference, repo: HelmRepositoryConfi
   if (archive.status !== 200) fail(`downloading ${ref.chart} ${version} from "${repo.name}" answered HTTP ${archive.status}`);
   const actual = sha256(archive.body);
   if (actual !== digest) fail(`${ref.chart} ${version} from "${repo.name}" does not match the index's digest (expected ${digest}, got ${actual}); refused`);
-  return { file: await keep(opts.cacheDir, digest, archive.body), digest, name: ref.chart, version };
+  return { file: await keep(opts.cacheDir, digest, archive.body), digest, name: ref.chart, version, ...(created ? { created } : {}) };
 }
 
 /**

@@ -17,7 +17,8 @@ import type { CachedRender } from "@/lib/git/render-cache";
 import { RenderRefusedError } from "@/lib/git/render-kustomize";
 import { materialiseFiles, repoTree, type ListedTree } from "@/lib/git/repo-tree";
 import { rec, str, type Obj } from "@/lib/git/shape";
-import { helmTemplateArgs, inlineValuesYaml, isArgoHook, resolveInRepository, resolveValueFiles, type ArgoHelmOptions, type ClusterCapabilities, type RepositoryNode } from "./argocd-helm";
+import { helmTemplateArgs, inlineValuesYaml, isArgoHook, REF_VALUES_DIR, resolveInRepository, resolveValueFiles, type ArgoHelmOptions, type ClusterCapabilities, type RepositoryNode } from "./argocd-helm";
+import { unpackChart } from "./chart-archive";
 import { findHelm, helmEnv } from "./helm-binary";
 
 /** A chart archive Driftwatch fetched from a configured repository and verified by digest (chart-fetch.ts). */
@@ -28,6 +29,8 @@ export interface FetchedChart {
   digest: string;
   name: string;
   version: string;
+  /** The index entry's `created` (RFC 3339), when the repository gives it; an OCI registry does not. */
+  created?: string;
 }
 
 export interface HelmRenderSettings {
@@ -39,6 +42,20 @@ export interface HelmRenderSettings {
   cluster: ClusterCapabilities;
   /** Set for a chart from a Helm repository or OCI registry; the Git path is then not read. */
   chart?: FetchedChart;
+  /** The text of each `$<ref>/<path>` value file (a multi-source application's `ref:` sources), by its valueFiles entry. */
+  refFiles?: Record<string, string>;
+}
+
+/** Writes the `$ref` value files beside the chart (under REF_VALUES_DIR) and says where each entry is, relative to `root`. */
+async function placeRefFiles(refFiles: Record<string, string> | undefined, root: string): Promise<Map<string, string>> {
+  const placed = new Map<string, string>();
+  for (const [i, [entry, text]] of Object.entries(refFiles ?? {}).entries()) {
+    const rel = `${REF_VALUES_DIR}/${i}.yaml`;
+    await mkdir(path.join(root, REF_VALUES_DIR), { recursive: true });
+    await writeFile(path.join(root, rel), text);
+    placed.set(entry, rel);
+  }
+  return placed;
 }
 
 interface ChartDependency {
@@ -109,6 +126,28 @@ function objectsOfOutput(output: string, chartDir: string, fallback: string, pro
 }
 
 /**
+ * The value and file-parameter files of a chart archive, unpacked (plain
+ * files only) under `into`: resolved as in a Git chart folder, the archive
+ * standing for the repository.
+ */
+async function archiveValueFiles(chart: FetchedChart, o: ArgoHelmOptions, into: string, refFiles: Record<string, string> | undefined): Promise<{ valueFiles: string[]; setFiles: Array<{ name: string; file: string }> }> {
+  const files = new Set(await unpackChart(chart.file, chart.name, into));
+  const node = (f: string): RepositoryNode => (files.has(f) ? { type: "file" } : undefined);
+  const where = `${chart.name}-${chart.version}.tgz`;
+  const refusals: Refusal[] = [];
+  const resolved = resolveValueFiles(chart.name, o.valueFiles ?? [], o.ignoreMissingValueFiles === true, node, await placeRefFiles(refFiles, into));
+  if (!resolved.ok) refusals.push({ file: where, reference: `valueFiles: ${resolved.file}`, reason: resolved.reason });
+  const setFiles: Array<{ name: string; file: string }> = [];
+  for (const p of o.fileParameters ?? []) {
+    const rel = resolveInRepository(chart.name, p.path);
+    if (rel === null || !files.has(rel)) refusals.push({ file: where, reference: `fileParameters: ${p.name}=${p.path}`, reason: rel === null ? "leaves the chart" : "is not a file of the chart" });
+    else setFiles.push({ name: p.name, file: path.join(into, rel) });
+  }
+  if (refusals.length > 0) throw new RenderRefusedError(refusals, [...files]);
+  return { valueFiles: resolved.ok ? resolved.files.map((f) => path.join(into, f)) : [], setFiles };
+}
+
+/**
  * Renders the chart at `chartDir` of `commit` (or `settings.chart`, a
  * fetched archive) as Argo CD would. Refusals (a values file outside the
  * repository, through a link, a linked chart file, a dependency not
@@ -118,10 +157,6 @@ function objectsOfOutput(output: string, chartDir: string, fallback: string, pro
 export async function renderHelmSource(mirrorPath: string, commit: string, chartDir: string, settings: HelmRenderSettings, helmBin: string | undefined): Promise<CachedRender> {
   const bin = findHelm(helmBin);
   const fromArchive = settings.chart;
-  if (fromArchive && ((settings.options.valueFiles ?? []).length > 0 || (settings.options.fileParameters ?? []).length > 0)) {
-    // Value files of a repository chart are files inside its archive; Driftwatch does not unpack archives (yet).
-    throw new GitError("render", `valueFiles and fileParameters of a chart from a repository (${fromArchive.name} ${fromArchive.version}) are not supported yet; use values, valuesObject or parameters`);
-  }
   const tree = fromArchive ? undefined : await repoTree(mirrorPath, commit);
   const chartYaml = chartDir ? `${chartDir}/Chart.yaml` : "Chart.yaml";
   if (tree && tree.node(chartYaml)?.type !== "file") throw new GitError("render", `no Chart.yaml in "${chartDir || "/"}" at ${commit.slice(0, 12)}: a Helm source is a chart folder`);
@@ -150,7 +185,8 @@ export async function renderHelmSource(mirrorPath: string, commit: string, chart
         o = merged.options.helm ?? {};
       }
       const refusals = await dependencyRefusals(tree, chartDir, read);
-      const resolved = resolveValueFiles(chartDir, o.valueFiles ?? [], o.ignoreMissingValueFiles === true, node);
+      const refs = await placeRefFiles(settings.refFiles, root);
+      const resolved = resolveValueFiles(chartDir, o.valueFiles ?? [], o.ignoreMissingValueFiles === true, node, refs);
       if (resolved.ok) valueFiles = resolved.files;
       else refusals.push({ file: chartYaml, reference: `valueFiles: ${resolved.file}`, reason: resolved.reason });
       for (const p of o.fileParameters ?? []) {
@@ -162,11 +198,16 @@ export async function renderHelmSource(mirrorPath: string, commit: string, chart
       }
       if (refusals.length > 0) throw new RenderRefusedError(refusals, chartFiles);
       const inChart = new Set(chartFiles);
-      const outside = [...new Set([...valueFiles, ...setFiles.map((f) => f.file)])].filter((f) => !inChart.has(f));
+      const placed = new Set(refs.values());
+      const outside = [...new Set([...valueFiles, ...setFiles.map((f) => f.file)])].filter((f) => !inChart.has(f) && !placed.has(f));
       if (outside.length > 0) await materialiseFiles(mirrorPath, tree, outside, root);
       inputs = [...chartFiles, ...outside].sort();
       valueFiles = valueFiles.map((f) => path.join(root, f));
       setFiles = setFiles.map((f) => ({ ...f, file: path.join(root, f.file) }));
+    }
+    if (fromArchive && ((o.valueFiles ?? []).length > 0 || (o.fileParameters ?? []).length > 0)) {
+      // A repository chart's value files are files of its archive, relative to the chart folder as Argo CD unpacks it.
+      ({ valueFiles, setFiles } = await archiveValueFiles(fromArchive, o, path.join(dir, "chart"), settings.refFiles));
     }
     const inline = inlineValuesYaml(o);
     const inlineValuesFile = inline === undefined ? undefined : path.join(dir, "inline-values.yaml");

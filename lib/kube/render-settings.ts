@@ -62,7 +62,11 @@ function sourceOf(app: Obj, path: string): Obj | undefined {
 
 /** The render-relevant part of an Argo CD `Application` source (argoproj.io/v1alpha1), and the build variables it gives kustomize. */
 export function argoRenderOptionsOf(app: Obj, path: string): ArgoSourceOptions & { env: ArgoBuildEnv; chart?: ArgoChartReference } {
-  const source = sourceOf(app, path) ?? {};
+  return argoSourceRenderOptions(app, sourceOf(app, path) ?? {});
+}
+
+/** The render-relevant part of one source of an Application (a `spec.sources` entry of a multi-source one). */
+export function argoSourceRenderOptions(app: Obj, source: Obj): ArgoSourceOptions & { env: ArgoBuildEnv; chart?: ArgoChartReference } {
   const spec = rec(app.spec) ?? {};
   const env = dropUndefined({
     appName: str(rec(app.metadata)?.name),

@@ -134,6 +134,21 @@ forEachCluster((server) => {
       expect((await applicationsByName(db)).get("flux-system/tagged")).toMatchObject({ driftCount: 1 });
     }, 120_000);
 
+    it("a ref that does not resolve leaves only its application out, with the reason, its last state kept", async () => {
+      await run();
+      // Someone points the tag follower at a tag nobody pushed, and hand-edits another application meanwhile.
+      await kubectl(["-n", "flux-system", "patch", "gitrepository", "tagged", "--type=merge", "-p", JSON.stringify({ spec: { ref: { tag: "v9.9.9" } } })]);
+      await kubectl(["-n", "shop", "patch", "configmap", "ranged", "--type=merge", "-p", JSON.stringify({ data: { version: "hand-edited" } })]);
+      const second = await run();
+      expect(second.status).toBe("partial");
+      expect(second.errors.filter((e) => e.severity !== "warning")).toEqual([]);
+      expect(second.errors.map((e) => e.message)).toContainEqual(expect.stringContaining('tag "v9.9.9" not found'));
+      const apps = await applicationsByName(db);
+      expect(apps.get("flux-system/tagged")).toMatchObject({ approvedSha: commits.one, appliedSha: commits.one, lastError: { category: "git-fetch", message: expect.stringContaining('tag "v9.9.9" not found') } });
+      expect(apps.get("flux-system/ranged")).toMatchObject({ driftCount: 1, lastError: null });
+      expect(apps.get("argocd/default")).toMatchObject({ approvedSha: commits.three, driftCount: 0, lastError: null });
+    }, 120_000);
+
     it("a new tag in the range is picked up on the next run: that application is behind, the others are not", async () => {
       await run();
       shop.write("apps/ranged/configmap.yaml", configMap("ranged", "4"));

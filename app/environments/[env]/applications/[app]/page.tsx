@@ -11,8 +11,8 @@ import { orNotFound } from "@/lib/dashboard/pages";
 import { objectPagePath } from "@/lib/dashboard/object-key";
 import { Breadcrumb } from "@/components/breadcrumb";
 import { ApplicationStatusBadge } from "@/components/application-status-badge";
-import { ShaLink } from "@/components/revision";
 import { Follows } from "@/components/follows";
+import { ApplicationSources, RevisionText } from "@/components/application-sources";
 import { Time } from "@/components/time";
 import { sourceText } from "@/lib/dashboard/format";
 import { DriftTypeBadge } from "@/components/status-badge";
@@ -65,9 +65,9 @@ export default async function ApplicationPage({ params }: Props) {
           <Follows sources={a.sources} />
         </dd>
         <dt className="text-slate-600">Approved</dt>
-        <dd>{a.approvedSha ? <ShaLink sha={a.approvedSha} /> : "—"}</dd>
+        <dd>{a.approvedSha ? <RevisionText value={a.approvedSha} /> : "—"}</dd>
         <dt className="text-slate-600">Applied</dt>
-        <dd>{a.appliedSha ? <ShaLink sha={a.appliedSha} /> : "—"} {a.appliedSource ? `(${a.appliedSource})` : ""}</dd>
+        <dd>{a.appliedSha ? <RevisionText value={a.appliedSha} /> : "—"} {a.appliedSource ? `(${a.appliedSource})` : ""}</dd>
         <dt className="text-slate-600">Objects</dt>
         <dd>{a.objectCount}</dd>
         {a.lastError && (
@@ -85,6 +85,7 @@ export default async function ApplicationPage({ params }: Props) {
           </>
         )}
       </dl>
+      {(a.sources.length > 1 || a.sources.some((s) => s.chart)) && <ApplicationSources sources={a.sources} />}
       {detail.helm && <HelmReleasePanel release={detail.helm} />}
       {!a.removedAt && <ApplicationPausePanel environment={env} application={a.name} pauses={pauses} pausable={a.controller !== null} now={now.toISOString()} />}
       <section aria-label="Open drift">
@@ -111,7 +112,7 @@ export default async function ApplicationPage({ params }: Props) {
         <ul className="text-sm">
           {detail.revisions.map((r) => (
             <li key={`${r.sha}${r.firstSeenAt}`} className="flex gap-3 py-0.5">
-              <ShaLink sha={r.sha} />{" "}
+              <RevisionText value={r.sha} />{" "}
               <span className="text-slate-600">
                 from <Time iso={r.firstSeenAt} />
               </span>

@@ -1,0 +1,11 @@
+import v8 from "node:v8";
+import { benchSize } from "../collect";
+import { startBenchDatabase } from "./db";
+const n = Number(process.argv[2] ?? 10000);
+const db = await startBenchDatabase("snap");
+const r = await benchSize(db, { objects: n, steadyRuns: 1 });
+console.log(JSON.stringify(r.peakRssMiB), JSON.stringify(process.memoryUsage()));
+(globalThis as { gc?: () => void }).gc?.();
+console.log(v8.writeHeapSnapshot(`/tmp/memprof/after-${n}.heapsnapshot`));
+await db.stop();
+process.exit(0);
