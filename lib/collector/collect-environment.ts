@@ -2,6 +2,7 @@
 // per application) and cluster (live, listed once for all of them) in, drift
 // out per application, stored in one transaction. Any failure before the
 // transaction leaves the last good state untouched; the run records why.
+import { createHash } from "node:crypto";
 import type { ApplicationEnvironment } from "@/lib/config";
 import { DEFAULT_APPLICATION_NAME } from "@/lib/config/schema";
 import type { RunError, RunProgress, RolloutStatus } from "@/lib/domain/types";
@@ -12,6 +13,7 @@ import type { ApiResource, Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
+import { ingestedOnce, keyOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
 import { applicationIds, persistRun, readPersistInputs, readPrevious, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
@@ -181,30 +183,17 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
 
     // Which application each object is: the one whose Git has it (the first, when two render it).
-    const desired = new Map<string, DesiredEntry>();
-    const ownerOf = new Map<string, string>();
+    const merged = mergeDesired(apps);
+    const desired = merged.desired;
+    const carriedKeys = merged.carriedKeys;
+    const desiredOwner = merged.owners;
+    // This run adds the owners of tracked live objects; the merged owners stay as they are for the next run.
+    const ownerOf = new Map(merged.owners);
     const byId = new Map(apps.map((a) => [a.id, a]));
-    for (const a of apps) {
-      let shared = 0;
-      for (const [key, entry] of a.desired.desired) {
-        if (desired.has(key)) {
-          shared++;
-          continue;
-        }
-        desired.set(key, entry);
-        ownerOf.set(key, a.id);
-      }
+    for (const [i, a] of apps.entries()) {
+      const shared = merged.shared[i] ?? 0;
       if (shared > 0) warnings.push(named(a.spec, { category: "render", severity: "warning", message: `${shared} of its objects are rendered by another application too; they are compared as the first application's` }));
     }
-    const carriedKeys = new Set<string>();
-    for (const a of apps) {
-      for (const key of a.desired.carriedKeys) {
-        if (desired.has(key) || carriedKeys.has(key)) continue;
-        carriedKeys.add(key);
-        ownerOf.set(key, a.id);
-      }
-    }
-    const desiredOwner = new Set(ownerOf.keys());
 
     // Which kinds to read, once for all applications: everything Git declares plus everything their controllers say they manage.
     const resources = new Map<string, ApiResource>();
@@ -212,14 +201,10 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const pickResources = () => {
       resources.clear();
       unserved.clear();
-      const seen = new Set<string>();
-      for (const d of desired.values()) {
-        const gvk = `${d.object.apiVersion}\0${d.object.kind}`;
-        if (seen.has(gvk)) continue;
-        seen.add(gvk);
-        const r = discovery.lookup(d.object.apiVersion, d.object.kind);
+      for (const d of (merged.kinds ??= kindsOf(desired))) {
+        const r = discovery.lookup(d.apiVersion, d.kind);
         if (r) resources.set(`${r.group}/${r.kind}`, r);
-        else unserved.add(`${d.object.apiVersion} ${d.object.kind}`);
+        else unserved.add(`${d.apiVersion} ${d.kind}`);
       }
       for (const a of apps) {
         for (const k of a.desired.carriedKinds.values()) {
@@ -264,13 +249,29 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const allSecretValues = apps.length === 1 ? apps[0]!.desired.secretValues : [...new Set(apps.flatMap((a) => a.desired.secretValues))];
     /** The application tracking a live object Git lacks (its controller's inventory, tracking id or label), if any. */
     const trackerOf = (obj: KubeObject) => apps.find((a) => tracks(a.desired.compareContext, obj));
-    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[]) => {
+    // What masking depended on, for objects a watch cache hands out again and again (watch-ingest.ts).
+    const maskInputs = new Map<readonly string[], string>();
+    const maskInputsOf = (values: readonly string[]) => {
+      let named = maskInputs.get(values);
+      if (named === undefined) maskInputs.set(values, (named = createHash("sha256").update(ctx.secretKey).update(JSON.stringify(values)).digest("hex")));
+      return named;
+    };
+    const takeIn = (r: ApiResource, item: Record<string, unknown>, secretValues: readonly string[], paths: ReadonlyArray<Array<string | number>>) =>
+      (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
+    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
       for (const item of items) {
-        const ownerKey = objectKey(item as KubeObject);
+        const ownerKey = cachedObjects ? keyOnce(item as KubeObject) : objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
         const secretValues = owner ? owner.desired.secretValues : allSecretValues;
-        const obj = (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, owner?.desired.secretPaths.get(ownerKey) ?? [], ctx.secretKey)) as KubeObject;
-        const key = objectKey(obj);
+        const paths = owner?.desired.secretPaths.get(ownerKey) ?? [];
+        // With nothing to mask, taking an object in is itself.
+        const nothingToDo = r.kind !== "Secret" && secretValues.length === 0 && paths.length === 0;
+        const obj = nothingToDo
+          ? (item as KubeObject)
+          : cachedObjects
+            ? ingestedOnce(item, r.kind === "Secret" ? maskInputsOf(NO_VALUES) : `${maskInputsOf(secretValues)}\0${JSON.stringify(paths)}`, () => takeIn(r, item, secretValues, paths))
+            : takeIn(r, item, secretValues, paths);
+        const key = obj === item ? ownerKey : objectKey(obj);
         if (!desired.has(key) && !carriedKeys.has(key)) {
           // Only objects an application's controller or label tracks can be Extra; the rest are not ours.
           const tracker = trackerOf(obj);
@@ -291,9 +292,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     for (const r of resources.values()) {
       const fromCache = cached?.get(`${r.group}/${r.kind}`);
       if (fromCache) {
-        const items = [...fromCache];
+        const items = Array.isArray(fromCache) ? (fromCache as Array<Record<string, unknown>>) : [...fromCache];
         progress.objectsRead += items.length;
-        ingest(r, items);
+        ingest(r, items, undefined, true);
         progress.kindsDone++;
       } else wanted.push(r);
     }
@@ -420,6 +421,72 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
   }
 }
+
+interface MergedDesired {
+  parts: Array<{ id: string; desired: ReadonlyMap<string, DesiredEntry>; carriedKeys: ReadonlySet<string> }>;
+  desired: Map<string, DesiredEntry>;
+  /** The application of every desired and carried key. */
+  owners: Map<string, string>;
+  carriedKeys: Set<string>;
+  /** Per application, how many of its objects an earlier one renders too. */
+  shared: number[];
+  /** The kinds of the desired objects, once asked for. */
+  kinds?: Array<{ apiVersion: string; kind: string }>;
+}
+
+function kindsOf(desired: ReadonlyMap<string, DesiredEntry>): Array<{ apiVersion: string; kind: string }> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const d of desired.values()) {
+    const gvk = `${d.object.apiVersion}\0${d.object.kind}`;
+    if (!kinds.has(gvk)) kinds.set(gvk, { apiVersion: d.object.apiVersion, kind: d.object.kind });
+  }
+  return [...kinds.values()];
+}
+
+/** Kept with the first application's desired set (memoised per render, run-memo.ts), so it goes when that does. */
+const mergedDesired = new WeakMap<object, MergedDesired>();
+
+/**
+ * The applications' desired objects as one set, each key the first
+ * application's that renders it. While no application's render moves (nearly
+ * every watch-triggered run) this is the previous run's set itself, so it is
+ * neither rebuilt nor, in persist, gone through again. Callers must not change it.
+ */
+function mergeDesired(apps: readonly CollectedApplication[]): MergedDesired {
+  const first = apps[0]?.desired.desired;
+  const hit = first ? mergedDesired.get(first) : undefined;
+  const same = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a === b || (a.size === b.size && [...a].every((k) => b.has(k)));
+  if (hit && hit.parts.length === apps.length && hit.parts.every((p, i) => p.id === apps[i]!.id && p.desired === apps[i]!.desired.desired && same(p.carriedKeys, apps[i]!.desired.carriedKeys))) return hit;
+  const desired = new Map<string, DesiredEntry>();
+  const owners = new Map<string, string>();
+  const shared: number[] = [];
+  for (const a of apps) {
+    let n = 0;
+    for (const [key, entry] of a.desired.desired) {
+      if (desired.has(key)) {
+        n++;
+        continue;
+      }
+      desired.set(key, entry);
+      owners.set(key, a.id);
+    }
+    shared.push(n);
+  }
+  const carriedKeys = new Set<string>();
+  for (const a of apps) {
+    for (const key of a.desired.carriedKeys) {
+      if (desired.has(key) || carriedKeys.has(key)) continue;
+      carriedKeys.add(key);
+      owners.set(key, a.id);
+    }
+  }
+  const merged = { parts: apps.map((a) => ({ id: a.id, desired: a.desired.desired, carriedKeys: new Set(a.desired.carriedKeys) })), desired, owners, carriedKeys, shared };
+  if (first) mergedDesired.set(first, merged);
+  return merged;
+}
+
+/** A Secret's hashing depends on the instance key alone. */
+const NO_VALUES: readonly string[] = [];
 
 let warnedNetworkNamespace = false;
 

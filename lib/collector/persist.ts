@@ -132,6 +132,16 @@ export const LAST_SEEN_STEP_MS = 5 * 60_000;
 
 export type PersistInputs = Awaited<ReturnType<typeof readPersistInputs>>;
 
+/** The verdict of every object nothing changed about and no drift item is open for; shared, never changed. */
+const IN_SYNC: ObjectDrift = Object.freeze({ type: "InSync", ignored: Object.freeze({}) }) as ObjectDrift;
+
+/**
+ * Remembered desired rows (run-memo.ts) → the desired set they were last
+ * brought up to date with. A run with the same set (collect-environment keeps
+ * it while no render moves) has nothing to write on the desired side.
+ */
+const desiredWritten = new WeakMap<Map<string, StoredRow>, ReadonlyMap<string, DesiredEntry>>();
+
 /**
  * What persistRun reads before it writes: the environment, its last good
  * run's comparison settings and its drift (open, and resolved within a day).
@@ -236,7 +246,9 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const desiredMoved = new Map<string, string[]>(); // revision → keys
   const desiredReassigned: Array<{ key: string; applicationId: string }> = [];
   const desiredChanged = new Set<string>();
-  for (const d of state.desired.values()) {
+  // The very desired set the remembered rows were written from, with nothing kept beside it: no row can differ.
+  const desiredAsStored = remembered !== null && desiredWritten.get(prevDesired) === state.desired && prevDesired.size === state.desired.size;
+  for (const d of desiredAsStored ? [] : state.desired.values()) {
     const prev = prevDesired.get(d.key);
     const applicationId = ownerOf(d.key);
     if (prev && prev.applicationId !== applicationId) desiredReassigned.push({ key: d.key, applicationId });
@@ -254,7 +266,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   }
   const carried = new Map<string, StoredRow>();
   const desiredDeleted: string[] = [];
-  for (const [key, prev] of prevDesired) {
+  for (const [key, prev] of desiredAsStored ? [] : prevDesired) {
     if (state.desired.has(key)) continue;
     if (frozen(key)) continue;
     if (prev.sourcePath && appById.get(storedOwner(prev))?.failingFiles.has(prev.sourcePath)) {
@@ -271,15 +283,15 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const openByKey = new Map<string, OpenItem>(openItems.map((i) => [i.key, i]));
   const results = new Map<string, ObjectDrift>();
   const observations = new Map<string, Observation>();
-  const allKeys = new Set<string>([...state.desired.keys(), ...carried.keys(), ...state.live.keys()]);
-  for (const key of allKeys) {
-    if (forbidden(state, key)) continue;
+  const inRun = (key: string) => state.desired.has(key) || carried.has(key) || state.live.has(key);
+  const compareKey = (key: string) => {
+    if (forbidden(state, key)) return;
     const unchanged = sameOptions && !liveChanged.has(key) && !desiredChanged.has(key) && (prevLive.has(key) || prevDesired.has(key));
     if (unchanged) {
       // Nothing about this object changed since the last good run: its verdict stands.
       const open = openByKey.get(key);
-      results.set(key, open ? ({ type: open.type, changes: open.changes as unknown as Change[], ignored: {} } as ObjectDrift) : { type: "InSync", ignored: {} });
-      continue;
+      results.set(key, open ? ({ type: open.type, changes: open.changes as unknown as Change[], ignored: {} } as ObjectDrift) : IN_SYNC);
+      return;
     }
     const desiredObj = state.desired.get(key)?.object ?? (carried.has(key) ? (carriedBodies.get(carried.get(key)?.blobHash ?? "") as KubeObject | undefined) : undefined) ?? null;
     const live = state.live.get(key);
@@ -288,10 +300,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     const drift = live?.drift ?? compareObject(desiredObj, live?.object ?? null, appOf(key).compareContext);
     results.set(key, drift);
     observations.set(key, { drift, inDesired: desiredObj !== null, inLive: live !== undefined });
-  }
+  };
+  // Every key once, without gathering them all first (an environment may hold 100,000).
+  for (const key of state.desired.keys()) compareKey(key);
+  for (const key of carried.keys()) if (!state.desired.has(key)) compareKey(key);
+  for (const key of state.live.keys()) if (!state.desired.has(key) && !carried.has(key)) compareKey(key);
   // Open items whose object is now gone from both sides.
   for (const open of openItems) {
-    if (allKeys.has(open.key) || frozen(open.key) || (open.applicationId && skippedIds.has(open.applicationId))) continue;
+    if (inRun(open.key) || frozen(open.key) || (open.applicationId && skippedIds.has(open.applicationId))) continue;
     observations.set(open.key, { drift: { type: "InSync", ignored: {} }, inDesired: false, inLive: false });
   }
   const previousResolutions = new Map<string, number>();
@@ -355,6 +371,10 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   }
 
   const rolloutJson = JSON.stringify(state.rollout);
+  // One application holding every workload (its share is sorted like the whole): its rollout is the environment's,
+  // serialised and sent once; the environment's column copies it (each is 20,000 entries at 100,000 objects).
+  const soleShare = apps.length === 1 && primary.rollout.length === state.rollout.length;
+  const rolloutJsonOf = (app: ApplicationState) => (soleShare ? rolloutJson : JSON.stringify(app.rollout));
   const controllerJson = JSON.stringify(primary.controller ?? null);
   await db.$transaction(
     async (tx) => {
@@ -471,7 +491,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
           events.push({ action: "revision.approved", targetId: app.approvedSha, key: null, before: { sha: before }, after: tagged(app, { sha: app.approvedSha }) });
         }
       }
-      await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, now);
+      await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, rolloutJsonOf, now);
       const rollup = await rollupOf(tx, envId, now, state.staleAfterMs);
       const primaryApplied = applied.get(primary.id) ?? { sha: null, source: "inferred" as const };
       // The environment's summary and the run's stats in one statement. The
@@ -501,7 +521,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
           "applicationsFailing" = ${rollup.failing},
           "updatedAt" = ${new Date()}
           ${controllerChanged ? Prisma.sql`, controller = ${controllerJson}::jsonb` : Prisma.empty}
-          ${rolloutChanged ? Prisma.sql`, rollout = ${rolloutJson}::jsonb` : Prisma.empty}
+          ${rolloutChanged ? (soleShare ? Prisma.sql`, rollout = (SELECT rollout FROM "Application" WHERE id = ${primary.id}::uuid)` : Prisma.sql`, rollout = ${rolloutJson}::jsonb`) : Prisma.empty}
         WHERE id = ${envId}::uuid`;
       await recordEvents(tx, lastGood.name, events, now);
     },
@@ -536,6 +556,8 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   }
   for (const key of desiredDeleted) prevDesired.delete(key);
   rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson });
+  // Carried or frozen rows kept beside the set make the sizes differ, and the next run goes through them.
+  desiredWritten.set(prevDesired, state.desired);
   return { stats, appliedSha: applied.get(primary.id)?.sha ?? null };
 }
 
@@ -589,6 +611,7 @@ async function writeApplicationSummaries(
   applied: Map<string, AppliedRevisionOf>,
   appliedSince: Map<string, Date>,
   appOf: (key: string) => ApplicationState,
+  rolloutJsonOf: (app: ApplicationState) => string,
   now: Date,
 ): Promise<void> {
   const objects = new Map<string, number>();
@@ -618,7 +641,7 @@ async function writeApplicationSummaries(
       ${column((app) => appliedSince.get(app.id)?.toISOString() ?? null)}::timestamptz[],
       ${column((app) => applied.get(app.id)?.behind ?? false)}::boolean[],
       ${column((app) => json(app.controller))}::text[],
-      ${column((app) => json(app.rollout))}::text[],
+      ${column(rolloutJsonOf)}::text[],
       ${column((app) => objects.get(app.id) ?? 0)}::int[]
     ) AS v(id, approved, applied, source, since, behind, controller, rollout, objects)
     LEFT JOIN (

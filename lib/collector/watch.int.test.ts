@@ -1,19 +1,24 @@
 // Watch mode, against the Kubernetes API imitation and a real kube-apiserver
 // with the same assertions: an edit in the cluster
 // becomes a drift item within seconds without waiting for the poll interval,
-// watches recover from drops and from 410 Expired, and of several workers
-// exactly one watches an environment.
+// watches recover from drops and from 410 Expired, of several workers
+// exactly one watches an environment, and what watch-triggered runs store is
+// what a run that lists everything would store.
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "@/test/support/collector-env";
 import { forEachCluster } from "@/test/support/clusters";
 import { resourcePath } from "@/lib/kube/discovery";
 import { logger } from "@/lib/log";
+import { enqueueRun } from "./jobs";
+import { resetRunMemo } from "./run-memo";
 import { collectorContext } from "./runtime";
 import { startWorker, type Worker } from "./worker";
 
 const api = deploymentYaml("api", "shop/api:1.4.0", 3);
 const settings = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { CART_TTL: "30m" } };
+const flags = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "flags", namespace: "shop" }, data: { CHECKOUT: "on" } };
+const token = { apiVersion: "v1", kind: "Secret", metadata: { name: "payments", namespace: "shop" }, type: "Opaque", data: { TOKEN: Buffer.from("s3cret-one").toString("base64") } };
 
 let f: CollectorFixture;
 const workers: Worker[] = [];
@@ -60,6 +65,21 @@ async function scaleByHand(replicas: number): Promise<void> {
 
 async function openDrift(key: string) {
   return f.db.driftItem.findFirst({ where: { key, resolvedAt: null } });
+}
+
+/** Every run queued so far has finished. */
+async function settled(): Promise<void> {
+  await until("queued runs to finish", async () => (await f.db.collectionRun.count({ where: { status: { in: ["queued", "running"] } } })) === 0, 15_000);
+}
+
+/** What the environment's runs have stored: current objects and open drift, as a user's pages read them. */
+async function storedState() {
+  const [live, desired, drift] = await Promise.all([
+    f.db.liveObject.findMany({ select: { key: true, blobHash: true, resourceVersion: true, applicationId: true }, orderBy: { key: "asc" } }),
+    f.db.desiredObject.findMany({ select: { key: true, blobHash: true, revisionSha: true, sourcePath: true, applicationId: true }, orderBy: { key: "asc" } }),
+    f.db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, changes: true, attributionManager: true }, orderBy: { key: "asc" } }),
+  ]);
+  return { live, desired, drift };
 }
 
 forEachCluster((server) => {
@@ -128,6 +148,59 @@ forEachCluster((server) => {
       expect(configmaps()?.lists).toBeGreaterThan(listsBefore);
       expect(configmaps()?.objects).toBeGreaterThanOrEqual(1);
       await until("the watch-triggered run to finish", () => f.db.collectionRun.findFirst({ where: { status: "succeeded", trigger: "watch" } }));
+    });
+
+    it("stores after edits, deletes, a Secret change, a new commit and a relist exactly what a run that lists everything stores", async () => {
+      await f.applyAsController([flags, token]);
+      f.repo.write("envs/test/app.yaml", [api, settings, flags, token].map((o) => JSON.stringify(o)).join("\n---\n"));
+      f.repo.commit("flags and the payments token");
+      const w = start("a");
+      await watching(w);
+      await until("informers for secrets too", async () => w.watchStatus()[0]?.informers.some((i) => i.resource === "secrets"));
+      await settled();
+      const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+      const watchRunsBefore = await f.db.collectionRun.count({ where: { trigger: "watch", status: "succeeded" } });
+
+      // Live edits: a scale, a deleted ConfigMap, a changed Secret value.
+      await scaleByHand(4);
+      const configmaps = f.admin.discovery.lookup("v1", "ConfigMap");
+      if (!configmaps) throw new Error("no configmaps");
+      await f.admin.client.requestJson("DELETE", resourcePath(configmaps, "shop", "settings"));
+      await f.seed([{ ...token, data: { TOKEN: Buffer.from("s3cret-two").toString("base64") } }], "kubectl-edit");
+      await until("drift of all three", async () => (await openDrift("apps/Deployment/shop/api")) && (await openDrift("/ConfigMap/shop/settings"))?.type === "Missing" && (await openDrift("/Secret/shop/payments")));
+      await settled();
+
+      // A new commit and no live change: a push run reads the cache and compares against the new desired state.
+      f.repo.write("envs/test/app.yaml", [{ ...api, spec: { ...(api.spec as object), replicas: 4 } }, settings, { ...flags, data: { CHECKOUT: "off" } }, token].map((o) => JSON.stringify(o)).join("\n---\n"));
+      f.repo.commit("four replicas, checkout off");
+      await enqueueRun(f.db, env.id, "webhook");
+      await until("the Deployment back in sync by the new commit", async () => !(await openDrift("apps/Deployment/shop/api")), 10_000);
+      await settled();
+
+      // A relist: the history expires while the watches are away, and a change lands meanwhile.
+      const listsBefore = w.watchStatus()[0]?.informers.find((i) => i.resource === "configmaps")?.lists ?? 0;
+      await f.cluster.faults.expireHistory();
+      await f.cluster.faults.closeWatches("end");
+      await f.seed([{ ...flags, data: { CHECKOUT: "off" } }], "kubectl-edit");
+      await until("flags back in sync after the relist", async () => !(await openDrift("/ConfigMap/shop/flags")), 10_000);
+      await settled();
+      expect(w.watchStatus()[0]?.informers.find((i) => i.resource === "configmaps")?.lists).toBeGreaterThan(listsBefore);
+      // The cache answered these runs: the watch queued some, and none failed.
+      expect(await f.db.collectionRun.count({ where: { trigger: "watch", status: "succeeded" } })).toBeGreaterThan(watchRunsBefore);
+      expect(await f.db.collectionRun.count({ where: { status: "failed" } })).toBe(0);
+      const byWatch = await storedState();
+      expect(byWatch.drift.map((d) => [d.key, d.type])).toEqual([
+        ["/ConfigMap/shop/settings", "Missing"],
+        ["/Secret/shop/payments", "Modified"],
+      ]);
+
+      // A run that lists everything, with nothing remembered from the watch runs, finds nothing to change.
+      await Promise.all(workers.splice(0).map((x) => x.stop()));
+      resetRunMemo();
+      const full = await f.run();
+      expect(full.status).toBe("succeeded");
+      expect(full.stats?.objectsChanged).toBe(0);
+      expect(await storedState()).toEqual(byWatch);
     });
 
     it("two workers: exactly one watches; when it stops, the other takes over", async () => {

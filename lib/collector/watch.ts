@@ -28,7 +28,7 @@ export interface WatchManagerOptions {
   databaseUrl: string;
   /** Queues a watch-triggered run of the environment and wakes the worker. */
   trigger: (environmentId: string, environmentName: string) => Promise<void>;
-  /** Quiet time after an event before the run is queued; default 200 ms. */
+  /** Quiet time after an event before the run is queued; default 50 ms (one apply of many objects arrives within it). */
   debounceMs?: number;
   /** Longest an event waits while events keep coming; default 1 s. */
   maxDelayMs?: number;
@@ -207,7 +207,7 @@ export class WatchManager {
   private schedule(id: string, name: string): void {
     if (this.stopped) return;
     const now = Date.now();
-    const debounceMs = this.opts.debounceMs ?? 200;
+    const debounceMs = this.opts.debounceMs ?? 50;
     const maxDelayMs = this.opts.maxDelayMs ?? 1_000;
     const pending = this.debounce.get(id);
     const first = pending?.first ?? now;
