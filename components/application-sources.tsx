@@ -1,13 +1,7 @@
 import type { ApplicationSummaryDto } from "@/lib/api/contract";
-import { ShaLink } from "@/components/revision";
+import { RevisionText } from "@/components/revision";
 
 type Source = ApplicationSummaryDto["sources"][number];
-
-/** A commit links to its page; a chart version (a chart from a Helm repository) is shown as it is. */
-export function RevisionText({ value }: { value: string | null }) {
-  if (!value) return <span className="text-slate-500">—</span>;
-  return /^[0-9a-f]{40}$/.test(value) ? <ShaLink sha={value} /> : <span className="font-mono text-sm">{value}</span>;
-}
 
 /**
  * Every source of an application (an Argo CD multi-source application's

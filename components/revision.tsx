@@ -1,6 +1,12 @@
 import Link from "next/link";
 import type { RevisionDto } from "@/lib/api/contract";
 
+/** A commit links to its page; a chart version (a chart from a Helm repository) is shown as it is. */
+export function RevisionText({ value }: { value: string | null }) {
+  if (!value) return <span className="text-slate-500">—</span>;
+  return /^[0-9a-f]{40}$/.test(value) ? <ShaLink sha={value} /> : <span className="font-mono text-sm">{value}</span>;
+}
+
 export function ShaLink({ sha, className }: { sha: string; className?: string }) {
   return (
     <Link href={`/commits/${sha}`} className={`font-mono text-sm text-blue-700 hover:underline ${className ?? ""}`} title={sha}>

@@ -13,7 +13,8 @@ const FLAG = "--max-old-space-size";
 
 /** Whether this process was started with a heap limit of its own. */
 export function heapLimitSet(): boolean {
-  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => a.startsWith(`${FLAG}=`) || a === FLAG);
+  // Node takes the flag with dashes or underscores.
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].map((a) => a.replace(/_/g, "-")).some((a) => a.startsWith(`${FLAG}=`) || a === FLAG);
 }
 
 /**

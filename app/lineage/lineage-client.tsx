@@ -4,7 +4,7 @@ import { DataTable } from "@/components/data-table";
 import { EmptyState } from "@/components/empty-state";
 import { badgePlace, EnvBadge } from "@/components/env-badge";
 import { StaleDataNotice } from "@/components/query-state";
-import { RevisionLine, ShaLink } from "@/components/revision";
+import { RevisionLine, RevisionText } from "@/components/revision";
 import { ShaLookup } from "@/components/sha-lookup";
 import { Ago, useNow } from "@/components/time";
 import { fetchJson, queryKeys } from "@/lib/dashboard/client";
@@ -31,7 +31,7 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
             <li key={e.name} className="flex items-center gap-2">
               {i > 0 && <span aria-hidden="true" className="text-slate-400">→</span>}
               <span className="rounded border border-slate-200 bg-white px-2 py-1">
-                <strong>{e.name}</strong> {e.applied ? <ShaLink sha={e.applied.sha} /> : <span className="text-slate-500">unknown</span>}
+                <strong>{e.name}</strong> {e.applied ? <RevisionText value={e.applied.sha} /> : <span className="text-slate-500">unknown</span>}
               </span>
             </li>
           ))}

@@ -35,6 +35,8 @@ import type { ControllerRender } from "@/lib/git";
 
 export interface ApplicationDesired {
   approved: string;
+  /** When the approved revision was published, where a commit cannot say (a chart version); else undefined. */
+  approvedAt: Date | undefined;
   /** The revision rendered and compared with live (the applied one when the controller reports it on the branch). */
   compareSha: string;
   mirrorPath: string;
@@ -243,6 +245,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey, env.controller?.type === "argocd" && controllerObject ? argoIgnoreRulesOf(controllerObject) : []);
   return {
     approved,
+    approvedAt: approved === git.approved ? git.approvedAt : undefined,
     compareSha,
     mirrorPath,
     tipSha,

@@ -366,6 +366,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         id: a.id,
         spec: specWithRevisions(a.spec, d),
         approvedSha: d.approved,
+        approvedAt: d.approvedAt ?? null,
         compareSha: d.compareSha,
         controller: d.controller,
         compareOptions: d.compareOptions,

@@ -43,6 +43,12 @@ export interface GitSide {
   tipSha: string | undefined;
   /** A chart from a Helm repository or OCI registry: what the application follows and the version it resolves to now (approved). */
   chart?: { ref: ArgoChartReference; approved: FetchedChart };
+  /**
+   * When the approved revision was published, where it cannot be read from a commit: a chart version's (its
+   * index entry's `created`, else when Driftwatch first saw it, as an OCI registry has no such time). Chart
+   * versions are not unique across charts the way commit ids are, so the time is carried, not looked up by version.
+   */
+  approvedAt?: Date;
   /** A multi-source application (Argo CD `spec.sources`): each source, in order, with its own side; the fields above are its first rendering source's. */
   sources?: SourceSide[];
 }
@@ -88,7 +94,9 @@ export function fetchChartOnce(ctx: CollectorContext, ref: ArgoChartReference, f
     fetches.charts.set(key, fetched);
   }
   return fetched.catch((e: unknown) => {
-    throw e instanceof GitError ? new RunFailure([{ category: "git-fetch", message: e.message }]) : e;
+    if (!(e instanceof GitError)) throw e;
+    const errors = [{ category: "git-fetch" as const, message: e.message }];
+    throw e.category === "git-missing-ref" ? new ApplicationGitFailure(errors) : new RunFailure(errors);
   });
 }
 
@@ -100,14 +108,15 @@ export function fetchChartOnce(ctx: CollectorContext, ref: ArgoChartReference, f
  */
 async function syncChart(ctx: CollectorContext, ref: ArgoChartReference, fetches: RunFetches): Promise<GitSide> {
   const approved = await fetchChartOnce(ctx, ref, fetches);
-  const created = approved.created ? new Date(approved.created) : null;
-  if (created && !Number.isNaN(created.getTime())) {
-    const url = redactUrl(ref.repoURL);
-    const row = await repositoryRow(ctx, { name: `${CHART_REPOSITORY}${url}/${ref.chart}`, url });
-    const who = { authorName: "", authorEmail: "", authoredAt: created, committerName: "", committerEmail: "", committedAt: created };
-    await ctx.db.revision.createMany({ data: [{ repositoryId: row.id, sha: approved.version, parents: [], ...who, message: `${ref.chart} ${approved.version}`, changedPaths: [] }], skipDuplicates: true });
-  }
-  return { mirrorPath: "", approved: approved.version, tipSha: approved.version, chart: { ref, approved } };
+  const parsed = approved.created ? new Date(approved.created) : null;
+  // Without a publication time (an OCI registry has none) the version counts as published when first seen: the row is kept.
+  const created = parsed && !Number.isNaN(parsed.getTime()) ? parsed : ctx.now();
+  const url = redactUrl(ref.repoURL);
+  const row = await repositoryRow(ctx, { name: `${CHART_REPOSITORY}${url}/${ref.chart}`, url });
+  const who = { authorName: "", authorEmail: "", authoredAt: created, committerName: "", committerEmail: "", committedAt: created };
+  await ctx.db.revision.createMany({ data: [{ repositoryId: row.id, sha: approved.version, parents: [], ...who, message: `${ref.chart} ${approved.version}`, changedPaths: [] }], skipDuplicates: true });
+  const stored = await ctx.db.revision.findUniqueOrThrow({ where: { repositoryId_sha: { repositoryId: row.id, sha: approved.version } }, select: { committedAt: true } });
+  return { mirrorPath: "", approved: approved.version, tipSha: approved.version, chart: { ref, approved }, approvedAt: stored.committedAt };
 }
 
 /**

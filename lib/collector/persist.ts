@@ -33,6 +33,8 @@ export interface ApplicationState {
   id: string;
   spec: ApplicationSpec;
   approvedSha: string;
+  /** When the approved revision was published, where it is not a commit's (a chart version); null: read from its commit. */
+  approvedAt: Date | null;
   /** The revision its desired objects were rendered at (the applied one when the controller reports it). */
   compareSha: string;
   controller: ControllerStatus | null;
@@ -503,7 +505,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
         WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash, applications: apps.length + state.skipped.length })}::jsonb WHERE id = ${state.runId})
         UPDATE "Environment" SET
           "approvedSha" = ${primary.approvedSha},
-          "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = ${primary.approvedSha} LIMIT 1),
+          "approvedAt" = COALESCE(${primary.approvedAt}::timestamptz, (SELECT "committedAt" FROM "Revision" WHERE sha = ${primary.approvedSha} LIMIT 1)),
           "appliedSha" = ${primaryApplied.sha},
           "appliedSource" = ${primaryApplied.sha ? primaryApplied.source : null},
           "appliedSince" = COALESCE(${appliedSince.get(primary.id) ?? null}::timestamptz, "appliedSince"),
@@ -622,7 +624,7 @@ async function writeApplicationSummaries(
   await tx.$executeRaw`
     UPDATE "Application" AS a SET
       "approvedSha" = v.approved,
-      "approvedAt" = (SELECT "committedAt" FROM "Revision" WHERE sha = v.approved LIMIT 1),
+      "approvedAt" = COALESCE(v.approved_at, (SELECT "committedAt" FROM "Revision" WHERE sha = v.approved LIMIT 1)),
       "appliedSha" = v.applied,
       "appliedSource" = v.source,
       "appliedSince" = COALESCE(v.since, a."appliedSince"),
@@ -636,6 +638,7 @@ async function writeApplicationSummaries(
     FROM unnest(
       ${column((app) => app.id)}::uuid[],
       ${column((app) => app.approvedSha)}::text[],
+      ${column((app) => app.approvedAt?.toISOString() ?? null)}::timestamptz[],
       ${column((app) => applied.get(app.id)?.sha ?? null)}::text[],
       ${column((app) => (applied.get(app.id)?.sha ? applied.get(app.id)!.source : null))}::text[],
       ${column((app) => appliedSince.get(app.id)?.toISOString() ?? null)}::timestamptz[],
@@ -643,7 +646,7 @@ async function writeApplicationSummaries(
       ${column((app) => json(app.controller))}::text[],
       ${column(rolloutJsonOf)}::text[],
       ${column((app) => objects.get(app.id) ?? 0)}::int[]
-    ) AS v(id, approved, applied, source, since, behind, controller, rollout, objects)
+    ) AS v(id, approved, approved_at, applied, source, since, behind, controller, rollout, objects)
     LEFT JOIN (
       SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
       WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1

@@ -54,6 +54,11 @@ function fail(message: string): never {
   throw new GitError("render", message);
 }
 
+/** The repository answered, but has no such chart or no version in range: the one application's problem, not the run's. */
+function missing(message: string): never {
+  throw new GitError("git-missing-ref", message);
+}
+
 /** The credential header for `repo`, read from the variables driftwatch.yaml names, when it has one. */
 function authorization(repo: HelmRepositoryConfig): string | undefined {
   const auth = repo.auth;
@@ -120,10 +125,10 @@ async function fetchFromIndex(ref: ArgoChartReference, repo: HelmRepositoryConfi
     fail(`the index of helm repository "${repo.name}" is not YAML: ${(e as Error).message.split("\n")[0]}`);
   }
   const entries = rec(rec(doc)?.entries)?.[ref.chart];
-  if (!Array.isArray(entries) || entries.length === 0) fail(`helm repository "${repo.name}" has no chart "${ref.chart}"`);
+  if (!Array.isArray(entries) || entries.length === 0) missing(`helm repository "${repo.name}" has no chart "${ref.chart}"`);
   const byVersion = new Map(entries.flatMap((e) => (str(rec(e)?.version) ? [[str(rec(e)?.version)!, rec(e)!] as const] : [])));
   const version = resolveChartVersion([...byVersion.keys()], ref.targetRevision);
-  if (!version) fail(`helm repository "${repo.name}" has no version of "${ref.chart}" matching "${ref.targetRevision}"`);
+  if (!version) missing(`helm repository "${repo.name}" has no version of "${ref.chart}" matching "${ref.targetRevision}"`);
   const entry = byVersion.get(version)!;
   const digestHex = str(entry.digest);
   if (!digestHex || !/^[0-9a-f]{64}$/i.test(digestHex)) fail(`the index of "${repo.name}" gives no sha256 digest for ${ref.chart} ${version}: the archive could not be verified`);
@@ -190,7 +195,7 @@ async function fetchFromRegistry(ref: ArgoChartReference, repo: HelmRepositoryCo
     // OCI tags cannot hold "+": Helm pushes 1.0.0+build as 1.0.0_build.
     const listed = (rec(JSON.parse(tags.body.toString("utf8")))?.tags as unknown[] | undefined)?.filter((t): t is string => typeof t === "string").map((t) => t.replace(/_/g, "+")) ?? [];
     const resolved = resolveChartVersion(listed, version);
-    if (!resolved) fail(`registry "${repo.name}" has no version of ${ref.chart} matching "${ref.targetRevision}"`);
+    if (!resolved) missing(`registry "${repo.name}" has no version of ${ref.chart} matching "${ref.targetRevision}"`);
     version = resolved;
   }
   const manifest = await call(`manifests/${encodeURIComponent(version.replace(/\+/g, "_"))}`, OCI_MANIFEST_TYPES, 4 * 1024 * 1024, `the manifest of ${name}:${version}`);

@@ -167,6 +167,21 @@ forEachCluster((clusterServer) => {
       expect(items).toEqual([{ key: "apps/Deployment/shop/web", type: "Modified", attributionManager: "kubectl-patch" }]);
     }, 120_000);
 
+    it("another chart's same version does not lend its publication time, and a range nothing matches leaves only its application out", async () => {
+      // Another chart repository already known with a version "1.0.0" of its own, published long before.
+      const other = await db.repository.create({ data: { name: "helm-chart:https://elsewhere.example/charts/api", url: "https://elsewhere.example/charts/api" } });
+      const old = new Date("2020-01-01T00:00:00Z");
+      await db.revision.create({ data: { repositoryId: other.id, sha: "1.0.0", parents: [], authorName: "", authorEmail: "", authoredAt: old, committerName: "", committerEmail: "", committedAt: old, message: "api 1.0.0", changedPaths: [] } });
+      // An Application on a range the repository has no version in.
+      await createApplication(kubectl, "future", "shop", { source: { repoURL: `${origin}/charts/stable`, chart: "web", targetRevision: "9.*" } });
+      const out = await run();
+      expect(out.status).toBe("partial");
+      expect(out.errors.filter((e) => e.severity !== "warning")).toEqual([]);
+      expect(await web()).toMatchObject({ approvedSha: "1.0.0", appliedSha: "1.0.0", driftCount: 0, lastError: null });
+      expect((await web())?.approvedAt?.toISOString()).toBe("2026-02-01T10:00:00.000Z");
+      expect((await applicationsByName(db)).get("argocd/future")?.lastError).toMatchObject({ message: expect.stringContaining('has no version of "web" matching "9.*"') });
+    }, 120_000);
+
     it("a new chart version in the range is approved and the application is stale until Argo CD syncs it", async () => {
       await run();
       publish("1.1.0");
