@@ -10,7 +10,7 @@ import type { ApplicationSpec } from "@/lib/applications/spec";
 import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
-import { appendVersions, deleteRows, moveDesiredRevision, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
+import { appendVersions, deleteRows, moveDesiredRevision, moveDesiredSourcePaths, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
@@ -245,7 +245,8 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   // ── Desired rows ───────────────────────────────────────────────────────
   const desiredUpserts: CurrentRow[] = [];
   const desiredVersions: Array<{ key: string; blobHash: string | null }> = [];
-  const desiredMoved = new Map<string, string[]>(); // revision → keys
+  const desiredMoved = new Map<string, string[]>(); // revision → keys whose content stayed
+  const desiredRenamed: Array<{ key: string; sourcePath: string }> = []; // content stayed, its file did not
   const desiredReassigned: Array<{ key: string; applicationId: string }> = [];
   const desiredChanged = new Set<string>();
   // The very desired set the remembered rows were written from, with nothing kept beside it: no row can differ.
@@ -257,7 +258,14 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     // Desired objects come from a render that is reused while Git does not move: hash each once.
     const hash = desiredBlobHash(d.object);
     if (prev?.blobHash === hash) {
-      if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.set(d.revisionSha, [...(desiredMoved.get(d.revisionSha) ?? []), d.key]);
+      // Appended in place: a push moves every row of the environment, and copying the list per row was quadratic.
+      if (prev.revisionSha !== d.revisionSha) {
+        const keys = desiredMoved.get(d.revisionSha);
+        if (keys) keys.push(d.key);
+        else desiredMoved.set(d.revisionSha, [d.key]);
+      }
+      // A renamed file's rows follow it: the next run's parse failure of that file must carry them, not drop them.
+      if (prev.sourcePath !== d.sourcePath) desiredRenamed.push({ key: d.key, sourcePath: d.sourcePath });
       continue;
     }
     // Made when its statement is sent: desired objects stay in memory (the kept render), their bodies need not.
@@ -390,6 +398,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       await appendVersions(tx, envId, state.runId, "live", liveVersions, now);
       await upsertDesiredRows(tx, envId, desiredUpserts, now);
       for (const [sha, keys] of desiredMoved) await moveDesiredRevision(tx, envId, keys, sha);
+      await moveDesiredSourcePaths(tx, envId, desiredRenamed);
       await reassignRows(tx, "DesiredObject", envId, desiredReassigned);
       await deleteRows(tx, "DesiredObject", envId, desiredDeleted);
       await appendVersions(tx, envId, state.runId, "desired", desiredVersions, now);
@@ -551,6 +560,10 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       const row = prevDesired.get(key);
       if (row) prevDesired.set(key, { ...row, revisionSha: sha });
     }
+  }
+  for (const m of desiredRenamed) {
+    const row = prevDesired.get(m.key);
+    if (row) prevDesired.set(m.key, { ...row, sourcePath: m.sourcePath });
   }
   for (const m of desiredReassigned) {
     const row = prevDesired.get(m.key);

@@ -111,6 +111,16 @@ export async function moveDesiredRevision(tx: Tx, environmentId: string, keys: s
   }
 }
 
+/** Desired rows whose file was renamed but whose content did not change: only the file they come from is rewritten. */
+export async function moveDesiredSourcePaths(tx: Tx, environmentId: string, rows: Array<{ key: string; sourcePath: string }>): Promise<void> {
+  for (const part of chunks(rows)) {
+    await tx.$executeRaw`
+      UPDATE "DesiredObject" o SET "sourcePath" = t.sp
+      FROM unnest(${part.map((r) => r.key)}::text[], ${part.map((r) => r.sourcePath)}::text[]) AS t(k, sp)
+      WHERE o."environmentId" = ${environmentId}::uuid AND o.key = t.k`;
+  }
+}
+
 /** Rows whose object changed hands between applications, content unchanged: only the owner is rewritten. */
 export async function reassignRows(tx: Tx, table: "LiveObject" | "DesiredObject", environmentId: string, rows: Array<{ key: string; applicationId: string }>): Promise<void> {
   for (const part of chunks(rows)) {

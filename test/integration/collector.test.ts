@@ -159,6 +159,27 @@ forEachCluster((server) => {
       expect(await f.db.driftItem.count({ where: { resolvedAt: null, key: "apps/Deployment/shop/api" } })).toBe(1);
     });
 
+    it("keeps the objects of a renamed file when that file later stops parsing (rows follow their file)", async () => {
+      await f.run();
+      const secretYaml = stringify(secret);
+      f.repo.remove("envs/test/secret.yaml");
+      f.repo.write("envs/test/credentials.yaml", secretYaml);
+      f.repo.commit("rename secret.yaml to credentials.yaml, content unchanged");
+      expect((await f.run()).status).toBe("succeeded");
+      const row = await f.db.desiredObject.findFirstOrThrow({ where: { kind: "Secret" } });
+      expect(row.sourcePath).toBe("envs/test/credentials.yaml");
+      expect(row.revisionSha).toBe(f.repo.head());
+
+      f.repo.write("envs/test/credentials.yaml", `${secretYaml}  extra: [unclosed\n`);
+      f.repo.commit("break credentials.yaml");
+      const out = await f.run();
+      expect(out.status).toBe("partial");
+      expect(out.errors.some((e) => e.path === "envs/test/credentials.yaml")).toBe(true);
+      // Its Secret keeps its last good desired state: not dropped from Git, not reported as drift.
+      expect(await f.db.desiredObject.count({ where: { kind: "Secret" } })).toBe(1);
+      expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
+    });
+
     it("lists a kind Git starts declaring and forgets one Git stops declaring, from one run to the next", async () => {
       // Tracked by label, so a live ConfigMap Git no longer declares would be Extra if its kind were still read
       // (extraKinds: [] — no looking through other kinds — so only the kinds of this run are).
