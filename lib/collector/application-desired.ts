@@ -80,6 +80,8 @@ export interface DesiredStep {
   discovery: Discovery;
   /** Where the controller object lives when not in the environment's cluster (an Argo CD hub). */
   controllerCluster?: { client: ClusterClient; discovery: Discovery };
+  /** The pauses Driftwatch holds (readPersistInputs). */
+  ownPauseIds: string[];
 }
 
 /** Whether a live object Git lacks is one this application's controller or label tracks. */
@@ -242,7 +244,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       carriedKinds.set(`${r.apiVersion}\0${r.kind}`, { apiVersion: r.apiVersion, kind: r.kind });
     }
   }
-  const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey, env.controller?.type === "argocd" && controllerObject ? argoIgnoreRulesOf(controllerObject) : []);
+  const compareOptions = compareOptionsFor(env, ctx.config, controller, ctx.secretKey, env.controller?.type === "argocd" && controllerObject ? argoIgnoreRulesOf(controllerObject) : [], step.ownPauseIds);
   return {
     approved,
     approvedAt: approved === git.approved ? git.approvedAt : undefined,

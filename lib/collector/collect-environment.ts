@@ -175,6 +175,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         discovery,
         // An Argo CD hub's Application is read in the hub; what it deploys, here.
         controllerCluster: a.spec.controller?.hub ? ((await hubClusterFor(ctx, env)) ?? undefined) : undefined,
+        ownPauseIds: (await persistInputs).ownPauseIds,
       }).catch((e: unknown) => {
         throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
       });

@@ -150,7 +150,7 @@ const desiredWritten = new WeakMap<Map<string, StoredRow>, ReadonlyMap<string, D
  * Nothing in the run changes these, so a run may start reading them early.
  */
 export async function readPersistInputs(db: CollectorContext["db"], envId: string, now: Date) {
-  const [lastGoodRows, openItems, recent, applicationRows] = await Promise.all([
+  const [lastGoodRows, openItems, recent, applicationRows, ownPauses] = await Promise.all([
     db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null }>>`
       SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash"
       FROM "Environment" e LEFT JOIN "CollectionRun" r ON r.id = e."lastGoodRunId"
@@ -165,8 +165,10 @@ export async function readPersistInputs(db: CollectorContext["db"], envId: strin
     }),
     // controllerRef and spec: a discovered application whose kind cannot be listed this run is kept as it was (run-applications.ts).
     db.application.findMany({ where: { environmentId: envId }, select: { id: true, name: true, removedAt: true, approvedSha: true, controllerRef: true, spec: true } }),
+    // Every environment's: a controller object paused in one environment may be declared by an application of another (a hub).
+    db.pause.findMany({ where: { origin: "dashboard", endedAt: null }, select: { id: true }, orderBy: { id: "asc" } }),
   ]);
-  return { lastGoodRows, openItems, recent, applicationRows };
+  return { lastGoodRows, openItems, recent, applicationRows, ownPauseIds: ownPauses.map((p) => p.id) };
 }
 
 /**
@@ -184,7 +186,9 @@ export function applicationIds(inputs: PersistInputs, specs: readonly Applicatio
 }
 
 function optionsHashOf(apps: ReadonlyArray<Pick<ApplicationState, "spec" | "compareOptions">>): string {
-  const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
+  // Held pauses count (a pause starting or ending changes verdicts on objects that did not change), but none held
+  // hashes as before pauses were part of the comparison.
+  const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, ownPauseIds: o.ownPauseIds?.length ? o.ownPauseIds : undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
   // One application hashes as the environment did before applications, so an upgrade does not recompare everything.
   return contentHash(apps.length === 1 ? strip(apps[0]!.compareOptions) : apps.map((a) => [a.spec.name, strip(a.compareOptions)])).hash;
 }

@@ -5,6 +5,7 @@ import { createCompareContext, isCompareContext, type CompareContext } from "./c
 import { diffObjects } from "./diff";
 import { rulesFor, type CompiledIgnoreRule } from "./ignore";
 import { isTrackedByEnvironment } from "./tracking";
+import { withoutOwnPause } from "./own-pause";
 import { groupOf, objectKey, type CompareOptions, type KubeObject, type ObjectDrift, type ObjectKey } from "./types";
 
 // Callers may hand the same options object for every object of a run: compile it once.
@@ -40,7 +41,7 @@ export function compareObject(desired: KubeObject | null, live: KubeObject | nul
   });
   if (!live) return wholeObject(rules, "Missing");
   if (!desired) return isTrackedByEnvironment(live, ctx.tracking) ? wholeObject(rules, "Extra") : { type: "InSync", ignored: {} };
-  const { changes, ignored } = diffObjects(desired, live, ctx, rules);
+  const { changes, ignored } = diffObjects(desired, withoutOwnPause(desired, live, ctx.ownPauseIds), ctx, rules);
   return changes.length > 0 ? { type: "Modified", changes, ignored } : { type: "InSync", ignored };
 }
 

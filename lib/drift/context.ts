@@ -28,6 +28,8 @@ export interface CompareContext {
   readonly tracking: CompiledTracking;
   readonly secretKey: string | Uint8Array | undefined;
   readonly injectedPrefixes: readonly string[];
+  /** Pauses Driftwatch holds: what they wrote on a controller object Git declares is not drift (own-pause.ts). */
+  readonly ownPauseIds: ReadonlySet<string>;
 }
 
 export function createCompareContext(options: CompareOptions = {}): CompareContext {
@@ -45,6 +47,7 @@ export function createCompareContext(options: CompareOptions = {}): CompareConte
     tracking,
     secretKey: options.secretKey,
     injectedPrefixes: injected,
+    ownPauseIds: new Set(options.ownPauseIds ?? []),
   };
 }
 

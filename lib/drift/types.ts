@@ -157,4 +157,6 @@ export interface CompareOptions {
   secretKey?: string | Uint8Array;
   /** Label/annotation key prefixes that controllers inject at apply time (added to the defaults). */
   controllerInjectedPrefixes?: string[];
+  /** Ids of the pauses Driftwatch holds (sorted, so the options hash is stable): see own-pause.ts. */
+  ownPauseIds?: string[];
 }

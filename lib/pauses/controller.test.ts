@@ -30,6 +30,8 @@ describe("controller pause patches", () => {
     expect(resumePatch("flux", { suspend: false }).spec).toEqual({ suspend: false });
     // A pause claimed from the cluster has no recorded policy: resume resumes.
     expect(resumePatch("flux", null).spec).toEqual({ suspend: false });
+    // A Kustomization whose spec had no suspend field gets none back (merge patch null removes it).
+    expect(resumePatch("flux", { suspend: null }).spec).toEqual({ suspend: null });
   });
   it("leaves a Flux object suspended that was suspended before the pause began, clearing only its annotations", () => {
     const back = resumePatch("flux", { suspend: true });

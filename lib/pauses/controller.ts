@@ -6,11 +6,10 @@
 import { controllerKindOf, type ClusterConfig, type ControllerConfig, type EnvironmentConfig } from "@/lib/config";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { KubeError } from "@/lib/kube/errors";
+import { ANNOTATION_PAUSED_BY, ANNOTATION_PAUSE_ID, ANNOTATION_REASON, ANNOTATION_UNTIL } from "@/lib/drift/own-pause";
 
-export const ANNOTATION_PAUSED_BY = "driftwatch.dev/paused-by";
-export const ANNOTATION_REASON = "driftwatch.dev/pause-reason";
-export const ANNOTATION_UNTIL = "driftwatch.dev/paused-until";
-export const ANNOTATION_PAUSE_ID = "driftwatch.dev/pause-id";
+// Defined beside the comparison that sets a held pause aside (a parent application must not see it as drift).
+export { ANNOTATION_PAUSED_BY, ANNOTATION_PAUSE_ID, ANNOTATION_REASON, ANNOTATION_UNTIL };
 export const FIELD_MANAGER = "driftwatch";
 
 export type KubeWriter = Pick<ClusterClient, "requestJson">;
@@ -81,12 +80,18 @@ const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v
 
 /**
  * What puts a controller object back as the pause found it: Argo CD's
- * automated policy as it was; Flux resumed, unless it was suspended already
- * when the pause began (then only Driftwatch's annotations go, and the next
+ * automated policy as it was; Flux resumed (its suspend field as the pause
+ * found it: false, or absent), unless it was suspended already when the
+ * pause began (then only Driftwatch's annotations go, and the next
  * run shows that suspension as the pause it is).
  */
 export function resumePatch(type: ControllerConfig["type"], previousPolicy: unknown): Record<string, unknown> {
-  if (type === "flux") return rec(previousPolicy).suspend === true ? { metadata: { annotations: CLEAR_ANNOTATIONS } } : { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { suspend: false } };
+  if (type === "flux") {
+    const before = rec(previousPolicy).suspend;
+    if (before === true) return { metadata: { annotations: CLEAR_ANNOTATIONS } };
+    // The field goes when the pause found none; false when it found false, or when nothing was recorded.
+    return { metadata: { annotations: CLEAR_ANNOTATIONS }, spec: { suspend: before === null ? null : false } };
+  }
   const automated = previousPolicy && typeof previousPolicy === "object" ? (previousPolicy as { automated?: unknown }).automated : undefined;
   return automated === undefined || automated === null
     ? { metadata: { annotations: CLEAR_ANNOTATIONS } }
@@ -107,7 +112,8 @@ export async function suspendController(client: KubeWriter, c: ControllerConfig,
     previousPolicy = { automated: automated === undefined ? null : automated };
   } else {
     const k = await client.requestJson<Obj>("GET", path);
-    previousPolicy = { suspend: rec(k.spec).suspend === true };
+    // null: Git's object had no suspend field, and resuming leaves none (a parent that declares it sees no drift).
+    previousPolicy = { suspend: typeof rec(k.spec).suspend === "boolean" ? rec(k.spec).suspend : null };
   }
   await client.requestJson("PATCH", path, {
     body: pausePatch(c.type, meta),

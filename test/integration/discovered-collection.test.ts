@@ -23,6 +23,8 @@ import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/d
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { getTimeline } from "@/lib/dashboard/timeline";
 import { getMetrics } from "@/lib/dashboard/metrics";
+import { createPause, resumePause } from "@/lib/pauses";
+import { createTestSession } from "@/lib/auth/testing";
 import { binaryPath } from "@/tools/realkube/binaries";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { execFile } from "node:child_process";
@@ -222,6 +224,41 @@ forEachCluster((server) => {
       await run();
       expect(await db.pause.count({ where: { endedAt: null } })).toBe(0);
       expect(await db.auditEvent.findMany({ where: { action: { startsWith: "pause." } }, select: { action: true }, orderBy: { id: "asc" } })).toEqual([{ action: "pause.detected" }, { action: "pause.ended" }]);
+    }, 120_000);
+
+    it("a pause Driftwatch holds on a Kustomization another application declares is not drift of that parent; the same suspend by hand is", async () => {
+      // The write credential pauses go through (context t may write); the collector still reads with t-readonly.
+      config = parseConfig(
+        stringify({
+          repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+          environments: [
+            { name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, write: { kubeconfig: cluster?.kubeconfigPath, context: "t" }, extraKinds: [], discover: { flux: {} } },
+          ],
+        }),
+      );
+      await run();
+      const olivia = await createTestSession(db, "operator", "olivia");
+      const actor = { type: "user" as const, id: olivia.user.id, name: "olivia" };
+      const pause = await createPause(db, "production", { reason: "INC-9: cart hotfix by hand", duration: "1h", application: "flux-system/shop-cart" }, actor);
+      expect(pause).toMatchObject({ executed: true, controllerRef: "Kustomization/flux-system/shop-cart" });
+      const child = "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-cart";
+      const openOn = (key: string) => db.driftItem.count({ where: { key, resolvedAt: null } });
+
+      await run();
+      // The parent (flux-system/apps declares shop-cart) shows the pause as a pause, not as its own drift.
+      expect(await openOn(child)).toBe(0);
+      expect((await listApplications(db, "production", { removed: "exclude" })).applications.find((a) => a.name === "flux-system/apps")).toMatchObject({ driftCount: 0 });
+      expect((await db.pause.findMany({ where: { endedAt: null }, select: { origin: true } })).map((p) => p.origin)).toEqual(["dashboard"]);
+
+      await resumePause(db, pause.id, actor, { reason: "hotfix is in Git" });
+      await run();
+      expect(await openOn(child)).toBe(0);
+
+      // A suspend nobody audited is drift of the parent, named with who wrote it.
+      await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-cart", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"suspend":true}}']);
+      await run();
+      const items = await db.driftItem.findMany({ where: { key: child, resolvedAt: null }, select: { type: true, attributionManager: true, applicationId: true } });
+      expect(items).toEqual([{ type: "Modified", attributionManager: "kubectl-patch", applicationId: (await applications()).get("flux-system/apps")?.id }]);
     }, 120_000);
 
     it("an application whose Kustomization is deleted is marked removed, its history kept", async () => {
