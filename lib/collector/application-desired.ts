@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
-import { approvedRevision, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
+import { approvedRevisionAt, isAncestorAt, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
@@ -141,7 +141,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       });
       if (inputs) {
         const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
-        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, inputs));
         if (byInputs) approved = byInputs;
         inputsOutside = inputs;
       } else {
@@ -153,8 +153,9 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     compareSha = approved;
     if (controller?.appliedRevision && controller.appliedRevision !== approved) {
       const applied = controller.appliedRevision;
-      const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
-      if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
+      const tip = tipSha;
+      const ancestor = () => (tip ? isAncestorAt(mirrorPath, env.source.branch, tip, applied, tip) : isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch)));
+      if (await (tip ? memoGit([mirrorPath, "ancestor", applied, tip], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
     }
     // Variables enter the key only through controllerRenderKey's digest.
@@ -373,12 +374,13 @@ async function multiSourceRender(step: DesiredStep, sides: readonly SourceSide[]
     let sha = side.approved;
     if (applied && applied !== side.approved) {
       const mirror = side.mirrorPath;
-      const onRef = await memoGit([mirror, "ancestor", applied, side.tipSha ?? view.source.branch], () => isAncestor(mirror, applied, qualifiedRef(view.source.branch))).catch(() => false);
+      const tip = side.tipSha;
+      const onRef = await memoGit([mirror, "ancestor", applied, tip ?? view.source.branch], () => (tip ? isAncestorAt(mirror, view.source.branch, tip, applied, tip) : isAncestor(mirror, applied, qualifiedRef(view.source.branch)))).catch(() => false);
       if (onRef) sha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `Argo CD reports revision ${applied.slice(0, 12)} for source ${i + 1} (${view.source.path} of ${view.source.repository}), which is not on ${describeFollowedRef(view.source.branch)}; comparing with the approved revision` });
     }
     compared.push({ sha });
-    behind ||= await appliedBehind(side.mirrorPath, side.approved, applied);
+    behind ||= await appliedBehind(side.mirrorPath, side.approved, applied, { ref: view.source.branch, tip: side.tipSha });
   }
   const refs = new Map<string, { mirrorPath: string; sha: string }>();
   for (const [i, { source, side }] of sides.entries()) if (source.refName && !side.chart) refs.set(source.refName, { mirrorPath: side.mirrorPath, sha: compared[i]!.sha });
@@ -448,10 +450,12 @@ export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesi
  * Ancestry that cannot be read (a revision the mirror lacks) counts as behind,
  * so a stuck rollout is never hidden.
  */
-export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null): Promise<boolean> {
+export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null, at?: { ref: string; tip: string | undefined }): Promise<boolean> {
   if (!applied || applied === approved) return false;
   // A chart from a Helm repository (no mirror): any other version than the approved one is behind it.
   if (!mirrorPath) return true;
-  const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => isAncestor(mirrorPath, approved, applied)).catch(() => false);
+  // Both are on the ref's first-parent line as a rule: the ref's history index answers without a git process.
+  const tip = at?.tip;
+  const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => (tip && at ? isAncestorAt(mirrorPath, at.ref, tip, approved, applied) : isAncestor(mirrorPath, approved, applied))).catch(() => false);
   return !contains;
 }
