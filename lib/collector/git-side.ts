@@ -192,7 +192,7 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
     const key = { repositoryId_branch: { repositoryId: repoRow.id, branch } };
     const head = await ctx.db.branchHead.findUnique({ where: key });
     // An unmoved ref has nothing new to ingest; asking git would only cost processes.
-    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000, tip: tipSha });
     if (revisions.length > 0) {
       await ctx.db.revision.createMany({
         data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),

@@ -58,9 +58,9 @@ const LOG_FORMAT = `${RECORD}%H${FIELD}%P${FIELD}%an${FIELD}%ae${FIELD}%aI${FIEL
 export async function listRevisions(
   mirrorPath: string,
   branch: string,
-  opts: { known?: Set<string>; limit?: number } = {},
+  opts: { known?: Set<string>; limit?: number; /** The branch's commit as the run resolved it (not asked again: the ref may move meanwhile). */ tip?: string } = {},
 ): Promise<GitRevision[]> {
-  const head = await branchSha(mirrorPath, branch);
+  const head = opts.tip ?? (await branchSha(mirrorPath, branch));
   if (opts.known?.has(head)) return [];
   const known = await existingCommits(mirrorPath, [...(opts.known ?? [])]);
   const revs = [head, ...known.map((s) => `^${s}`)];
