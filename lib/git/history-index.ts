@@ -259,7 +259,8 @@ export function firstParentHistory(mirrorPath: string, ref: string, tip: string)
     (h) => {
       if (indexes.peek(key) !== entry) return;
       indexes.delete(key);
-      indexes.set(key, entry, { size: Math.max(1, h.weight) });
+      // A history heavier than the whole budget is still kept (alone): dropping it would walk again for every application.
+      indexes.set(key, entry, { size: Math.min(MAX_WEIGHT, Math.max(1, h.weight)) });
     },
     () => {
       if (indexes.peek(key) === entry) indexes.delete(key);
