@@ -4,16 +4,17 @@
 // desired state from release storage instead of a render: this is the step
 // they replace.
 import { createHash } from "node:crypto";
+import { posix } from "node:path";
 import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
-import { approvedRevisionAt, isAncestorAt, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
+import { approvedRevisionAt, firstParentHistory, isAncestorAt, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
 import type { Discovery } from "@/lib/kube/discovery";
 import { controllerRenderFor, maskSecretSourced, mergeSecretValues, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
-import { hashedDesiredSecret, memoDesired, memoGit, memoRender } from "./run-memo";
+import { hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedInputs, rememberInputs } from "./run-memo";
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
@@ -135,7 +136,10 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       const tip = tipSha;
       // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
-      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+      const renderAtTip = () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs);
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () =>
+        controllerRender ? renderAtTip() : inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip),
+      ).catch((e: unknown) => {
         if (e instanceof GitError && e.category === "render") return null;
         throw e;
       });
@@ -440,6 +444,31 @@ async function multiSourceRender(step: DesiredStep, sides: readonly SourceSide[]
 export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesired, "sourceRevisions">): ApplicationSpec {
   const revisions = d.sourceRevisions;
   return revisions ? { ...spec, sources: spec.sources.map((s, i) => ({ ...s, ...revisions[i] })) } : spec;
+}
+
+/**
+ * The files a kustomize render reads at the branch tip. When the tip moved
+ * forward and no commit since the last tip touched the path or any directory
+ * holding one of the files it read, the render reads the same files: no render
+ * at the new tip (for hundreds of applications of a busy repository, hundreds
+ * of kustomize builds a run). A directory counts with everything under it, so
+ * a file added beside an input (a chart's new template) is noticed. Not for a
+ * controller's render, which may read files outside what it lists (.sourceignore).
+ */
+async function inputsAtTip(mirrorPath: string, ref: string, tip: string, path: string, settingsKey: string, render: () => Promise<string[]>): Promise<readonly string[]> {
+  const key = [mirrorPath, ref, path, settingsKey];
+  const last = rememberedInputs(key);
+  if (last && last.tip !== tip) {
+    const history = await firstParentHistory(mirrorPath, ref, tip).catch(() => null);
+    const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
+    if (history?.touchedAfter(last.tip, path, directories) === false) {
+      rememberInputs(key, { tip, inputs: last.inputs });
+      return last.inputs;
+    }
+  }
+  const inputs = await render();
+  rememberInputs(key, { tip, inputs });
+  return inputs;
 }
 
 /**

@@ -51,11 +51,13 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
  */
 const spawned = new Map<string, number>();
 
+const OPTIONS_WITH_VALUE = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace"]);
+
 /** The subcommand of a git argument list: the first word that is not an option or an option's value ("-c x=y"). */
 function subcommandOf(args: readonly string[]): string {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === "-c" || a === "-C" || a === "--git-dir") i++;
+    if (OPTIONS_WITH_VALUE.has(a)) i++;
     else if (!a.startsWith("-")) return a;
   }
   return "(none)";

@@ -6,7 +6,11 @@
 // applied at the tip.
 import { afterEach, describe, expect, it } from "vitest";
 import { applicationsByName, createCollectorFixture, type CollectorFixture } from "../support/collector-env";
+import { requiredKustomize } from "../support/required-tools";
 import { gitProcessCounts, resetGitProcessCounts } from "@/lib/git/exec";
+
+// The kustomize case runs the real kustomize: without one this file fails, saying what to install.
+requiredKustomize();
 
 let f: CollectorFixture | undefined;
 afterEach(async () => {
@@ -16,19 +20,36 @@ afterEach(async () => {
 
 const appName = (i: number) => `app-${String(i).padStart(2, "0")}`;
 
-function configMapOf(i: number): Record<string, unknown> {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `settings-${i}`, namespace: "shop" }, data: { app: appName(i) } };
+function configMapOf(i: number, name = `settings-${i}`): Record<string, unknown> {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "shop" }, data: { app: appName(i) } };
 }
 
-/** Git processes of each steady run of an environment of `count` applications, a commit landing before each. */
-async function steadyGitProcesses(count: number): Promise<number[]> {
+/**
+ * Git processes of each steady run of an environment of `count` applications, a commit landing before each.
+ * kustomize: each application an overlay of its own settings and a shared base (bases/common), rendered with kustomize.
+ */
+async function steadyGitProcesses(count: number, render: "plain" | "kustomize" = "plain"): Promise<number[]> {
   const files: Record<string, unknown[]> = {};
-  for (let i = 0; i < count; i++) files[`envs/${appName(i)}/settings.yaml`] = [configMapOf(i)];
-  const applications = Array.from({ length: count }, (_, i) => ({ name: appName(i), source: { repository: "shop", branch: "main", path: `envs/${appName(i)}` } }));
+  const live: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    files[`envs/${appName(i)}/settings.yaml`] = [configMapOf(i)];
+    live.push(configMapOf(i));
+    if (render === "kustomize") {
+      files[`envs/${appName(i)}/kustomization.yaml`] = [{ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["settings.yaml", "../../bases/common"] }];
+      live.push(configMapOf(i, "common"));
+    }
+  }
+  if (render === "kustomize") {
+    files["bases/common/common.yaml"] = [{ ...configMapOf(0, "common"), data: { shared: "yes" } }];
+    files["bases/common/kustomization.yaml"] = [{ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["common.yaml"] }];
+  }
+  // The shared ConfigMap is one object in the cluster, however many overlays render it.
+  const seeded = render === "kustomize" ? [...live.filter((o) => (o.metadata as { name: string }).name !== "common"), { ...configMapOf(0, "common"), data: { shared: "yes" } }] : live;
+  const applications = Array.from({ length: count }, (_, i) => ({ name: appName(i), source: { repository: "shop", branch: "main", path: `envs/${appName(i)}`, render } }));
   const fx = await createCollectorFixture(files, { envYaml: { source: undefined, applications } });
   f = fx;
   const initial = fx.repo.head();
-  await fx.seed(Array.from({ length: count }, (_, i) => configMapOf(i)), "kustomize-controller");
+  await fx.seed(seeded, "kustomize-controller");
   expect((await fx.run()).status).toBe("succeeded");
 
   const perRun: number[] = [];
@@ -58,9 +79,19 @@ async function steadyGitProcesses(count: number): Promise<number[]> {
 describe("git processes per collection run", () => {
   it("do not grow with the number of applications of one repository", async () => {
     const few = await steadyGitProcesses(5);
+    await f?.cleanup();
+    f = undefined;
     const many = await steadyGitProcesses(40);
     // A fetch, the new revisions listed, the history index extended, and the one touched application rendered.
     for (const n of [...few, ...many]) expect(n).toBeLessThanOrEqual(12);
     expect(Math.max(...many) - Math.min(...few)).toBeLessThanOrEqual(2);
+  }, 180_000);
+
+  it("do not grow with the number of kustomize overlays either: the files a render reads are not read again when no commit touched them", async () => {
+    const few = await steadyGitProcesses(3, "kustomize");
+    await f?.cleanup();
+    f = undefined;
+    const many = await steadyGitProcesses(12, "kustomize");
+    expect(Math.max(...many) - Math.min(...few)).toBeLessThanOrEqual(3);
   }, 180_000);
 });
