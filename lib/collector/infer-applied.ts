@@ -1,5 +1,6 @@
 // Without a controller to ask, which revision is live: inferred by rendering
 // recent revisions and comparing them with live the way drift is computed.
+import { posix } from "node:path";
 import type { ApplicationEnvironment } from "@/lib/config";
 import { firstParentHistory, listRevisions, renderManifests, controllerRenderKey, GitError, type RenderOptions } from "@/lib/git";
 import { compareObject, hashSecretValues, objectKey, type CompareContext, type KubeObject, type ObjectDrift } from "@/lib/drift";
@@ -36,9 +37,11 @@ export async function inferApplied(
   if (clean) {
     if (!tipSha || tipSha === approved) return { sha: approved, source: "inferred" };
     // When no commit since the approved one touched what the render reads, the tip renders the same: nothing to render.
+    // An input counts with its whole directory: a file deleted or added beside it changes what a build reads.
     if (rendersFromPathAndInputs(renderOptions, inputs)) {
       const history = await firstParentHistory(mirrorPath, env.source.branch, tipSha).catch(() => null);
-      if (history?.touchedAfter(approved, env.source.path, inputs) === false) return { sha: tipSha, source: "inferred" };
+      const directories = [...new Set(inputs.map((f) => posix.dirname(f)))];
+      if (history?.touchedAfter(approved, env.source.path, directories) === false) return { sha: tipSha, source: "inferred" };
     }
     const sameRender = () => sameManifests(mirrorPath, approved, tipSha, renderOptions);
     const optionsKey = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)].join("\0");
