@@ -18,16 +18,23 @@
 // objects split evenly over N folders): one run renders, compares and
 // records each of them.
 //
-//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect] [--applications 300] [--collector-heap 768]
+// Every run reports the git processes it started (by subcommand). With
+// --git-commit-each-run a new commit lands on the branch before each
+// steady-state run, touching one application's folder (round robin), as a
+// busy repository does: the runs then pay for a moved tip (issue 19: git
+// processes per run must not grow with the applications).
+//
+//   npx tsx bench/collect.ts [--sizes 1000,10000] [--full] [--steady N] [--profile /tmp/collect] [--applications 300] [--collector-heap 768] [--git-commit-each-run]
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createClusterClient } from "../lib/kube/client";
+import { gitProcessCounts, resetGitProcessCounts } from "../lib/git/exec";
 import { resetDatabase } from "../lib/db/testing";
 import { bareListOf, startBenchCluster, type BenchCluster } from "./support/cluster";
 import type { BenchDatabase } from "./support/db";
 import { COLLECTOR_HEAP_MIB } from "../scripts/collector-heap";
-import { benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
+import { benchApplication, benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
 import { flag, isMain, loadAverage, median, MiB, round, runChildJson, stringArg, withHighWaterRss } from "./support/stats";
 
 export interface CollectSizeResult {
@@ -54,6 +61,10 @@ export interface CollectSizeResult {
   collectorHeapMiB: number | null;
   apiServerPeakRssMiB: number;
   setupMs: number;
+  /** Whether a commit landed on the branch before each steady-state run (--git-commit-each-run). */
+  gitCommitEachRun: boolean;
+  /** Git processes the collector started: in the cold run, in each steady-state run, and the last steady-state run's by subcommand. */
+  gitProcesses: { cold: number; steadyRuns: number[]; steadyMedian: number; lastSteadyBySubcommand: Record<string, number> };
 }
 
 export interface CollectBenchResult {
@@ -118,10 +129,11 @@ export interface SizeOptions {
   profileTo?: string;
   trackingLabel?: string;
   applications?: number;
+  gitCommitEachRun?: boolean;
 }
 
 /** One size, in this process (bench/support/collect-child.ts runs it in a process of its own). */
-export async function benchSize(database: BenchDatabase, { objects, steadyRuns, profileTo, trackingLabel, applications = 1 }: SizeOptions): Promise<CollectSizeResult> {
+export async function benchSize(database: BenchDatabase, { objects, steadyRuns, profileTo, trackingLabel, applications = 1, gitCommitEachRun = false }: SizeOptions): Promise<CollectSizeResult> {
   const setupStart = performance.now();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-bench-collect-${objects}-`));
   const cluster = await startBenchCluster(dir);
@@ -152,7 +164,9 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     }
     const baselineMs = median(baselines);
 
+    resetGitProcessCounts();
     const cold = await collectorPeak(() => collectOnce(ctx, "bench"));
+    const coldGit = gitProcessCounts().total;
     if (cold.value.stats?.live !== objects) throw new Error(`cold run saw ${cold.value.stats?.live} live objects, expected ${objects}`);
     const collected = (cold.value.stats as { applications?: number } | undefined)?.applications ?? 1;
     if (collected !== applications) throw new Error(`cold run collected ${collected} applications, expected ${applications}`);
@@ -161,19 +175,31 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     const steadyRatios: number[] = [];
     const steadyBaselines: number[] = [];
     let steadyPeak = 0;
+    const steadyGit: number[] = [];
+    let lastGit: Record<string, number> = {};
     let last = cold.value;
     const churnPerRun = Math.round(objects * 0.01);
     const profiler = profileTo ? await startProfiler() : null;
     for (let n = 1; n <= steadyRuns; n++) {
       await churn(cluster, set.live, 0.01, n);
+      if (gitCommitEachRun) {
+        // A file the render does not read, in one application's folder: its approved revision moves, its objects do not.
+        const folder = applications > 1 ? benchApplication("envs/bench", (n - 1) % applications).path : "envs/bench";
+        repo.write(`${folder}/NOTES.md`, `steady run ${n}\n`);
+        repo.commit(`notes before steady run ${n}`);
+      }
       // The machine is shared and noisy: each run is compared with a bare list taken just before it.
       const t = performance.now();
       await bareList(cluster, set.namespaces);
       const pairedBaseline = performance.now() - t;
       steadyBaselines.push(pairedBaseline);
       await profiler?.resume();
+      resetGitProcessCounts();
       const run = await collectorPeak(() => collectOnce(ctx, "bench"));
       await profiler?.pause();
+      const counted = gitProcessCounts();
+      steadyGit.push(counted.total);
+      lastGit = counted.bySubcommand;
       steady.push(run.value.ms);
       steadyRatios.push(run.value.ms / pairedBaseline);
       steadyPeak = Math.max(steadyPeak, run.peakRss);
@@ -196,6 +222,8 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
       collectorHeapMiB: heapLimitMiB(),
       apiServerPeakRssMiB: round(cluster.memory().peak / MiB),
       setupMs: round(setupMs),
+      gitCommitEachRun,
+      gitProcesses: { cold: coldGit, steadyRuns: steadyGit, steadyMedian: median(steadyGit), lastSteadyBySubcommand: lastGit },
     };
   } finally {
     await cluster.stop();
@@ -211,19 +239,19 @@ function heapLimitMiB(): number | null {
 }
 
 export async function runCollectBench(
-  opts: { sizes?: number[]; steadyRuns?: number; profile?: string; trackingLabel?: string; applications?: number; collectorHeapMiB?: number; log?: (m: string) => void } = {},
+  opts: { sizes?: number[]; steadyRuns?: number; profile?: string; trackingLabel?: string; applications?: number; collectorHeapMiB?: number; gitCommitEachRun?: boolean; log?: (m: string) => void } = {},
 ): Promise<CollectBenchResult> {
   const sizes = opts.sizes ?? [1_000, 10_000];
   const log = opts.log ?? (() => {});
   const results: CollectSizeResult[] = [];
   for (const n of sizes) {
-    const size: SizeOptions = { objects: n, steadyRuns: opts.steadyRuns ?? 5, profileTo: opts.profile, trackingLabel: opts.trackingLabel, applications: opts.applications };
+    const size: SizeOptions = { objects: n, steadyRuns: opts.steadyRuns ?? 5, profileTo: opts.profile, trackingLabel: opts.trackingLabel, applications: opts.applications, gitCommitEachRun: opts.gitCommitEachRun };
     // The collector as `npm run collector` runs it (its default heap limit), unless told otherwise (0: Node's own default).
     const heapMiB = opts.collectorHeapMiB ?? COLLECTOR_HEAP_MIB;
     const heap = heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : [];
     const r = await runChildJson<CollectSizeResult>(path.join(import.meta.dirname, "support", "collect-child.ts"), [JSON.stringify(size)], ["--expose-gc", ...heap]);
     log(
-      `collect ${n}${r.applications > 1 ? ` in ${r.applications} applications` : ""}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB (bare list ${r.peakRssMiB.baseline} MiB)`,
+      `collect ${n}${r.applications > 1 ? ` in ${r.applications} applications` : ""}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB (bare list ${r.peakRssMiB.baseline} MiB), git processes cold ${r.gitProcesses.cold}, per steady run ${r.gitProcesses.steadyMedian}${r.gitCommitEachRun ? " (a new commit before each)" : ""} ${JSON.stringify(r.gitProcesses.lastSteadyBySubcommand)}`,
     );
     results.push(r);
   }
@@ -253,7 +281,22 @@ function sizesFromArgs(): number[] | undefined {
   return flag("full") ? [1_000, 10_000, 50_000, 100_000] : undefined;
 }
 
+const USAGE = `npx tsx bench/collect.ts [options]
+  --sizes 1000,10000       object counts, each in a process of its own (default 1000,10000)
+  --full                   1000,10000,50000,100000
+  --steady N               steady-state runs per size (default 5)
+  --applications N         N declared applications, the objects split over N folders of one repository
+  --git-commit-each-run    a new commit (one application's folder) before each steady-state run
+  --tracking-label k=v     track live objects by label
+  --profile /tmp/prefix    CPU profile of the steady-state runs
+  --collector-heap MiB     the collector's heap limit (0: Node's default)
+Prints per size: times and ratios to the bare list, peak RSS, git processes (cold, per steady run, by subcommand); then JSON.`;
+
 export async function main(): Promise<CollectBenchResult> {
+  if (flag("help")) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const steadyIdx = process.argv.indexOf("--steady");
   const profileIdx = process.argv.indexOf("--profile");
   const trackingIdx = process.argv.indexOf("--tracking-label");
@@ -266,6 +309,7 @@ export async function main(): Promise<CollectBenchResult> {
     trackingLabel: trackingIdx >= 0 ? process.argv[trackingIdx + 1] : undefined,
     applications: applicationsIdx >= 0 ? Number(process.argv[applicationsIdx + 1]) : undefined,
     collectorHeapMiB: stringArg("collector-heap") ? Number(stringArg("collector-heap")) : undefined,
+    gitCommitEachRun: flag("git-commit-each-run"),
     log: (m) => console.log(m),
   });
   console.log(JSON.stringify(r));

@@ -4,16 +4,17 @@
 // desired state from release storage instead of a render: this is the step
 // they replace.
 import { createHash } from "node:crypto";
+import { posix } from "node:path";
 import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
-import { approvedRevision, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
+import { approvedRevisionAt, firstParentHistory, isAncestorAt, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
 import { compareObject, createCompareContext, objectKey, type CompareContext, type CompareOptions, type KubeObject } from "@/lib/drift";
 import { argoIgnoreRulesOf } from "@/lib/kube/render-settings";
 import type { ClusterClient } from "@/lib/kube/client";
 import type { Discovery } from "@/lib/kube/discovery";
 import { controllerRenderFor, maskSecretSourced, mergeSecretValues, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
-import { hashedDesiredSecret, memoDesired, memoGit, memoRender } from "./run-memo";
+import { hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedInputs, rememberInputs } from "./run-memo";
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
@@ -137,13 +138,16 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       const tip = tipSha;
       // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
-      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs)).catch((e: unknown) => {
+      const renderAtTip = () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs);
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () =>
+        controllerRender ? renderAtTip() : inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip),
+      ).catch((e: unknown) => {
         if (e instanceof GitError && e.category === "render") return null;
         throw e;
       });
       if (inputs) {
         const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
-        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevision(mirrorPath, env.source.branch, env.source.path, inputs));
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, inputs));
         if (byInputs) approved = byInputs;
         inputsOutside = inputs;
       } else {
@@ -155,8 +159,9 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     compareSha = approved;
     if (controller?.appliedRevision && controller.appliedRevision !== approved) {
       const applied = controller.appliedRevision;
-      const ancestor = () => isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch));
-      if (await (tipSha ? memoGit([mirrorPath, "ancestor", applied, tipSha], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
+      const tip = tipSha;
+      const ancestor = () => (tip ? isAncestorAt(mirrorPath, env.source.branch, tip, applied, tip) : isAncestor(mirrorPath, applied, qualifiedRef(env.source.branch)));
+      if (await (tip ? memoGit([mirrorPath, "ancestor", applied, tip], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
     }
     // Variables enter the key only through controllerRenderKey's digest.
@@ -375,12 +380,13 @@ async function multiSourceRender(step: DesiredStep, sides: readonly SourceSide[]
     let sha = side.approved;
     if (applied && applied !== side.approved) {
       const mirror = side.mirrorPath;
-      const onRef = await memoGit([mirror, "ancestor", applied, side.tipSha ?? view.source.branch], () => isAncestor(mirror, applied, qualifiedRef(view.source.branch))).catch(() => false);
+      const tip = side.tipSha;
+      const onRef = await memoGit([mirror, "ancestor", applied, tip ?? view.source.branch], () => (tip ? isAncestorAt(mirror, view.source.branch, tip, applied, tip) : isAncestor(mirror, applied, qualifiedRef(view.source.branch)))).catch(() => false);
       if (onRef) sha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `Argo CD reports revision ${applied.slice(0, 12)} for source ${i + 1} (${view.source.path} of ${view.source.repository}), which is not on ${describeFollowedRef(view.source.branch)}; comparing with the approved revision` });
     }
     compared.push({ sha });
-    behind ||= await appliedBehind(side.mirrorPath, side.approved, applied);
+    behind ||= await appliedBehind(side.mirrorPath, side.approved, applied, { ref: view.source.branch, tip: side.tipSha });
   }
   const refs = new Map<string, { mirrorPath: string; sha: string }>();
   for (const [i, { source, side }] of sides.entries()) if (source.refName && !side.chart) refs.set(source.refName, { mirrorPath: side.mirrorPath, sha: compared[i]!.sha });
@@ -443,6 +449,31 @@ export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesi
 }
 
 /**
+ * The files a kustomize render reads at the branch tip. When the tip moved
+ * forward and no commit since the last tip touched the path or any directory
+ * holding one of the files it read, the render reads the same files: no render
+ * at the new tip (for hundreds of applications of a busy repository, hundreds
+ * of kustomize builds a run). A directory counts with everything under it, so
+ * a file added beside an input (a chart's new template) is noticed. Not for a
+ * controller's render, which may read files outside what it lists (.sourceignore).
+ */
+async function inputsAtTip(mirrorPath: string, ref: string, tip: string, path: string, settingsKey: string, render: () => Promise<string[]>): Promise<readonly string[]> {
+  const key = [mirrorPath, ref, path, settingsKey];
+  const last = rememberedInputs(key);
+  if (last && last.tip !== tip) {
+    const history = await firstParentHistory(mirrorPath, ref, tip).catch(() => null);
+    const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
+    if (history?.touchedAfter(last.tip, path, directories) === false) {
+      rememberInputs(key, { tip, inputs: last.inputs });
+      return last.inputs;
+    }
+  }
+  const inputs = await render();
+  rememberInputs(key, { tip, inputs });
+  return inputs;
+}
+
+/**
  * Whether an application's applied revision lacks its approved one. The
  * approved revision is the newest commit that changed the application's
  * files, while a controller reports the branch head it applied: a later
@@ -450,10 +481,12 @@ export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesi
  * Ancestry that cannot be read (a revision the mirror lacks) counts as behind,
  * so a stuck rollout is never hidden.
  */
-export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null): Promise<boolean> {
+export async function appliedBehind(mirrorPath: string, approved: string, applied: string | null, at?: { ref: string; tip: string | undefined }): Promise<boolean> {
   if (!applied || applied === approved) return false;
   // A chart from a Helm repository (no mirror): any other version than the approved one is behind it.
   if (!mirrorPath) return true;
-  const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => isAncestor(mirrorPath, approved, applied)).catch(() => false);
+  // Both are on the ref's first-parent line as a rule: the ref's history index answers without a git process.
+  const tip = at?.tip;
+  const contains = await memoGit([mirrorPath, "ancestor", approved, applied], () => (tip && at ? isAncestorAt(mirrorPath, at.ref, tip, approved, applied) : isAncestor(mirrorPath, approved, applied))).catch(() => false);
   return !contains;
 }

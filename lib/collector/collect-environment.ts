@@ -382,7 +382,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
             : d.controller?.appliedRevision
               ? { sha: d.controller.appliedRevision, source: "controller" as const }
               : await inferApplied(ctx, a.view, d.renderOptions, d.secretValues, d.mirrorPath, d.tipSha, d.withheldFrom ?? d.approved, results, (keys) => liveObjectsOf(ctx.db, live, previous.prevLive, keys), d.compareContext, d.inputsOutside);
-          return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha)) };
+          return { ...applied, behind: d.sourcesBehind ?? (await appliedBehind(d.mirrorPath, d.approved, applied.sha, { ref: a.view.source.branch, tip: d.tipSha })) };
         },
       };
     });

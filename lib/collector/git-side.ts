@@ -3,7 +3,7 @@
 // new revisions ingested, the approved revision found (memoised per tip), and
 // the allowlisted remote kustomize bases fetched through the same mirrors.
 import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
-import { syncMirror, listRevisions, approvedRevision, parseFollowedRef, resolveFollowedRef, describeFollowedRef, GitError, type RemoteBaseSource } from "@/lib/git";
+import { syncMirror, listRevisions, approvedRevision, approvedRevisionAt, parseFollowedRef, resolveFollowedRef, describeFollowedRef, GitError, type RemoteBaseSource } from "@/lib/git";
 
 /**
  * What one run fetched and ingested: each repository fetched once, and each
@@ -145,8 +145,11 @@ export async function syncGit(ctx: CollectorContext, env: ApplicationEnvironment
   try {
     ({ mirrorPath, tipSha } = await synced);
     const mirror = mirrorPath;
-    approved = tipSha
-      ? await memoGit([mirror, "approved", branch, tipSha, env.source.path], () => approvedRevision(mirror, branch, env.source.path))
+    // At the tip this run fetched (not the ref as it is now: a push during the run must not give applications different tips),
+    // from the ref's history index: one git walk for every application of the repository.
+    const tip = tipSha;
+    approved = tip
+      ? await memoGit([mirror, "approved", branch, tip, env.source.path], () => approvedRevisionAt(mirror, branch, tip, env.source.path))
       : await approvedRevision(mirror, branch, env.source.path);
   } catch (e) {
     throw e instanceof GitError ? gitFailure(e) : e;
@@ -189,7 +192,7 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
     const key = { repositoryId_branch: { repositoryId: repoRow.id, branch } };
     const head = await ctx.db.branchHead.findUnique({ where: key });
     // An unmoved ref has nothing new to ingest; asking git would only cost processes.
-    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000 });
+    const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000, tip: tipSha });
     if (revisions.length > 0) {
       await ctx.db.revision.createMany({
         data: revisions.map((r) => ({ repositoryId: repoRow.id, ...r })),

@@ -490,14 +490,30 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
         WHERE ar.id = current.id AND current.sha = v.sha
         RETURNING ar."applicationId", ar."firstSeenAt"`;
       for (const row of still) appliedSince.set(row.applicationId, row.firstSeenAt);
+      // A newly applied revision: when the branch moved and live renders the same, every application's at once.
+      // Two statements for all of them (the current row of each ended, the new ones inserted), not three per application.
+      const moved = withApplied.filter((a) => !appliedSince.has(a.id));
+      const endedRows =
+        moved.length === 0
+          ? []
+          : await tx.$queryRaw<Array<{ applicationId: string; sha: string }>>`
+        WITH current AS (
+          SELECT DISTINCT ON (r."applicationId") r.id, r."applicationId", r.sha
+          FROM "AppliedRevision" r
+          WHERE r."applicationId" = ANY(${moved.map((a) => a.id)}::uuid[]) AND r."endedAt" IS NULL
+          ORDER BY r."applicationId", r."firstSeenAt" DESC)
+        UPDATE "AppliedRevision" ar SET "endedAt" = ${now}
+        FROM current WHERE ar.id = current.id
+        RETURNING current."applicationId", current.sha`;
+      const endedSha = new Map(endedRows.map((r) => [r.applicationId, r.sha]));
+      if (moved.length > 0) {
+        await tx.appliedRevision.createMany({ data: moved.map((a) => ({ environmentId: envId, applicationId: a.id, sha: a.sha, source: a.source, firstSeenAt: now, lastSeenAt: now })) });
+      }
       for (const app of apps) {
         const a = applied.get(app.id);
         if (!a?.sha || appliedSince.has(app.id)) continue;
-        const current = await tx.appliedRevision.findFirst({ where: { applicationId: app.id, endedAt: null }, orderBy: { firstSeenAt: "desc" } });
-        if (current) await tx.appliedRevision.update({ where: { id: current.id }, data: { endedAt: now } });
-        await tx.appliedRevision.create({ data: { environmentId: envId, applicationId: app.id, sha: a.sha, source: a.source, firstSeenAt: now, lastSeenAt: now } });
         appliedSince.set(app.id, now);
-        events.push({ action: "revision.applied", targetId: a.sha, key: null, before: { sha: current?.sha ?? null }, after: tagged(app, { sha: a.sha, source: a.source }) });
+        events.push({ action: "revision.applied", targetId: a.sha, key: null, before: { sha: endedSha.get(app.id) ?? null }, after: tagged(app, { sha: a.sha, source: a.source }) });
       }
       for (const app of apps) {
         // One application's approved revision is the environment's (as before applications).

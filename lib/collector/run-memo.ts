@@ -40,6 +40,7 @@ function newCaches(objects: number) {
     currentRows: new LRUCache<string, CurrentRows>({ maxSize: 2 * objects, sizeCalculation: (v) => Math.max(1, v.live.size + v.desired.size) }),
     clusters: new LRUCache<string, ClusterHandle>({ max: ENVIRONMENT_ENTRIES }),
     kinds: new LRUCache<string, readonly ApiResource[]>({ max: ENVIRONMENT_ENTRIES }),
+    renderInputs: new LRUCache<string, RenderInputs>({ maxSize: objects, sizeCalculation: (v) => Math.max(1, v.inputs.length) }),
   };
 }
 
@@ -145,6 +146,20 @@ export function desiredHash(obj: KubeObject, compute: () => string): string {
     contentHashes.set(obj, hit);
   }
   return hit;
+}
+
+export interface RenderInputs {
+  tip: string;
+  inputs: readonly string[];
+}
+
+/** The files an application's render read at the last tip it was rendered at (key: repository, ref, path, render settings). */
+export function rememberedInputs(key: readonly string[]): RenderInputs | undefined {
+  return memo().renderInputs.get(key.join("\0"));
+}
+
+export function rememberInputs(key: readonly string[], value: RenderInputs): void {
+  memo().renderInputs.set(key.join("\0"), value);
 }
 
 interface ClusterHandle {

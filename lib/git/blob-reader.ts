@@ -3,7 +3,7 @@
 // process and holds one file in memory at a time.
 import { spawn } from "node:child_process";
 import { GitError } from "./errors";
-import { gitEnv } from "./exec";
+import { countGitProcess, gitEnv } from "./exec";
 
 export interface Blob {
   oid: string;
@@ -13,6 +13,7 @@ export interface Blob {
 
 export async function* readBlobs(mirrorPath: string, oids: readonly string[]): AsyncGenerator<Blob> {
   if (oids.length === 0) return;
+  countGitProcess(["cat-file"]);
   const child = spawn("git", ["--git-dir", mirrorPath, "cat-file", "--batch", "--buffer"], {
     cwd: mirrorPath,
     env: gitEnv(),

@@ -43,6 +43,41 @@ export interface RunGitResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Git processes started by this process, by subcommand: what a collection run
+ * costs in processes is what the benchmark and the tests hold down (a run of
+ * hundreds of applications of one repository should not start hundreds).
+ */
+const spawned = new Map<string, number>();
+
+const OPTIONS_WITH_VALUE = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace"]);
+
+/** The subcommand of a git argument list: the first word that is not an option or an option's value ("-c x=y"). */
+function subcommandOf(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (OPTIONS_WITH_VALUE.has(a)) i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return "(none)";
+}
+
+/** Counts one git process about to be started (every spawn of git in lib/git goes through here). */
+export function countGitProcess(args: readonly string[]): void {
+  const sub = subcommandOf(args);
+  spawned.set(sub, (spawned.get(sub) ?? 0) + 1);
+}
+
+/** Git processes started since the last reset, by subcommand, with their total. */
+export function gitProcessCounts(): { total: number; bySubcommand: Record<string, number> } {
+  const bySubcommand = Object.fromEntries([...spawned].sort(([a], [b]) => a.localeCompare(b)));
+  return { total: [...spawned.values()].reduce((a, b) => a + b, 0), bySubcommand };
+}
+
+export function resetGitProcessCounts(): void {
+  spawned.clear();
+}
 const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 
 /**
@@ -58,6 +93,7 @@ export function runGit(gitDir: string, args: readonly string[], opts: RunGitOpti
   if (!existsSync(cwd)) {
     return Promise.reject(new GitError(category, `repository mirror ${gitDir} does not exist (has the repository been synced?)`));
   }
+  countGitProcess(args);
   return new Promise((resolve, reject) => {
     const child = spawn("git", ["--git-dir", gitDir, ...args], { cwd, env: opts.env ?? gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
     const chunks: Buffer[] = [];

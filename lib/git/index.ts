@@ -42,6 +42,7 @@ export {
   normalisePath,
   type GitRevision,
 } from "./revisions";
+export { firstParentHistory, approvedRevisionAt, isAncestorAt, resetHistoryIndexes, type FirstParentHistory } from "./history-index";
 export {
   renderManifests,
   findObjectSource,

@@ -58,9 +58,9 @@ const LOG_FORMAT = `${RECORD}%H${FIELD}%P${FIELD}%an${FIELD}%ae${FIELD}%aI${FIEL
 export async function listRevisions(
   mirrorPath: string,
   branch: string,
-  opts: { known?: Set<string>; limit?: number } = {},
+  opts: { known?: Set<string>; limit?: number; /** The branch's commit as the run resolved it (not asked again: the ref may move meanwhile). */ tip?: string } = {},
 ): Promise<GitRevision[]> {
-  const head = await branchSha(mirrorPath, branch);
+  const head = opts.tip ?? (await branchSha(mirrorPath, branch));
   if (opts.known?.has(head)) return [];
   const known = await existingCommits(mirrorPath, [...(opts.known ?? [])]);
   const revs = [head, ...known.map((s) => `^${s}`)];
@@ -151,7 +151,11 @@ export function parseLog(out: string): GitRevision[] {
  * that landed the change on the branch — what a GitOps controller reports.
  */
 export async function approvedRevision(mirrorPath: string, branch: string, path: string, inputs: readonly string[] = []): Promise<string | null> {
-  const head = await branchSha(mirrorPath, branch);
+  return approvedRevisionFrom(mirrorPath, await branchSha(mirrorPath, branch), path, inputs, branch);
+}
+
+/** approvedRevision from a given commit (a tip already resolved: every application of a run sees the same one). */
+export async function approvedRevisionFrom(mirrorPath: string, head: string, path: string, inputs: readonly string[] = [], branch = head): Promise<string | null> {
   const rel = normalisePath(path);
   // Inputs inside the path are already covered by it; the root covers everything.
   const outside = rel ? [...new Set(inputs.map(normalisePath))].filter((p) => p !== "" && p !== rel && !p.startsWith(`${rel}/`)) : [];
