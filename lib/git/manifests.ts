@@ -221,6 +221,8 @@ export function objectKey(o: Record<string, unknown>): string {
  * strips the namespace from cluster-scoped ones (the API server ignores it, so
  * keeping it would make the desired key differ from the live one), then drops
  * duplicates: the first definition wins and both files are named.
+ * Copies an object (and its metadata) it changes, never writes into it: plain
+ * renders pass in frozen documents that later renders reuse (ParseCache).
  */
 export function finaliseObjects(objects: RenderedObject[], defaultNamespace: string, problems: RenderProblem[]): RenderedObject[] {
   const crdScoped = clusterScopedFromCrds(objects.map((o) => o.object));
@@ -231,6 +233,7 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
     const meta = metadataOf(o);
     if (!meta) continue;
     const kind = String(o.kind);
+    let rendered = r;
     if (isClusterScoped(String(o.apiVersion), kind, crdScoped)) {
       if (meta.namespace !== undefined) {
         if (meta.namespace) {
@@ -240,12 +243,13 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
             message: `${kind} ${String(meta.name)} is cluster-scoped; its metadata.namespace "${String(meta.namespace)}" is ignored`,
           });
         }
-        delete meta.namespace;
+        const { namespace: _ignored, ...withoutNamespace } = meta;
+        rendered = { ...r, object: { ...o, metadata: withoutNamespace } };
       }
     } else if (typeof meta.namespace !== "string" || meta.namespace === "") {
-      meta.namespace = defaultNamespace;
+      rendered = { ...r, object: { ...o, metadata: { ...meta, namespace: defaultNamespace } } };
     }
-    const key = objectKey(o);
+    const key = objectKey(rendered.object);
     const first = seen.get(key);
     if (first) {
       problems.push({
@@ -255,8 +259,8 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
       });
       continue;
     }
-    seen.set(key, r);
-    out.push(r);
+    seen.set(key, rendered);
+    out.push(rendered);
   }
   return out;
 }
