@@ -216,6 +216,28 @@ export function objectKey(o: Record<string, unknown>): string {
   return `${apiGroup(String(o.apiVersion ?? ""))}/${String(o.kind ?? "")}/${ns}/${String(meta?.name ?? "")}`;
 }
 
+const namespacedCopies = new WeakMap<object, { namespace: string | undefined; object: Record<string, unknown> }>();
+
+/**
+ * `o` with its metadata.namespace set (or removed: undefined), as a copy. For
+ * a frozen (shared) object the copy is made once per namespace and handed out
+ * again: a render that reuses a file's documents then gives the very objects
+ * of the last render, and what the collector keeps per object (content
+ * hashes, hashed secrets: lib/collector/run-memo.ts) is reused with them.
+ */
+function withNamespace(o: Record<string, unknown>, meta: Record<string, unknown>, namespace: string | undefined): Record<string, unknown> {
+  const made = namespacedCopies.get(o);
+  if (made && made.namespace === namespace) return made.object;
+  let metadata: Record<string, unknown>;
+  if (namespace === undefined) {
+    const { namespace: _removed, ...rest } = meta;
+    metadata = rest;
+  } else metadata = { ...meta, namespace };
+  const object = { ...o, metadata };
+  if (Object.isFrozen(o)) namespacedCopies.set(o, { namespace, object: deepFreeze(object) });
+  return object;
+}
+
 /**
  * Gives namespaced objects without a namespace the environment's default,
  * strips the namespace from cluster-scoped ones (the API server ignores it, so
@@ -243,11 +265,10 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
             message: `${kind} ${String(meta.name)} is cluster-scoped; its metadata.namespace "${String(meta.namespace)}" is ignored`,
           });
         }
-        const { namespace: _ignored, ...withoutNamespace } = meta;
-        rendered = { ...r, object: { ...o, metadata: withoutNamespace } };
+        rendered = { ...r, object: withNamespace(o, meta, undefined) };
       }
     } else if (typeof meta.namespace !== "string" || meta.namespace === "") {
-      rendered = { ...r, object: { ...o, metadata: { ...meta, namespace: defaultNamespace } } };
+      rendered = { ...r, object: withNamespace(o, meta, defaultNamespace) };
     }
     const key = objectKey(rendered.object);
     const first = seen.get(key);

@@ -306,6 +306,11 @@ describe("renderManifests (plain)", () => {
         const atB = await renderManifests(pushMirror, b, app);
         // cm-1 (changed) and added.yaml; the renamed file's blob is the one already parsed.
         expect(plainFilesParsed() - parsedBeforeB).toBe(2);
+        // An unchanged file gives the very objects of the last render: what the collector keeps per object (hashes) is reused.
+        const objectOf = (r: typeof atA, k: string) => r.objects.find((o) => key(o) === k)!.object;
+        expect(objectOf(atB, "ConfigMap/team/cm-4")).toBe(objectOf(atA, "ConfigMap/team/cm-4"));
+        expect(objectOf(atB, "Deployment/team/web")).toBe(objectOf(atA, "Deployment/team/web"));
+        expect(Object.isFrozen(objectOf(atB, "ConfigMap/team/cm-4"))).toBe(true);
 
         clearRenderCache();
         const fresh = await renderManifests(pushMirror, b, app);
