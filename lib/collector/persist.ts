@@ -257,7 +257,12 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     // Desired objects come from a render that is reused while Git does not move: hash each once.
     const hash = desiredBlobHash(d.object);
     if (prev?.blobHash === hash) {
-      if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) desiredMoved.set(d.revisionSha, [...(desiredMoved.get(d.revisionSha) ?? []), d.key]);
+      if (prev.revisionSha !== d.revisionSha || prev.sourcePath !== d.sourcePath) {
+        // Appended in place: a push moves every unchanged object to the new revision, and copying the list per key was quadratic (minutes at 100,000).
+        const moved = desiredMoved.get(d.revisionSha);
+        if (moved) moved.push(d.key);
+        else desiredMoved.set(d.revisionSha, [d.key]);
+      }
       continue;
     }
     // Made when its statement is sent: desired objects stay in memory (the kept render), their bodies need not.
