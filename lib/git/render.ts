@@ -77,13 +77,13 @@ export interface RenderResult {
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 const cache = new RenderCache();
+const inflight = new Map<string, Promise<CachedRender & { remoteBases?: string[] }>>();
 const parses = new ParseCache();
 
 /** Where a plain render's file parses are kept for the next render of the same path and options (any commit). */
 function plainParseKey(mirrorPath: string, rel: string, opts: RenderOptions): string {
   return ["plain", mirrorPath, rel, opts.defaultNamespace, opts.maxFileBytes ?? "", controllerRenderKey(opts.controller)].join("\0");
 }
-const inflight = new Map<string, Promise<CachedRender & { remoteBases?: string[] }>>();
 
 /** For tests and for memory pressure. */
 export function clearRenderCache(): void {
