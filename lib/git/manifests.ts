@@ -216,11 +216,35 @@ export function objectKey(o: Record<string, unknown>): string {
   return `${apiGroup(String(o.apiVersion ?? ""))}/${String(o.kind ?? "")}/${ns}/${String(meta?.name ?? "")}`;
 }
 
+const namespacedCopies = new WeakMap<object, { namespace: string | undefined; object: Record<string, unknown> }>();
+
+/**
+ * `o` with its metadata.namespace set (or removed: undefined), as a copy. For
+ * a frozen (shared) object the copy is made once per namespace and handed out
+ * again: a render that reuses a file's documents then gives the very objects
+ * of the last render, and what the collector keeps per object (content
+ * hashes, hashed secrets: lib/collector/run-memo.ts) is reused with them.
+ */
+function withNamespace(o: Record<string, unknown>, meta: Record<string, unknown>, namespace: string | undefined): Record<string, unknown> {
+  const made = namespacedCopies.get(o);
+  if (made && made.namespace === namespace) return made.object;
+  let metadata: Record<string, unknown>;
+  if (namespace === undefined) {
+    const { namespace: _removed, ...rest } = meta;
+    metadata = rest;
+  } else metadata = { ...meta, namespace };
+  const object = { ...o, metadata };
+  if (Object.isFrozen(o)) namespacedCopies.set(o, { namespace, object: deepFreeze(object) });
+  return object;
+}
+
 /**
  * Gives namespaced objects without a namespace the environment's default,
  * strips the namespace from cluster-scoped ones (the API server ignores it, so
  * keeping it would make the desired key differ from the live one), then drops
  * duplicates: the first definition wins and both files are named.
+ * Copies an object (and its metadata) it changes, never writes into it: plain
+ * renders pass in frozen documents that later renders reuse (ParseCache).
  */
 export function finaliseObjects(objects: RenderedObject[], defaultNamespace: string, problems: RenderProblem[]): RenderedObject[] {
   const crdScoped = clusterScopedFromCrds(objects.map((o) => o.object));
@@ -231,6 +255,7 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
     const meta = metadataOf(o);
     if (!meta) continue;
     const kind = String(o.kind);
+    let rendered = r;
     if (isClusterScoped(String(o.apiVersion), kind, crdScoped)) {
       if (meta.namespace !== undefined) {
         if (meta.namespace) {
@@ -240,12 +265,12 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
             message: `${kind} ${String(meta.name)} is cluster-scoped; its metadata.namespace "${String(meta.namespace)}" is ignored`,
           });
         }
-        delete meta.namespace;
+        rendered = { ...r, object: withNamespace(o, meta, undefined) };
       }
     } else if (typeof meta.namespace !== "string" || meta.namespace === "") {
-      meta.namespace = defaultNamespace;
+      rendered = { ...r, object: withNamespace(o, meta, defaultNamespace) };
     }
-    const key = objectKey(o);
+    const key = objectKey(rendered.object);
     const first = seen.get(key);
     if (first) {
       problems.push({
@@ -255,8 +280,8 @@ export function finaliseObjects(objects: RenderedObject[], defaultNamespace: str
       });
       continue;
     }
-    seen.set(key, r);
-    out.push(r);
+    seen.set(key, rendered);
+    out.push(rendered);
   }
   return out;
 }

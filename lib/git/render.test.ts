@@ -1,9 +1,9 @@
-import { rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GitError } from "./errors";
 import { syncMirror } from "./mirror";
-import { clearRenderCache, findObjectSource, renderManifests } from "./render";
+import { clearRenderCache, findObjectSource, plainFilesParsed, renderManifests } from "./render";
 import { TestRepo, configMap, tempDir } from "./test-support/repo-fixture";
 import type { RenderedObject } from "./manifests";
 
@@ -270,6 +270,67 @@ describe("renderManifests (plain)", () => {
     it("returns null when nothing under the path defines it", async () => {
       expect(await findObjectSource(mirror, c1, "envs/prod", { apiVersion: "v1", kind: "Secret", namespace: "prod", name: "web" })).toBeNull();
       expect(await findObjectSource(mirror, c1, "envs/staging", { apiVersion: "v1", kind: "Service", namespace: "prod", name: "web" })).toBeNull();
+    });
+  });
+
+  describe("a render at a new commit (a push)", () => {
+    it("parses only the files whose blob changed and the added ones, and gives what a render from scratch gives", async () => {
+      const pushRepo = TestRepo.create("render-push");
+      const pushMirrors = tempDir("render-push-mirrors");
+      try {
+        for (let i = 0; i < 8; i++) pushRepo.write(`app/cm-${i}.yaml`, configMap(`cm-${i}`, { v: String(i) }));
+        pushRepo.write("app/deploy.yaml", DEPLOY);
+        pushRepo.write("app/cluster.yaml", CLUSTER);
+        pushRepo.write("app/broken.yaml", BROKEN);
+        pushRepo.write("app/notes.yaml", NOTES);
+        pushRepo.write("app/dup.yaml", configMap("cm-0", { v: "duplicate" }));
+        const a = pushRepo.commit("application A");
+        const source = { name: "render-push", url: pushRepo.dir, auth: { type: "none" } } as const;
+        const pushMirror = (await syncMirror(source, pushMirrors)).mirrorPath;
+        const app = { path: "app", mode: "plain", defaultNamespace: "team" } as const;
+
+        const before = plainFilesParsed();
+        const atA = await renderManifests(pushMirror, a, app);
+        expect(plainFilesParsed() - before).toBe(13);
+        expect(atA.objects).toHaveLength(12);
+
+        pushRepo.write("app/cm-1.yaml", configMap("cm-1", { v: "changed" }));
+        pushRepo.write("app/added.yaml", configMap("added", { v: "new" }, "elsewhere"));
+        pushRepo.remove("app/cm-2.yaml");
+        mkdirSync(path.join(pushRepo.dir, "app/moved"));
+        pushRepo.git("mv", "app/cm-3.yaml", "app/moved/cm-3.yaml");
+        const b = pushRepo.commit("application B");
+        await syncMirror(source, pushMirrors);
+
+        const parsedBeforeB = plainFilesParsed();
+        const atB = await renderManifests(pushMirror, b, app);
+        // cm-1 (changed) and added.yaml; the renamed file's blob is the one already parsed.
+        expect(plainFilesParsed() - parsedBeforeB).toBe(2);
+        // An unchanged file gives the very objects of the last render: what the collector keeps per object (hashes) is reused.
+        const objectOf = (r: typeof atA, k: string) => r.objects.find((o) => key(o) === k)!.object;
+        expect(objectOf(atB, "ConfigMap/team/cm-4")).toBe(objectOf(atA, "ConfigMap/team/cm-4"));
+        expect(objectOf(atB, "Deployment/team/web")).toBe(objectOf(atA, "Deployment/team/web"));
+        expect(Object.isFrozen(objectOf(atB, "ConfigMap/team/cm-4"))).toBe(true);
+
+        clearRenderCache();
+        const fresh = await renderManifests(pushMirror, b, app);
+        expect(atB).toEqual(fresh);
+        expect(atB.objects.map(key)).toContain("ConfigMap/elsewhere/added");
+        expect(atB.objects.map(key)).not.toContain("ConfigMap/team/cm-2");
+        expect(atB.objects.find((o) => key(o) === "ConfigMap/team/cm-1")!.object.data).toEqual({ v: "changed" });
+        expect(atB.objects.find((o) => key(o) === "ConfigMap/team/cm-3")!.sourcePath).toBe("app/moved/cm-3.yaml");
+        expect(atB.problems).toContainEqual(expect.objectContaining({ path: "app/broken.yaml", severity: "error" }));
+        expect(atB.problems).toContainEqual(expect.objectContaining({ path: "app/dup.yaml", message: expect.stringContaining("duplicate object") }));
+
+        // The reused documents are not changed by the renders that share them: another namespace, another result.
+        const other = await renderManifests(pushMirror, b, { ...app, defaultNamespace: "other" });
+        expect(other.objects.map(key)).toContain("ConfigMap/other/cm-1");
+        const again = await renderManifests(pushMirror, b, app);
+        expect(again.objects.map(key)).toEqual(fresh.objects.map(key));
+      } finally {
+        pushRepo.cleanup();
+        rmSync(pushMirrors, { recursive: true, force: true });
+      }
     });
   });
 });

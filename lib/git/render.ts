@@ -12,7 +12,7 @@ import {
   type RenderedObject,
   type RenderProblem,
 } from "./manifests";
-import { RenderCache, type CachedRender } from "./render-cache";
+import { ParseCache, RenderCache, type CachedRender, type FileParse } from "./render-cache";
 import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
 import { controllerRenderKey, fluxCommonMetadata, planControllerRender, type ControllerRender } from "./controller-render";
@@ -78,10 +78,17 @@ const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 const cache = new RenderCache();
 const inflight = new Map<string, Promise<CachedRender & { remoteBases?: string[] }>>();
+const parses = new ParseCache();
+
+/** Where a plain render's file parses are kept for the next render of the same path and options (any commit). */
+function plainParseKey(mirrorPath: string, rel: string, opts: RenderOptions): string {
+  return ["plain", mirrorPath, rel, opts.defaultNamespace, opts.maxFileBytes ?? "", controllerRenderKey(opts.controller)].join("\0");
+}
 
 /** For tests and for memory pressure. */
 export function clearRenderCache(): void {
   cache.clear();
+  parses.clear();
 }
 
 interface TreeEntry {
@@ -193,12 +200,38 @@ function manifestFiles(entries: TreeEntry[], problems: RenderProblem[], maxBytes
   return files;
 }
 
+/** Which parse of a blob a file takes: JSON or YAML by its name (a rename can change it), and the reader the key fixed. */
+function fileParseKey(file: TreeEntry): string {
+  return `${file.oid}\0${/\.json$/i.test(file.path) ? "json" : "yaml"}`;
+}
+
+let filesParsed = 0;
+
+/** How many manifest files plain renders have parsed in this process (tests: what a render re-read). */
+export function plainFilesParsed(): number {
+  return filesParsed;
+}
+
+function parseFile(file: TreeEntry, content: Buffer, controller: ControllerRender | undefined): FileParse {
+  filesParsed++;
+  const text = content.toString("utf8");
+  if (controller?.type === "argocd" && hasSkipMarker(text)) return { kind: "skip-marker" };
+  // Flux reads these files through kustomize even without a build step here: kustomize's YAML rules.
+  // Frozen: later renders of the same key reuse these documents, and finaliseObjects copies what it changes.
+  return { kind: "parsed", result: deepFreeze(parseManifestText(file.path, text, controller?.type === "flux" ? "kustomize" : "kubectl")) };
+}
+
+/**
+ * `parseKey`: the (mirror, path, options) a previous render's parses are kept
+ * under; files whose blob that render parsed are not read again.
+ */
 async function renderPlain(
   mirrorPath: string,
   commit: string,
   rel: string,
   defaultNamespace: string,
   maxFileBytes: number | undefined,
+  parseKey: string,
   controller?: ControllerRender,
   only?: readonly string[],
 ): Promise<CachedRender> {
@@ -212,24 +245,38 @@ async function renderPlain(
       return file ?? [];
     });
   }
-  const objects: RenderedObject[] = [];
+  const previous = parses.last(parseKey);
+  const current = new Map<string, FileParse>();
+  const unread = new Map<string, TreeEntry>();
+  for (const file of files) {
+    const key = fileParseKey(file);
+    const known = previous?.get(key);
+    if (known) current.set(key, known);
+    else if (!unread.has(key)) unread.set(key, file);
+  }
+  const toRead = [...unread.values()];
   let i = 0;
-  for await (const blob of readBlobs(mirrorPath, files.map((f) => f.oid))) {
-    const file = files[i++]!;
-    if (!blob.content) {
+  for await (const blob of readBlobs(mirrorPath, toRead.map((f) => f.oid))) {
+    const file = toRead[i++]!;
+    // A missing object is reported below and never remembered: a later fetch may bring it.
+    if (blob.content) current.set(fileParseKey(file), parseFile(file, blob.content, controller));
+  }
+
+  const objects: RenderedObject[] = [];
+  for (const file of files) {
+    const parsed = current.get(fileParseKey(file));
+    if (!parsed) {
       problems.push({ path: file.path, severity: "error", message: "object missing from the mirror; skipped" });
       continue;
     }
-    const text = blob.content.toString("utf8");
-    if (controller?.type === "argocd" && hasSkipMarker(text)) continue;
-    // Flux reads these files through kustomize even without a build step here: kustomize's YAML rules.
-    const parsed = parseManifestText(file.path, text, controller?.type === "flux" ? "kustomize" : "kubectl");
-    if (!parsed.ok) {
-      problems.push({ path: file.path, line: parsed.line, severity: "error", message: `${parsed.message} (file skipped)` });
+    if (parsed.kind === "skip-marker") continue;
+    if (!parsed.result.ok) {
+      problems.push({ path: file.path, line: parsed.result.line, severity: "error", message: `${parsed.result.message} (file skipped)` });
       continue;
     }
-    for (const o of objectsFromDocuments(file.path, parsed.docs, problems)) objects.push(o);
+    for (const o of objectsFromDocuments(file.path, parsed.result.docs, problems)) objects.push(o);
   }
+  parses.remember(parseKey, current);
   return { objects: finaliseObjects(fluxCommonMetadata(controller, objects), defaultNamespace, problems), problems, inputs: files.map((f) => f.path).sort() };
 }
 
@@ -242,7 +289,7 @@ async function renderAsController(
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const listed = await listedTreeOf(mirrorPath, commit);
   const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
-  if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, controller, plan.files)), remoteBases: [] };
+  if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts), controller, plan.files)), remoteBases: [] };
   return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
 }
 
@@ -287,7 +334,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
       const { remoteBases, ...result } = opts.controller
         ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
         : opts.mode === "plain"
-          ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes)), remoteBases: [] }
+          ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts))), remoteBases: [] }
           : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, undefined, opts.helm);
       const frozen = deepFreeze(result);
       // A remote base is pinned by a ref that may move (a branch): only this commit's own tree is known not to.
