@@ -199,9 +199,9 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
         skipDuplicates: true,
       });
     }
-    // The ref's commit: a branch's newest revision, else what the tag, range or commit resolved to
-    // (a tag moved back to an older commit lists nothing new, yet moved).
-    const newHead = revisions[0]?.sha ?? (followed.kind === "branch" ? undefined : tipSha);
+    // The ref's commit as fetched. A branch force-pushed back to an older commit (or a tag moved back) lists
+    // nothing new, yet moved: the head must follow, or the commits it dropped still read as on the branch.
+    const newHead = tipSha ?? revisions[0]?.sha;
     if (newHead && (head?.sha !== newHead || (head?.resolvedRef ?? null) !== resolved.resolvedRef)) {
       await ctx.db.branchHead.upsert({
         where: key,

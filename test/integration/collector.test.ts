@@ -7,6 +7,7 @@ import { forEachCluster } from "../support/clusters";
 import { resourcePath } from "@/lib/kube/discovery";
 import { startWorker, collectorContext } from "@/lib/collector";
 import type { RunError } from "@/lib/domain/types";
+import { lookupCommit } from "@/lib/dashboard/commits";
 
 const api = deploymentYaml("api", "shop/api:1.4.0", 3, { LOG_FORMAT: "json" });
 const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "api-config", namespace: "shop" }, data: { CART_TTL: "30m" } };
@@ -178,6 +179,24 @@ forEachCluster((server) => {
       // Its Secret keeps its last good desired state: not dropped from Git, not reported as drift.
       expect(await f.db.desiredObject.count({ where: { kind: "Secret" } })).toBe(1);
       expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
+    });
+
+    it("follows a branch force-pushed back to an older commit: the discarded commit is no longer on the branch", async () => {
+      const first = f.repo.head();
+      await f.run();
+      f.repo.write("envs/test/api.yaml", stringify(deploymentYaml("api", "shop/api:1.4.0", 4, { LOG_FORMAT: "json" })) + "---\n" + stringify(config));
+      const discarded = f.repo.commit("api: four replicas (to be force-pushed away)");
+      await f.run();
+      expect((await f.db.branchHead.findFirstOrThrow()).sha).toBe(discarded);
+
+      f.repo.git("reset", "--hard", first);
+      expect((await f.run()).status).toBe("succeeded");
+      expect((await f.db.branchHead.findFirstOrThrow()).sha).toBe(first);
+      expect((await f.db.environment.findUniqueOrThrow({ where: { name: "test" } })).approvedSha).toBe(first);
+      // The commit page tells a reviewer the discarded commit is not on the branch.
+      const lookup = await lookupCommit(f.db, discarded);
+      if (lookup.match !== "exact") throw new Error(`commit ${discarded} not found: ${lookup.match}`);
+      expect(lookup.commit.environments.find((e) => e.environment === "test")).toMatchObject({ state: "not-approved", reason: expect.stringContaining("not on ") });
     });
 
     it("lists a kind Git starts declaring and forgets one Git stops declaring, from one run to the next", async () => {
