@@ -16,7 +16,7 @@ import { LiveLists } from "./live-lists";
 import { ingestedOnce, keyOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
-import { applicationIds, persistRun, readPersistInputs, readPrevious, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { applicationIds, persistRun, readPersistInputs, readPrevious, sameComparison, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
 import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
@@ -237,7 +237,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const intake: IntakePlan = {
       prevLive: previous.prevLive,
       prevDesired: previous.prevDesired,
-      sameOptions: previous.sameOptions,
+      sameComparison: (key) => sameComparison(previous, key),
       desired,
       carriedKeys,
       compareContextOf: (key) => (byId.get(ownerOf.get(key) ?? "") ?? apps[0]!).desired.compareContext,

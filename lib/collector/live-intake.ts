@@ -39,8 +39,8 @@ export interface DesiredLike {
 export interface IntakePlan {
   prevLive: ReadonlyMap<string, StoredRow>;
   prevDesired: ReadonlyMap<string, StoredRow>;
-  /** The comparison settings are those of the last good run (else every object is compared again). */
-  sameOptions: boolean;
+  /** The comparison settings (and pauses held) are those of the last good run, else the object is compared again (persist's sameComparison). */
+  sameComparison(key: string): boolean;
   desired: ReadonlyMap<string, DesiredLike>;
   /** Keys whose desired state is carried from the last good run (read from Postgres by the write phase). */
   carriedKeys: ReadonlySet<string>;
@@ -84,7 +84,7 @@ export function liveEntry(plan: IntakePlan, key: string, obj: KubeObject): LiveE
     }
   }
   // The same test as the write phase's "its verdict stands", made wider, never narrower: a verdict made here and not needed costs only time.
-  const stands = plan.sameOptions && !liveChanged && !desiredChanged(plan, key) && (prev !== undefined || plan.prevDesired.has(key));
+  const stands = plan.sameComparison(key) && !liveChanged && !desiredChanged(plan, key) && (prev !== undefined || plan.prevDesired.has(key));
   if (stands) return entry;
   if (plan.carriedKeys.has(key) && !plan.desired.has(key)) entry.object = obj;
   else entry.drift = shared(compareObject(plan.desired.get(key)?.object ?? null, obj, plan.compareContextOf(key)));

@@ -8,7 +8,7 @@ import { clearLogs as clearPrismaDebugHistory } from "@prisma/debug";
 import type { ControllerStatus, RolloutStatus, RunError, RunStats } from "@/lib/domain/types";
 import type { ApplicationSpec } from "@/lib/applications/spec";
 import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
-import { compareObject, detectReopenConflicts, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
+import { compareObject, detectReopenConflicts, keyMayCarryOwnPause, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
 import { appendVersions, deleteRows, moveDesiredRevision, moveDesiredSourcePaths, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
@@ -108,6 +108,17 @@ export interface PreviousRun {
   remembered: ReturnType<typeof rememberedRows>;
   optionsHash: string;
   sameOptions: boolean;
+  /** Hash of the pauses Driftwatch holds, apart from the options: a pause changes verdicts on controller objects only. */
+  pausesHash: string;
+  samePauses: boolean;
+}
+
+/**
+ * Whether the last good run's verdict on `key` still stands, content unchanged: the same comparison settings,
+ * and for a controller object that may carry a pause, the same pauses held.
+ */
+export function sameComparison(previous: Pick<PreviousRun, "sameOptions" | "samePauses">, key: string): boolean {
+  return previous.sameOptions && (previous.samePauses || !keyMayCarryOwnPause(key));
 }
 
 /**
@@ -124,7 +135,10 @@ export async function readPrevious(db: CollectorContext["db"], envId: string, in
     ? [remembered.live, remembered.desired]
     : await Promise.all([readCurrent(db, "LiveObject", envId), readCurrent(db, "DesiredObject", envId)]);
   const optionsHash = optionsHashOf(apps);
-  return { prevLive, prevDesired, remembered, optionsHash, sameOptions: lastGood.optionsHash === optionsHash };
+  const pausesHash = pausesHashOf(apps);
+  // A run written before pauses were hashed apart held none that counted.
+  const samePauses = (lastGood.pausesHash ?? pausesHashOf([])) === pausesHash;
+  return { prevLive, prevDesired, remembered, optionsHash, sameOptions: lastGood.optionsHash === optionsHash, pausesHash, samePauses };
 }
 
 type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; applicationId: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
@@ -151,8 +165,8 @@ const desiredWritten = new WeakMap<Map<string, StoredRow>, ReadonlyMap<string, D
  */
 export async function readPersistInputs(db: CollectorContext["db"], envId: string, now: Date) {
   const [lastGoodRows, openItems, recent, applicationRows, ownPauses] = await Promise.all([
-    db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null }>>`
-      SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash"
+    db.$queryRaw<Array<{ name: string; lastGoodRunId: number | null; approvedSha: string | null; optionsHash: string | null; pausesHash: string | null }>>`
+      SELECT e.name, e."lastGoodRunId", e."approvedSha", r.stats->>'optionsHash' AS "optionsHash", r.stats->>'pausesHash' AS "pausesHash"
       FROM "Environment" e LEFT JOIN "CollectionRun" r ON r.id = e."lastGoodRunId"
       WHERE e.id = ${envId}::uuid`,
     db.driftItem.findMany({
@@ -186,11 +200,15 @@ export function applicationIds(inputs: PersistInputs, specs: readonly Applicatio
 }
 
 function optionsHashOf(apps: ReadonlyArray<Pick<ApplicationState, "spec" | "compareOptions">>): string {
-  // Held pauses count (a pause starting or ending changes verdicts on objects that did not change), but none held
-  // hashes as before pauses were part of the comparison.
-  const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, ownPauseIds: o.ownPauseIds?.length ? o.ownPauseIds : undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
+  // Held pauses are hashed apart (pausesHashOf): one starting or ending anywhere must not recompare every object.
+  const strip = (o: CompareOptions) => ({ ...o, secretKey: undefined, ownPauseIds: undefined, extraTracking: { ...o.extraTracking, fluxInventory: undefined } });
   // One application hashes as the environment did before applications, so an upgrade does not recompare everything.
   return contentHash(apps.length === 1 ? strip(apps[0]!.compareOptions) : apps.map((a) => [a.spec.name, strip(a.compareOptions)])).hash;
+}
+
+/** The pauses Driftwatch holds, as this run's applications compare with them (every application is given the same). */
+function pausesHashOf(apps: ReadonlyArray<Pick<ApplicationState, "compareOptions">>): string {
+  return contentHash([...new Set(apps.flatMap((a) => a.compareOptions.ownPauseIds ?? []))].sort()).hash;
 }
 
 export async function persistRun(ctx: CollectorContext, state: CollectedState): Promise<{ stats: Omit<RunStats, "durationMs">; appliedSha: string | null }> {
@@ -202,7 +220,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   if (!primary) throw new Error("a run collects at least one application");
   const appById = new Map(apps.map((a) => [a.id, a]));
   const skippedIds = new Set(state.skipped.map((a) => a.id));
-  const { prevLive, prevDesired, remembered, optionsHash, sameOptions } = state.previous;
+  const { prevLive, prevDesired, remembered, optionsHash, pausesHash } = state.previous;
   forgetRows(envId);
 
   const { lastGoodRows, openItems, recent, applicationRows } = await (state.inputs ?? readPersistInputs(db, envId, now));
@@ -300,7 +318,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const inRun = (key: string) => state.desired.has(key) || carried.has(key) || state.live.has(key);
   const compareKey = (key: string) => {
     if (forbidden(state, key)) return;
-    const unchanged = sameOptions && !liveChanged.has(key) && !desiredChanged.has(key) && (prevLive.has(key) || prevDesired.has(key));
+    const unchanged = sameComparison(state.previous, key) && !liveChanged.has(key) && !desiredChanged.has(key) && (prevLive.has(key) || prevDesired.has(key));
     if (unchanged) {
       // Nothing about this object changed since the last good run: its verdict stands.
       const open = openByKey.get(key);
@@ -531,7 +549,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       const controllerChanged = primary.controller !== null && remembered?.controller !== controllerJson;
       const rolloutChanged = remembered?.rollout !== rolloutJson;
       await tx.$executeRaw`
-        WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash, applications: apps.length + state.skipped.length })}::jsonb WHERE id = ${state.runId})
+        WITH run AS (UPDATE "CollectionRun" SET stats = ${JSON.stringify({ ...stats, optionsHash, pausesHash, applications: apps.length + state.skipped.length })}::jsonb WHERE id = ${state.runId})
         UPDATE "Environment" SET
           "approvedSha" = ${primary.approvedSha},
           "approvedAt" = COALESCE(${primary.approvedAt}::timestamptz, (SELECT "committedAt" FROM "Revision" WHERE sha = ${primary.approvedSha} LIMIT 1)),

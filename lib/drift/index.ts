@@ -60,4 +60,4 @@ export {
   type DriftInterval,
 } from "./lifecycle";
 export { parsePathPattern, renderPath, PathSyntaxError, type Segment, type PatternSegment } from "./path";
-export { withoutOwnPause, ANNOTATION_PAUSED_BY, ANNOTATION_REASON, ANNOTATION_UNTIL, ANNOTATION_PAUSE_ID } from "./own-pause";
+export { withoutOwnPause, keyMayCarryOwnPause, ANNOTATION_PAUSED_BY, ANNOTATION_REASON, ANNOTATION_UNTIL, ANNOTATION_PAUSE_ID } from "./own-pause";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareObject } from "./compare";
-import { ANNOTATION_PAUSE_ID, ANNOTATION_PAUSED_BY, ANNOTATION_REASON, ANNOTATION_UNTIL } from "./own-pause";
+import { ANNOTATION_PAUSE_ID, ANNOTATION_PAUSED_BY, ANNOTATION_REASON, ANNOTATION_UNTIL, keyMayCarryOwnPause } from "./own-pause";
 import type { KubeObject } from "./types";
 
 const held = "6f1c2d3e-0000-4000-8000-000000000001";
@@ -86,5 +86,17 @@ describe("a pause Driftwatch holds on a controller object Git declares", () => {
   it("leaves other kinds alone, even with the annotation", () => {
     const cm = (data: Record<string, string>, annotations?: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "shop", ...(annotations ? { annotations } : {}) }, data });
     expect(compareObject(cm({ a: "1" }), cm({ a: "2" }, pauseAnnotations(held)), { ownPauseIds: [held] }).type).toBe("Modified");
+  });
+});
+
+describe("which verdicts a pause starting or ending can change", () => {
+  it("only those of the controller kinds a pause writes to", () => {
+    expect(keyMayCarryOwnPause("kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop")).toBe(true);
+    expect(keyMayCarryOwnPause("helm.toolkit.fluxcd.io/HelmRelease/ingress-nginx/ingress-nginx")).toBe(true);
+    expect(keyMayCarryOwnPause("argoproj.io/Application/argocd/storefront")).toBe(true);
+    expect(keyMayCarryOwnPause("apps/Deployment/shop/api")).toBe(false);
+    expect(keyMayCarryOwnPause("/ConfigMap/shop/settings")).toBe(false);
+    // Same kind name, another group: not a controller object.
+    expect(keyMayCarryOwnPause("example.com/Application/shop/storefront")).toBe(false);
   });
 });

@@ -18,12 +18,32 @@ const PAUSE_ANNOTATIONS = [ANNOTATION_PAUSED_BY, ANNOTATION_REASON, ANNOTATION_U
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
 
+/** The controller kinds a pause writes to, by API group. */
+const PAUSABLE = new Map([
+  ["kustomize.toolkit.fluxcd.io", "Kustomization"],
+  ["helm.toolkit.fluxcd.io", "HelmRelease"],
+  ["argoproj.io", "Application"],
+]);
+
+const groupOfApiVersion = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
 function isFluxPausable(o: KubeObject): boolean {
-  return (o.kind === "Kustomization" && o.apiVersion.startsWith("kustomize.toolkit.fluxcd.io/")) || (o.kind === "HelmRelease" && o.apiVersion.startsWith("helm.toolkit.fluxcd.io/"));
+  const group = groupOfApiVersion(o.apiVersion);
+  return group !== "argoproj.io" && PAUSABLE.get(group) === o.kind;
 }
 
 function isArgoApplication(o: KubeObject): boolean {
-  return o.kind === "Application" && o.apiVersion.startsWith("argoproj.io/");
+  return PAUSABLE.get(groupOfApiVersion(o.apiVersion)) === o.kind && o.kind === "Application";
+}
+
+/**
+ * Whether the object an object key (`group/Kind/namespace/name`) names can
+ * carry a pause: only these verdicts change when a pause starts or ends, so
+ * only these are compared again then.
+ */
+export function keyMayCarryOwnPause(key: string): boolean {
+  const [group, kind] = key.split("/", 2);
+  return group !== undefined && PAUSABLE.get(group) === kind;
 }
 
 /** Sets `key` of `into` as `from` has it (absent when `from` lacks it). */
