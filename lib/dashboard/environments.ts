@@ -290,6 +290,10 @@ function shellQuote(s: string): string {
 }
 
 function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: Array<{ sha: string; source: string; firstSeenAt: Date; endedAt: Date | null }>): { current: RevisionDto | null; targets: RollbackTargetDto[] } {
+  // An environment of applications with sources of their own has no one branch and path to revert: its applied
+  // revisions are several applications' (listed together they read as rewritten history, and a restore of "."
+  // would roll back the whole repository). Each application reverts on its own source.
+  if (row.repositoryId === null) return { current: null, targets: [] };
   // Reverting must land on what the branch will apply next: the newest approved revision, or what runs now.
   const current = row.approvedSha ?? row.appliedSha;
   if (!current) return { current: null, targets: [] };

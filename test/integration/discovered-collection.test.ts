@@ -206,6 +206,9 @@ forEachCluster((server) => {
       expect(card?.statusReason).toMatch(/^1 application has not applied the approved revision, the oldest for 1h/);
       expect(card?.approved?.message).toEqual(expect.any(String));
       expect(card?.applied?.message).toEqual(expect.any(String));
+      // No rollback guidance for the environment as a whole: its applications revert on their own sources, and
+      // revisions of several applications in one list would read as history rewritten (no revert command).
+      expect((await getEnvironmentDetail(db, "production")).rollback).toEqual({ current: null, targets: [] });
     }, 120_000);
 
     it("a Kustomization suspended by hand is a detected pause of its own application, and ends when it reconciles again", async () => {

@@ -260,7 +260,12 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         </Panel>
 
         <Panel title="Rollback guidance" id="rollback">
-          {env.rollback.targets.length === 0 ? (
+          {env.source.repository === null ? (
+            <p className="text-sm text-slate-600">
+              {env.name}&apos;s applications follow sources of their own: roll one back by reverting on its repository and branch (see its page). Driftwatch
+              gives no rollback for the environment as a whole.
+            </p>
+          ) : env.rollback.targets.length === 0 ? (
             <p className="text-sm text-slate-600">No earlier applied revision is recorded for {env.name} yet.</p>
           ) : (
             <div className="space-y-3 text-sm">
