@@ -76,11 +76,11 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
           <strong>{pause.unattributed ? "Unattributed pause" : "Paused"}</strong>
           {pause.controllerRef ? ` (${pause.controllerRef})` : ""}{" "}
           {pause.unattributed ? (
-            <>
+          <>
               detected <Ago iso={pause.startedAt} now={now} />, last written by <code>{pause.detectedManager ?? "unknown manager"}</code>. Nobody has taken ownership.
-            </>
+          </>
           ) : (
-            <>
+          <>
               by {pause.createdBy?.displayName ?? pause.createdBy?.username ?? "unknown"} <Ago iso={pause.startedAt} now={now} />
               {pause.reason && <>: “{pause.reason}”</>}
               {pause.expiresAt && (
@@ -90,29 +90,35 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
                   <Ago iso={pause.expiresAt} now={now} />
                 </>
               )}
-            </>
+          </>
           )}
         </div>
       )}
 
       <dl className="divide-y divide-slate-100 px-4 py-2">
-        <Row label="Approved">
-          <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
-        </Row>
-        <Row label="Applied">
-          <RevisionLine rev={env.applied}>
-            {env.appliedSince && (
-              <span className="text-xs text-slate-500">
-                since <Ago iso={env.appliedSince} now={now} />
-              </span>
-            )}
-            {env.appliedSource === "inferred" && (
-              <Pill tone="slate" title="No controller reports it: Driftwatch matched live objects to a recent revision">
-                inferred
-              </Pill>
-            )}
-          </RevisionLine>
-        </Row>
+        {/* Several applications: the environment's own revisions and controller would be one application's (its first),
+            read as the whole environment's. Its applications' states say it instead, the worst named. */}
+        {!env.applications && (
+          <>
+            <Row label="Approved">
+              <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
+            </Row>
+            <Row label="Applied">
+              <RevisionLine rev={env.applied}>
+                {env.appliedSince && (
+                  <span className="text-xs text-slate-500">
+                    since <Ago iso={env.appliedSince} now={now} />
+                  </span>
+                )}
+                {env.appliedSource === "inferred" && (
+                  <Pill tone="slate" title="No controller reports it: Driftwatch matched live objects to a recent revision">
+                    inferred
+                  </Pill>
+                )}
+              </RevisionLine>
+            </Row>
+          </>
+        )}
         {env.behind && (
           <Row label="Behind">
             <span className="text-violet-900">
@@ -142,33 +148,35 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
             <ApplicationsRollup env={env} />
           </Row>
         )}
-        <Row label="Controller">
-          {ctrl ? (
-            <span className="block">
-              <span className="font-mono text-xs">{ctrl.ref}</span>{" "}
-              {!ctrl.found ? (
-                <Pill tone="red">not found</Pill>
-              ) : (
-                <Pill tone={ctrl.health === "Degraded" ? "amber" : ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready ${ctrl.ready}`}</Pill>
-              )}{" "}
-              {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
-              {ctrl.failure && (
-                <span className="mt-1 block text-xs text-red-800">
-                  {ctrl.failure.object.split("/")[0]} {ctrl.failure.reason ?? ctrl.failure.type}
-                  {ctrl.failure.lastTransitionTime && (
-                    <>
-                      {" "}
-                      for <Ago iso={ctrl.failure.lastTransitionTime} now={now} />
-                    </>
-                  )}
-                  {ctrl.failure.message && <span className="block text-slate-600">{ctrl.failure.message}</span>}
-                </span>
-              )}
-            </span>
-          ) : (
-            <span className="text-slate-500">none (applied revision inferred from live state)</span>
-          )}
-        </Row>
+        {!env.applications && (
+          <Row label="Controller">
+            {ctrl ? (
+              <span className="block">
+                <span className="font-mono text-xs">{ctrl.ref}</span>{" "}
+                {!ctrl.found ? (
+                  <Pill tone="red">not found</Pill>
+                ) : (
+                  <Pill tone={ctrl.health === "Degraded" ? "amber" : ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready ${ctrl.ready}`}</Pill>
+                )}{" "}
+                {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
+                {ctrl.failure && (
+                  <span className="mt-1 block text-xs text-red-800">
+                    {ctrl.failure.object.split("/")[0]} {ctrl.failure.reason ?? ctrl.failure.type}
+                    {ctrl.failure.lastTransitionTime && (
+                      <>
+                        {" "}
+                        for <Ago iso={ctrl.failure.lastTransitionTime} now={now} />
+                      </>
+                    )}
+                    {ctrl.failure.message && <span className="block text-slate-600">{ctrl.failure.message}</span>}
+                  </span>
+                )}
+              </span>
+            ) : (
+              <span className="text-slate-500">none (applied revision inferred from live state)</span>
+            )}
+          </Row>
+        )}
         <Row label="Collected">
           <span>
             <Ago iso={env.lastCollectedAt} now={now} /> · {plural(env.objectCount, "object")}

@@ -24,6 +24,9 @@ import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { getTimeline } from "@/lib/dashboard/timeline";
 import { getMetrics } from "@/lib/dashboard/metrics";
 import { createPause, resumePause } from "@/lib/pauses";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { EnvironmentCard } from "@/components/environment-card";
 import { createTestSession } from "@/lib/auth/testing";
 import { binaryPath } from "@/tools/realkube/binaries";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
@@ -206,6 +209,11 @@ forEachCluster((server) => {
       expect(card?.statusReason).toMatch(/^1 application has not applied the approved revision, the oldest for 1h/);
       expect(card?.approved?.message).toEqual(expect.any(String));
       expect(card?.applied?.message).toEqual(expect.any(String));
+      // The card reads as the environment's applications, not as its first one's revisions and controller.
+      const shown = renderToString(createElement(EnvironmentCard, { env: card!, now: Date.now() })).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+      expect(shown).toMatch(/Applications 9 applications/);
+      expect(shown).toContain("flux-system/shop-worker Stale");
+      expect(shown).not.toMatch(/Approved|Applied|Controller Kustomization/);
       // No rollback guidance for the environment as a whole: its applications revert on their own sources, and
       // revisions of several applications in one list would read as history rewritten (no revert command).
       expect((await getEnvironmentDetail(db, "production")).rollback).toEqual({ current: null, targets: [] });
