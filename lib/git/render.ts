@@ -17,6 +17,7 @@ import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
 import { controllerRenderKey, fluxCommonMetadata, planControllerRender, type ControllerRender } from "./controller-render";
 import { hasSkipMarker } from "./argocd-directory";
+import { argoSourceOverrideFiles } from "./argocd-source";
 import { MAX_MANIFEST_BYTES, repoTree } from "./repo-tree";
 import { renderKustomize, type RemoteBaseSource } from "./render-kustomize";
 import { createHash } from "node:crypto";
@@ -206,6 +207,12 @@ function fileParseKey(file: TreeEntry): string {
 }
 
 let filesParsed = 0;
+let rendersRun = 0;
+
+/** How many renders this process ran rather than found in its cache (tests: what a push re-rendered). */
+export function rendersRunCount(): number {
+  return rendersRun;
+}
 
 /** How many manifest files plain renders have parsed in this process (tests: what a render re-read). */
 export function plainFilesParsed(): number {
@@ -289,8 +296,14 @@ async function renderAsController(
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const listed = await listedTreeOf(mirrorPath, commit);
   const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
-  if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts), controller, plan.files)), remoteBases: [] };
-  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
+  const result =
+    plan.kind === "plain"
+      ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts), controller, plan.files)), remoteBases: [] }
+      : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
+  // Argo CD's override files were read too (their options may name ${ARGOCD_APP_REVISION}): inputs, as what decides the output.
+  const present = new Set(listed.paths);
+  const overrides = controller.type === "argocd" ? argoSourceOverrideFiles(rel, controller.env?.appName).filter((f) => present.has(f)) : [];
+  return overrides.length > 0 ? { ...result, inputs: [...new Set([...result.inputs, ...overrides])].sort() } : result;
 }
 
 /**
@@ -331,6 +344,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
     pending = (async () => {
+      rendersRun++;
       const { remoteBases, ...result } = opts.controller
         ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
         : opts.mode === "plain"
@@ -374,6 +388,7 @@ async function renderHelm(mirrorPath: string, commit: string, rel: string, pathH
   if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
   let pending = inflight.get(key);
   if (!pending) {
+    rendersRun++;
     pending = renderHelmSource(mirrorPath, commit, rel, settings, opts.helm?.bin).then((r) => {
       const frozen = deepFreeze(r);
       cache.set(key, frozen);
