@@ -169,7 +169,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // A moved revision (Flux reports every push's head for every Kustomization) keeps the last render when nothing it read changed.
     const holds = async (last: { sha: string; value: RenderResult }) =>
       renderHoldsAt({
-        last: { sha: last.sha, inputs: last.value.inputs, remoteBases: last.value.remoteBases },
+        last: { sha: last.sha, inputs: last.value.inputs, remoteBases: last.value.remoteBases, fetchedCharts: last.value.fetchedCharts },
         next: at,
         path: env.source.path,
         mode: env.source.render,

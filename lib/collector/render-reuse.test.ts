@@ -36,6 +36,7 @@ describe("whether an application's last render holds at a newer revision", () =>
     expect(holds("elsewhere")).toBe(false);
     expect(holds("c2", { history: null })).toBe(false);
     expect(holds("c2", { last: { ...overlay, remoteBases: ["github.com/acme/bases//web?ref=main"] } })).toBe(false);
+    expect(holds("c2", { last: { ...overlay, fetchedCharts: ["helm chart redis 19.0.1 from https://charts.example.com"] } })).toBe(false);
   });
 
   it("does not when Argo CD may substitute the revision, or Helm renders", () => {

@@ -16,6 +16,8 @@ export interface LastRender {
   inputs: readonly string[];
   /** Remote bases and ranged charts it fetched (RenderResult.remoteBases): outside the Git tree. */
   remoteBases: readonly string[];
+  /** Charts it fetched from a Helm repository by exact version (RenderResult.fetchedCharts): outside the Git tree too. */
+  fetchedCharts?: readonly string[];
 }
 
 /**
@@ -45,12 +47,12 @@ export function renderMayDependOnRevision(mode: RenderOptions["mode"], controlle
  * added beside an input, such as a chart's new template, counts), or a
  * `.sourceignore` anywhere (source-controller applies them to the whole
  * artifact). Never when the render fetched something outside the tree or may
- * name its revision. `history` null (not walked): no.
+ * name its revision (or fetched a chart). `history` null (not walked): no.
  */
 export function renderHoldsAt(args: { last: LastRender; next: string; path: string; mode: RenderOptions["mode"]; controller: ControllerRender | undefined; history: Pick<FirstParentHistory, "touchedBetween"> | null }): boolean {
   const { last, next, path, mode, controller, history } = args;
   if (last.sha === next) return true;
-  if (!history || last.remoteBases.length > 0) return false;
+  if (!history || last.remoteBases.length > 0 || (last.fetchedCharts?.length ?? 0) > 0) return false;
   if (renderMayDependOnRevision(mode, controller, last.inputs)) return false;
   const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
   return history.touchedBetween(last.sha, next, path, directories, { anyFileNamed: ".sourceignore" }) === false;

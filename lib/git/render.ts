@@ -73,7 +73,15 @@ export interface RenderResult {
    * move, so such a render is never reused for a later run.
    */
   remoteBases: string[];
+  /**
+   * Charts fetched from a Helm repository by an exact version (kustomize
+   * helmCharts): pinned, so the same commit's render is reused, but not held
+   * by the tree, so never carried to another commit.
+   */
+  fetchedCharts?: string[];
 }
+
+const fetchedOf = (r: { fetchedCharts?: readonly string[] }): { fetchedCharts?: string[] } => (r.fetchedCharts?.length ? { fetchedCharts: [...r.fetchedCharts] } : {});
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
@@ -339,7 +347,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   }
 
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], ...fetchedOf(hit), treeHash: pathHash, cached: true };
 
   let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
@@ -359,7 +367,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     pending.finally(() => inflight.delete(key)).catch(() => undefined);
   }
   const result = await pending;
-  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], treeHash: pathHash, cached: false };
+  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], ...fetchedOf(result), treeHash: pathHash, cached: false };
 }
 
 /** Argo CD renders a source with Helm when it is a chart folder (render: helm), has helm settings, or names a repository chart. */
@@ -385,7 +393,7 @@ async function renderHelm(mirrorPath: string, commit: string, rel: string, pathH
   const clusterKey = createHash("sha256").update(JSON.stringify(cluster)).digest("hex");
   const key = ["helm", mirrorPath, chart ? "" : commit, rel, opts.defaultNamespace, opts.helm?.bin ?? "", controllerRenderKey(opts.controller), JSON.stringify(base), clusterKey, chart?.digest ?? ""].join("\0");
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], ...fetchedOf(hit), treeHash: pathHash, cached: true };
   let pending = inflight.get(key);
   if (!pending) {
     rendersRun++;
