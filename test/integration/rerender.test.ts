@@ -67,6 +67,7 @@ afterAll(async () => {
   await server?.stop();
 }, 60_000);
 
+describe("a Flux estate", () => {
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-"));
   cluster = await server!.forCase(dir);
@@ -149,4 +150,90 @@ describe("a push Flux applied to every Kustomization of the repository", () => {
     expect(renders).toBe(KUSTOMIZATIONS.length);
     expect(result.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
   }, 180_000);
+});
+});
+
+/** An Argo CD Application on the shop repository's main branch, with kustomize options, synced at `revision`. */
+async function argoApplication(name: string, kustomize: Record<string, unknown>, revision: string): Promise<void> {
+  const application = {
+    apiVersion: "argoproj.io/v1alpha1",
+    kind: "Application",
+    metadata: { name, namespace: "argocd" },
+    spec: { project: "default", source: { repoURL: SHOP_URL, targetRevision: "main", path: `apps/${name}`, kustomize }, destination: { server: "https://kubernetes.default.svc", namespace: "shop" } },
+  };
+  await kubectl(["apply", "--server-side", "-f", "-"], stringify(application));
+  await argoSynced(name, revision);
+}
+
+/** Argo CD's Application has no status subresource: the controller writes status as any field. */
+async function argoSynced(name: string, revision: string): Promise<void> {
+  await kubectl(["-n", "argocd", "patch", "application", name, "--type=merge", "-p", JSON.stringify({ status: { sync: { status: "Synced", revision } } })]);
+}
+
+/** What Argo CD applied of one application: its Deployment, the image tag its kustomize options set. */
+async function argoApplied(name: string, tag: string): Promise<void> {
+  await kubectl(["apply", "--server-side", "--field-manager=argocd-controller", "-f", "-"], stringify(deployment(`${name}-web`, `ghcr.io/acme/${name}:${tag}`, "shop")));
+}
+
+function deployment(name: string, image: string, namespace?: string): Record<string, unknown> {
+  // The selector stays the repository's (a name prefix does not rename labels).
+  const labels = { app: "web" };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "web", image }] } } },
+  };
+}
+
+const SHOP_URL = "https://git.example.com/acme/shop.git";
+
+describe("an Argo CD estate whose kustomize options name the revision", () => {
+  let shop: TestRepo;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-argo-"));
+    cluster = await server!.forCase(dir);
+    shop = TestRepo.create("rerender-argo");
+    for (const name of ["steady", "revised"]) {
+      shop.write(`apps/${name}/web.yaml`, stringify(deployment("web", `ghcr.io/acme/${name}:latest`)));
+      shop.write(`apps/${name}/kustomization.yaml`, stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", namespace: "shop", resources: ["web.yaml"] }));
+    }
+    const head = shop.commit("two applications");
+    config = parseConfig(
+      stringify({
+        repositories: [{ name: "shop", url: shop.dir, aliases: [SHOP_URL] }],
+        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], discover: { argocd: { namespace: "argocd" } } }],
+      }),
+    );
+    await resetDatabase(db);
+    await installControllerCrds(kubectl, cluster);
+    for (const ns of ["argocd", "shop"]) await kubectl(["create", "namespace", ns]);
+    await argoApplication("steady", { namePrefix: "steady-", images: ["ghcr.io/acme/steady:1.0.0"] }, head);
+    // Argo CD substitutes its build environment into images: the tag is the synced commit's.
+    await argoApplication("revised", { namePrefix: "revised-", images: ["ghcr.io/acme/revised:${ARGOCD_APP_REVISION_SHORT}"] }, head);
+    await argoApplied("steady", "1.0.0");
+    await argoApplied("revised", head.slice(0, 7));
+    const first = await run();
+    expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
+  }, 120_000);
+  afterEach(async () => {
+    await cluster?.release();
+    cluster = undefined;
+    shop.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it("renders again the application whose render names the revision, on a push touching neither; the other keeps its render", async () => {
+    shop.write("README.md", "# shop\n");
+    const head = shop.commit("readme");
+    // Argo CD syncs both at the new head; the image it applies is tagged with that revision.
+    for (const name of ["steady", "revised"]) await argoSynced(name, head);
+    await argoApplied("revised", head.slice(0, 7));
+    const before = rendersRunCount();
+    const result = await run();
+    expect(rendersRunCount() - before).toBe(1);
+    // Carried over, the old render would say the old revision: Modified.
+    expect(result.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
+    expect(await desiredRevisions()).toEqual([head]);
+  }, 120_000);
 });
