@@ -68,89 +68,89 @@ afterAll(async () => {
 }, 60_000);
 
 describe("a Flux estate", () => {
-beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-"));
-  cluster = await server!.forCase(dir);
-  fleet = TestRepo.create("flux-fleet");
-  for (const file of fs.readdirSync(FLEET, { recursive: true, encoding: "utf8" })) {
-    const full = path.join(FLEET, file);
-    if (fs.statSync(full).isFile()) fleet.write(file, fs.readFileSync(full));
-  }
-  fleet.commit("flux-fleet");
-  config = parseConfig(
-    stringify({
-      repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-      environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
-    }),
-  );
-  await resetDatabase(db);
-  await installControllerCrds(kubectl, cluster, { argocd: false });
-  await kubectl(["create", "namespace", "flux-system"]);
-  await applyAsFlux("clusters/production");
-  await applyAsFlux("infrastructure/controllers");
-  await applyAsFlux("infrastructure/configs", { cluster_env: "production" });
-  await applyAsFlux("apps/production");
-  for (const service of ["api", "cart", "web", "worker"]) await applyAsFlux(`apps/production/${service}`);
-  await fluxAppliedEverywhere(fleet.head());
-  const first = await run();
-  expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
-}, 120_000);
-afterEach(async () => {
-  await cluster?.release();
-  cluster = undefined;
-  fleet.cleanup();
-  fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-"));
+    cluster = await server!.forCase(dir);
+    fleet = TestRepo.create("flux-fleet");
+    for (const file of fs.readdirSync(FLEET, { recursive: true, encoding: "utf8" })) {
+      const full = path.join(FLEET, file);
+      if (fs.statSync(full).isFile()) fleet.write(file, fs.readFileSync(full));
+    }
+    fleet.commit("flux-fleet");
+    config = parseConfig(
+      stringify({
+        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+      }),
+    );
+    await resetDatabase(db);
+    await installControllerCrds(kubectl, cluster, { argocd: false });
+    await kubectl(["create", "namespace", "flux-system"]);
+    await applyAsFlux("clusters/production");
+    await applyAsFlux("infrastructure/controllers");
+    await applyAsFlux("infrastructure/configs", { cluster_env: "production" });
+    await applyAsFlux("apps/production");
+    for (const service of ["api", "cart", "web", "worker"]) await applyAsFlux(`apps/production/${service}`);
+    await fluxAppliedEverywhere(fleet.head());
+    const first = await run();
+    expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
+  }, 120_000);
+  afterEach(async () => {
+    await cluster?.release();
+    cluster = undefined;
+    fleet.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 
-describe("a push Flux applied to every Kustomization of the repository", () => {
-  it("renders only the applications whose files it touched; every application's desired state names the new revision; drift is the edit's only", async () => {
-    // The cart's overlay asks for 4 replicas; the cluster still runs 3 (nobody applied it): Modified on the cart only.
-    const { head, renders, result } = await runAfterPush(() => {
-      fleet.write("apps/production/cart/kustomization.yaml", fs.readFileSync(path.join(FLEET, "apps/production/cart/kustomization.yaml"), "utf8").replace("count: 3", "count: 4"));
-      return fleet.commit("cart: 4 replicas");
-    });
-    // shop-cart's folder, and apps' (apps/production holds it): two builds, not one per Kustomization.
-    expect(renders).toBe(2);
-    expect(result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
-    const apps = await applicationsByName(db);
-    const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true } });
-    expect(items).toEqual([{ key: "apps/Deployment/shop/cart", type: "Modified", applicationId: apps.get("flux-system/shop-cart")?.id }]);
-    expect(await desiredRevisions()).toEqual([head]);
-    for (const name of KUSTOMIZATIONS) expect(apps.get(`flux-system/${name}`), name).toMatchObject({ appliedSha: head, lastError: null });
+  describe("a push Flux applied to every Kustomization of the repository", () => {
+    it("renders only the applications whose files it touched; every application's desired state names the new revision; drift is the edit's only", async () => {
+      // The cart's overlay asks for 4 replicas; the cluster still runs 3 (nobody applied it): Modified on the cart only.
+      const { head, renders, result } = await runAfterPush(() => {
+        fleet.write("apps/production/cart/kustomization.yaml", fs.readFileSync(path.join(FLEET, "apps/production/cart/kustomization.yaml"), "utf8").replace("count: 3", "count: 4"));
+        return fleet.commit("cart: 4 replicas");
+      });
+      // shop-cart's folder, and apps' (apps/production holds it): two builds, not one per Kustomization.
+      expect(renders).toBe(2);
+      expect(result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      const apps = await applicationsByName(db);
+      const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true } });
+      expect(items).toEqual([{ key: "apps/Deployment/shop/cart", type: "Modified", applicationId: apps.get("flux-system/shop-cart")?.id }]);
+      expect(await desiredRevisions()).toEqual([head]);
+      for (const name of KUSTOMIZATIONS) expect(apps.get(`flux-system/${name}`), name).toMatchObject({ appliedSha: head, lastError: null });
 
-    // A push touching no application's files: no build at all, every row names it.
-    const quiet = await runAfterPush(() => {
-      fleet.write("README.md", "# the fleet\n");
-      return fleet.commit("readme");
-    });
-    expect(quiet.renders).toBe(0);
-    expect(quiet.result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
-    expect(await desiredRevisions()).toEqual([quiet.head]);
-  }, 180_000);
+      // A push touching no application's files: no build at all, every row names it.
+      const quiet = await runAfterPush(() => {
+        fleet.write("README.md", "# the fleet\n");
+        return fleet.commit("readme");
+      });
+      expect(quiet.renders).toBe(0);
+      expect(quiet.result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      expect(await desiredRevisions()).toEqual([quiet.head]);
+    }, 180_000);
 
-  it("re-renders the overlay whose base outside its path changed, and nothing else", async () => {
-    const { head, renders, result } = await runAfterPush(() => {
-      const file = "apps/base/api/deployment.yaml";
-      fleet.write(file, fs.readFileSync(path.join(FLEET, file), "utf8").replace(/^(\s*)labels:\n/m, "$1labels:\n$1  tier: backend\n"));
-      return fleet.commit("api base: a label");
-    });
-    expect(renders).toBe(1);
-    const apps = await applicationsByName(db);
-    const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true } });
-    expect(items).toEqual([{ key: "apps/Deployment/shop/api", type: "Modified", applicationId: apps.get("flux-system/shop-api")?.id }]);
-    expect(result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
-    expect(await desiredRevisions()).toEqual([head]);
-  }, 180_000);
+    it("re-renders the overlay whose base outside its path changed, and nothing else", async () => {
+      const { head, renders, result } = await runAfterPush(() => {
+        const file = "apps/base/api/deployment.yaml";
+        fleet.write(file, fs.readFileSync(path.join(FLEET, file), "utf8").replace(/^(\s*)labels:\n/m, "$1labels:\n$1  tier: backend\n"));
+        return fleet.commit("api base: a label");
+      });
+      expect(renders).toBe(1);
+      const apps = await applicationsByName(db);
+      const items = await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true, applicationId: true } });
+      expect(items).toEqual([{ key: "apps/Deployment/shop/api", type: "Modified", applicationId: apps.get("flux-system/shop-api")?.id }]);
+      expect(result.stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      expect(await desiredRevisions()).toEqual([head]);
+    }, 180_000);
 
-  it("re-renders every application when a .sourceignore changed anywhere", async () => {
-    const { renders, result } = await runAfterPush(() => {
-      fleet.write("infrastructure/.sourceignore", "*.md\n");
-      return fleet.commit("ignore readmes");
-    });
-    expect(renders).toBe(KUSTOMIZATIONS.length);
-    expect(result.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
-  }, 180_000);
-});
+    it("re-renders every application when a .sourceignore changed anywhere", async () => {
+      const { renders, result } = await runAfterPush(() => {
+        fleet.write("infrastructure/.sourceignore", "*.md\n");
+        return fleet.commit("ignore readmes");
+      });
+      expect(renders).toBe(KUSTOMIZATIONS.length);
+      expect(result.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
+    }, 180_000);
+  });
 });
 
 /** An Argo CD Application on the shop repository's main branch, with kustomize options, synced at `revision`. */
