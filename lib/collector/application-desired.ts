@@ -14,7 +14,8 @@ import type { ClusterClient } from "@/lib/kube/client";
 import type { Discovery } from "@/lib/kube/discovery";
 import { controllerRenderFor, maskSecretSourced, mergeSecretValues, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
-import { hashedDesiredSecret, memoDesired, memoGit, memoRender, rememberedInputs, rememberInputs } from "./run-memo";
+import { hashedDesiredSecret, memoDesired, memoGit, memoRender, memoRenderAt, rememberedInputs, rememberInputs } from "./run-memo";
+import { renderHoldsAt } from "./render-reuse";
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
@@ -139,9 +140,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
       const renderAtTip = () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs);
-      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () =>
-        controllerRender ? renderAtTip() : inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip),
-      ).catch((e: unknown) => {
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip)).catch((e: unknown) => {
         if (e instanceof GitError && e.category === "render") return null;
         throw e;
       });
@@ -165,9 +164,20 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
     }
     // Variables enter the key only through controllerRenderKey's digest.
-    const renderKey = [mirrorPath, compareSha, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    const renderSettings = [mirrorPath, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    const at = compareSha;
+    // A moved revision (Flux reports every push's head for every Kustomization) keeps the last render when nothing it read changed.
+    const holds = async (last: { sha: string; value: RenderResult }) =>
+      renderHoldsAt({
+        last: { sha: last.sha, inputs: last.value.inputs, remoteBases: last.value.remoteBases, fetchedCharts: last.value.fetchedCharts },
+        next: at,
+        path: env.source.path,
+        mode: env.source.render,
+        controller: controllerRender,
+        history: tipSha ? await firstParentHistory(mirrorPath, env.source.branch, tipSha).catch(() => null) : null,
+      });
     try {
-      rendered = await memoRender(step.memoName, renderKey, () => renderManifests(mirrorPath, compareSha, renderOptions), (r) => r.remoteBases.length === 0);
+      ({ value: rendered } = await memoRenderAt(step.memoName, renderSettings, at, () => renderManifests(mirrorPath, at, renderOptions), (r) => r.remoteBases.length === 0, holds));
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
       if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
@@ -454,8 +464,9 @@ export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesi
  * holding one of the files it read, the render reads the same files: no render
  * at the new tip (for hundreds of applications of a busy repository, hundreds
  * of kustomize builds a run). A directory counts with everything under it, so
- * a file added beside an input (a chart's new template) is noticed. Not for a
- * controller's render, which may read files outside what it lists (.sourceignore).
+ * a file added beside an input (a chart's new template) is noticed. A
+ * controller's render also reads every `.sourceignore` (Flux's source-controller
+ * applies them to the whole artifact): a commit changing one anywhere renders again.
  */
 async function inputsAtTip(mirrorPath: string, ref: string, tip: string, path: string, settingsKey: string, render: () => Promise<string[]>): Promise<readonly string[]> {
   const key = [mirrorPath, ref, path, settingsKey];
@@ -463,7 +474,7 @@ async function inputsAtTip(mirrorPath: string, ref: string, tip: string, path: s
   if (last && last.tip !== tip) {
     const history = await firstParentHistory(mirrorPath, ref, tip).catch(() => null);
     const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
-    if (history?.touchedAfter(last.tip, path, directories) === false) {
+    if (history?.touchedBetween(last.tip, tip, path, directories, { anyFileNamed: ".sourceignore" }) === false) {
       rememberInputs(key, { tip, inputs: last.inputs });
       return last.inputs;
     }

@@ -36,7 +36,7 @@ function objectsIn(value: unknown): number {
 function newCaches(objects: number) {
   return {
     gitAnswers: new LRUCache<string, Promise<unknown>>({ maxSize: objects, sizeCalculation: () => 1 }),
-    renders: new LRUCache<string, { key: string; result: Promise<unknown> }>({ maxSize: objects, sizeCalculation: () => 1 }),
+    renders: new LRUCache<string, RenderEntry>({ maxSize: objects, sizeCalculation: () => 1 }),
     currentRows: new LRUCache<string, CurrentRows>({ maxSize: 2 * objects, sizeCalculation: (v) => Math.max(1, v.live.size + v.desired.size) }),
     clusters: new LRUCache<string, ClusterHandle>({ max: ENVIRONMENT_ENTRIES }),
     kinds: new LRUCache<string, readonly ApiResource[]>({ max: ENVIRONMENT_ENTRIES }),
@@ -84,6 +84,13 @@ export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>): Prom
   return p;
 }
 
+interface RenderEntry {
+  key: string;
+  result: Promise<unknown>;
+  /** The render settings and revision (memoRenderAt): a later revision may carry the result over. */
+  at?: { settings: string; sha: string };
+}
+
 /**
  * The environment's render of one commit, kept for its next run: a commit's
  * manifests never change, and asking git again costs processes. One entry
@@ -91,13 +98,13 @@ export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>): Prom
  * A render that read something outside the commit (`reusable` says no) is
  * used by the run that made it only.
  */
-export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>, reusable: (value: T) => boolean = () => true): Promise<T> {
+export function memoRender<T>(environment: string, parts: readonly string[], fn: () => Promise<T>, reusable: (value: T) => boolean = () => true, at?: RenderEntry["at"]): Promise<T> {
   const key = parts.join("\0");
   const { renders } = memo();
   const hit = renders.get(environment);
   if (hit && hit.key === key) return hit.result as Promise<T>;
   const result = fn();
-  const entry = { key, result: result as Promise<unknown> };
+  const entry: RenderEntry = { key, result: result as Promise<unknown>, ...(at ? { at } : {}) };
   renders.set(environment, entry);
   sizeWhenResolved(renders, environment, entry, result);
   const forget = () => {
@@ -107,6 +114,44 @@ export function memoRender<T>(environment: string, parts: readonly string[], fn:
     if (!reusable(value)) forget();
   }, forget);
   return result;
+}
+
+/**
+ * memoRender of the render at `sha` under render settings `settings`, where
+ * the environment's last render under the same settings (at another
+ * revision) may stand for it: `holds` says whether it does (nothing it read
+ * changed in between). A carried render is remembered at `sha`, so the next
+ * revision is measured from here. Returns the render and whether it was carried.
+ */
+export async function memoRenderAt<T>(
+  environment: string,
+  settings: readonly string[],
+  sha: string,
+  fn: () => Promise<T>,
+  reusable: (value: T) => boolean,
+  holds: (last: { sha: string; value: T }) => boolean | Promise<boolean>,
+): Promise<{ value: T; carried: boolean }> {
+  const settingsKey = settings.join("\0");
+  const key = [settingsKey, sha].join("\0");
+  const { renders } = memo();
+  const hit = renders.get(environment);
+  if (hit && hit.key !== key && hit.at?.settings === settingsKey && hit.at.sha !== sha) {
+    const last = await hit.result.then(
+      (v) => v as T,
+      () => undefined,
+    );
+    if (last !== undefined && renders.peek(environment) === hit && (await holds({ sha: hit.at.sha, value: last }))) {
+      const entry: RenderEntry = { key, result: hit.result, at: { settings: settingsKey, sha } };
+      // A concurrent run may have replaced the entry meanwhile: then it stands, and this run still uses what held.
+      if (renders.peek(environment) === hit) {
+        renders.delete(environment);
+        renders.set(environment, entry, { size: objectsIn(last) });
+      }
+      return { value: last, carried: true };
+    }
+  }
+  const value = await memoRender(environment, [settingsKey, sha], fn, reusable, { settings: settingsKey, sha });
+  return { value, carried: false };
 }
 
 const desiredSets = new WeakMap<object, { key: string; value: ReadonlyMap<string, unknown> }>();

@@ -141,6 +141,25 @@ export class FirstParentHistory {
   }
 
   /**
+   * Whether a commit in (`since`, `until`] on the line changes `path`, one of
+   * `inputs`, or a file named `anyFileNamed` wherever it lies; undefined when
+   * either commit is not on the walked line or `until` is older than `since`.
+   */
+  touchedBetween(since: string, until: string, path: string, inputs: readonly string[] = [], opts: { anyFileNamed?: string } = {}): boolean | undefined {
+    const from = this.position.get(since);
+    const to = this.position.get(until);
+    if (from === undefined || to === undefined || to < from) return undefined;
+    const specs = specsOf(path, inputs);
+    const named = opts.anyFileNamed;
+    for (let i = from + 1; i <= to; i++) {
+      const changed = this.line[i]!.changedPaths;
+      if (touches(changed, specs)) return true;
+      if (named && changed.some((p) => p === named || p.endsWith(`/${named}`))) return true;
+    }
+    return false;
+  }
+
+  /**
    * Whether `ancestor` is an ancestor of (or is) `descendant`, when both are
    * on the walked line; undefined otherwise (a side branch's commit: ask git).
    */

@@ -125,7 +125,11 @@ describe("kustomize helmCharts as Argo CD renders them (real kustomize and helm)
   it("reuses a render whose charts are pinned to a version, and never one whose chart a range picks (a newer chart may be published)", async () => {
     const pinned = await renderManifests(mirror, sha, options("apps/remote"));
     expect(pinned.remoteBases).toEqual([]);
-    expect((await renderManifests(mirror, sha, options("apps/remote"))).cached).toBe(true);
+    // Pinned, yet not in the Git tree: named, so a later commit never carries this render over (render-reuse.ts).
+    expect(pinned.fetchedCharts).toEqual([`helm chart web 2.3.0 from ${server.url}`]);
+    const again = await renderManifests(mirror, sha, options("apps/remote"));
+    expect(again.cached).toBe(true);
+    expect(again.fetchedCharts).toEqual(pinned.fetchedCharts);
     const ranged = await renderManifests(mirror, sha, options("apps/remote-range"));
     expect(ranged.objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(["ranged-web"]);
     expect(ranged.remoteBases).toEqual([`helm chart web ^2.0.0 from ${server.url}`]);

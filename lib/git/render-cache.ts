@@ -11,6 +11,8 @@ export interface CachedRender {
   problems: readonly RenderProblem[];
   /** Repository-relative files the render read, sorted. */
   inputs: readonly string[];
+  /** Charts fetched from a Helm repository by an exact version (kustomize helmCharts): read from outside the Git tree. */
+  fetchedCharts?: readonly string[];
 }
 
 export class RenderCache {

@@ -109,6 +109,7 @@ export async function renderKustomize(
       problems,
       inputs: walk.inputs,
       remoteBases: [...walk.remoteBases.map((b) => b.reference), ...(helmRun?.moving ?? [])],
+      ...(helmRun?.fetched.length ? { fetchedCharts: helmRun.fetched } : {}),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -124,10 +125,11 @@ export async function renderKustomize(
  * a build with --enable-helm, helm reached through a guard (no pull, no
  * post-renderer) and given the destination cluster's capabilities.
  */
-async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv; moving: string[] }> {
+async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string, home: string, helm: HelmSourceContext): Promise<{ args: string[]; env: NodeJS.ProcessEnv; moving: string[]; fetched: string[] }> {
   const refused = (c: HelmChartUse, reason: string) => new RenderRefusedError([{ file: c.file, reference: `helmCharts: ${c.name}${c.version ? ` ${c.version}` : ""} from ${c.repo}`, reason }], walk.inputs);
   const unpacked = new Set<string>();
   const moving: string[] = [];
+  const fetchedCharts: string[] = [];
   for (const c of walk.helmCharts) {
     if (c.present || unpacked.has(c.chartPath)) continue;
     if (!helm.fetchChart) throw refused(c, "the chart is not in the repository and cannot be fetched: add its repository to helmRepositories in driftwatch.yaml (charts are fetched by Driftwatch, never by kustomize or helm)");
@@ -138,13 +140,14 @@ async function prepareHelmCharts(walk: KustomizeWalk, root: string, dir: string,
     unpacked.add(c.chartPath);
     // A range (or no version) may resolve to a newer chart later: like a remote base's branch, the render is not reused.
     if (!EXACT_VERSION.test(c.version)) moving.push(`helm chart ${c.name} ${c.version || "(newest)"} from ${c.repo}`);
+    else fetchedCharts.push(`helm chart ${c.name} ${c.version} from ${c.repo}`);
   }
   const args = ["--enable-helm", "--helm-command", await writeKustomizeHelmCommand(dir, findHelm(helm.bin))];
   const kubeVersion = helmKubeVersion(helm.cluster.kubeVersion);
   if (kubeVersion) args.push("--helm-kube-version", kubeVersion);
   for (const v of helm.cluster.apiVersions) args.push("--helm-api-versions", v);
   await mkdir(path.join(home, ".helm", "plugins"), { recursive: true });
-  return { args, env: helmEnv(home), moving };
+  return { args, env: helmEnv(home), moving, fetched: fetchedCharts };
 }
 
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;

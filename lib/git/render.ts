@@ -17,6 +17,7 @@ import { normalisePath, resolveCommit } from "./revisions";
 import { apiGroup, isClusterScoped } from "./cluster-scoped";
 import { controllerRenderKey, fluxCommonMetadata, planControllerRender, type ControllerRender } from "./controller-render";
 import { hasSkipMarker } from "./argocd-directory";
+import { argoSourceOverrideFiles } from "./argocd-source";
 import { MAX_MANIFEST_BYTES, repoTree } from "./repo-tree";
 import { renderKustomize, type RemoteBaseSource } from "./render-kustomize";
 import { createHash } from "node:crypto";
@@ -72,7 +73,15 @@ export interface RenderResult {
    * move, so such a render is never reused for a later run.
    */
   remoteBases: string[];
+  /**
+   * Charts fetched from a Helm repository by an exact version (kustomize
+   * helmCharts): pinned, so the same commit's render is reused, but not held
+   * by the tree, so never carried to another commit.
+   */
+  fetchedCharts?: string[];
 }
+
+const fetchedOf = (r: { fetchedCharts?: readonly string[] }): { fetchedCharts?: string[] } => (r.fetchedCharts?.length ? { fetchedCharts: [...r.fetchedCharts] } : {});
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
@@ -206,6 +215,12 @@ function fileParseKey(file: TreeEntry): string {
 }
 
 let filesParsed = 0;
+let rendersRun = 0;
+
+/** How many renders this process ran rather than found in its cache (tests: what a push re-rendered). */
+export function rendersRunCount(): number {
+  return rendersRun;
+}
 
 /** How many manifest files plain renders have parsed in this process (tests: what a render re-read). */
 export function plainFilesParsed(): number {
@@ -289,8 +304,14 @@ async function renderAsController(
 ): Promise<CachedRender & { remoteBases: string[] }> {
   const listed = await listedTreeOf(mirrorPath, commit);
   const plan = await planControllerRender(controller, listed.paths, rel, opts.mode === "kustomize" ? "kustomize" : "plain", (file) => listed.read(file), commit);
-  if (plan.kind === "plain") return { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts), controller, plan.files)), remoteBases: [] };
-  return renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
+  const result =
+    plan.kind === "plain"
+      ? { ...(await renderPlain(mirrorPath, commit, rel, opts.defaultNamespace, opts.maxFileBytes, plainParseKey(mirrorPath, rel, opts), controller, plan.files)), remoteBases: [] }
+      : await renderKustomize(mirrorPath, commit, rel, opts.defaultNamespace, opts.kustomizeBin, opts.remoteBases, { controller, plan, listed }, opts.helm);
+  // Argo CD's override files were read too (their options may name ${ARGOCD_APP_REVISION}): inputs, as what decides the output.
+  const present = new Set(listed.paths);
+  const overrides = controller.type === "argocd" ? argoSourceOverrideFiles(rel, controller.env?.appName).filter((f) => present.has(f)) : [];
+  return overrides.length > 0 ? { ...result, inputs: [...new Set([...result.inputs, ...overrides])].sort() } : result;
 }
 
 /**
@@ -326,11 +347,12 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
   }
 
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], ...fetchedOf(hit), treeHash: pathHash, cached: true };
 
   let pending: Promise<CachedRender & { remoteBases?: string[] }> | undefined = inflight.get(key);
   if (!pending) {
     pending = (async () => {
+      rendersRun++;
       const { remoteBases, ...result } = opts.controller
         ? await renderAsController(mirrorPath, commit, rel, opts, opts.controller)
         : opts.mode === "plain"
@@ -345,7 +367,7 @@ export async function renderManifests(mirrorPath: string, sha: string, opts: Ren
     pending.finally(() => inflight.delete(key)).catch(() => undefined);
   }
   const result = await pending;
-  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], treeHash: pathHash, cached: false };
+  return { objects: [...result.objects], problems: [...result.problems], inputs: [...result.inputs], remoteBases: [...(result.remoteBases ?? [])], ...fetchedOf(result), treeHash: pathHash, cached: false };
 }
 
 /** Argo CD renders a source with Helm when it is a chart folder (render: helm), has helm settings, or names a repository chart. */
@@ -371,9 +393,10 @@ async function renderHelm(mirrorPath: string, commit: string, rel: string, pathH
   const clusterKey = createHash("sha256").update(JSON.stringify(cluster)).digest("hex");
   const key = ["helm", mirrorPath, chart ? "" : commit, rel, opts.defaultNamespace, opts.helm?.bin ?? "", controllerRenderKey(opts.controller), JSON.stringify(base), clusterKey, chart?.digest ?? ""].join("\0");
   const hit = cache.get(key);
-  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], treeHash: pathHash, cached: true };
+  if (hit) return { objects: [...hit.objects], problems: [...hit.problems], inputs: [...hit.inputs], remoteBases: [], ...fetchedOf(hit), treeHash: pathHash, cached: true };
   let pending = inflight.get(key);
   if (!pending) {
+    rendersRun++;
     pending = renderHelmSource(mirrorPath, commit, rel, settings, opts.helm?.bin).then((r) => {
       const frozen = deepFreeze(r);
       cache.set(key, frozen);
