@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { ESTATES, installControllerCrds, kubectlFor } from "../support/estate-kube";
+import { applyFleetAsFlux, commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { startGitHttpServer } from "@/lib/git/test-support/git-http-server";
@@ -33,7 +33,6 @@ import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
-const FLEET = path.join(ESTATES, "flux-fleet");
 /** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const UNKNOWN_URL = "https://git.unknown.example/other/manifests.git";
@@ -44,34 +43,6 @@ let cluster: TestCluster | undefined;
 let fleet: TestRepo;
 let config: DriftwatchConfig;
 const kubectl = kubectlFor(() => cluster);
-
-/** Every file of the estate, committed as its repository's first commit. */
-function commitEstate(repo: TestRepo): void {
-  for (const file of fs.readdirSync(FLEET, { recursive: true, encoding: "utf8" })) {
-    const full = path.join(FLEET, file);
-    if (fs.statSync(full).isFile()) repo.write(file, fs.readFileSync(full));
-  }
-  repo.commit("flux-fleet");
-}
-
-/** What kustomize-controller applies for a Kustomization: the folder built, postBuild variables substituted, applied server-side. */
-async function applyAsFlux(folder: string, substitute: Record<string, string> = {}): Promise<void> {
-  let built = await kubectl(["kustomize", path.join(FLEET, folder)]);
-  for (const [k, v] of Object.entries(substitute)) built = built.replaceAll(`\${${k}}`, v);
-  await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], built);
-}
-
-/** The production cluster once Flux has reconciled every Kustomization of the fleet. */
-async function reconcileProduction(): Promise<void> {
-  if (!cluster) throw new Error("no cluster");
-  await installControllerCrds(kubectl, cluster, { argocd: false });
-  await kubectl(["create", "namespace", "flux-system"]);
-  await applyAsFlux("clusters/production");
-  await applyAsFlux("infrastructure/controllers");
-  await applyAsFlux("infrastructure/configs", { cluster_env: "production" });
-  await applyAsFlux("apps/production");
-  for (const service of ["api", "cart", "web", "worker"]) await applyAsFlux(`apps/production/${service}`);
-}
 
 const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
 const applications = () => applicationsByName(db);
@@ -84,7 +55,7 @@ forEachCluster((server) => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-discovered-"));
     cluster = await server().forCase(dir);
     fleet = TestRepo.create("flux-fleet");
-    commitEstate(fleet);
+    commitFluxFleet(fleet);
     config = parseConfig(
       stringify({
         repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
@@ -92,7 +63,7 @@ forEachCluster((server) => {
       }),
     );
     await resetDatabase(db);
-    await reconcileProduction();
+    await reconcileFleetProduction(kubectl, cluster);
   }, 120_000);
   afterEach(async () => {
     await cluster?.release();
@@ -382,7 +353,7 @@ forEachCluster((server) => {
       expect((await listApplications(db, "production", { removed: "only" })).total).toBe(9);
 
       // And back: a Kustomization that reappears is the same application again, under its old id.
-      await applyAsFlux("apps/production");
+      await applyFleetAsFlux(kubectl, "apps/production");
       const back = await run();
       expect(back.status).toBe("succeeded");
       expect((await applications()).get("flux-system/shop-api")).toMatchObject({ id: before.get("flux-system/shop-api")?.id, removedAt: null });

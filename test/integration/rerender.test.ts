@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startClusterServer, type ClusterServer, type TestCluster } from "../support/clusters";
-import { ESTATES, installControllerCrds, kubectlFor } from "../support/estate-kube";
+import { FLUX_FLEET as FLEET, commitFluxFleet, installControllerCrds, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
@@ -20,7 +20,6 @@ import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { rendersRunCount } from "@/lib/git/render";
 
-const FLEET = path.join(ESTATES, "flux-fleet");
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
@@ -31,12 +30,6 @@ let cluster: TestCluster | undefined;
 let fleet: TestRepo;
 let config: DriftwatchConfig;
 const kubectl = kubectlFor(() => cluster);
-
-async function applyAsFlux(folder: string, substitute: Record<string, string> = {}): Promise<void> {
-  let built = await kubectl(["kustomize", path.join(FLEET, folder)]);
-  for (const [k, v] of Object.entries(substitute)) built = built.replaceAll(`\${${k}}`, v);
-  await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], built);
-}
 
 /** What Flux reports after reconciling a push: the repository's head, for every Kustomization of it. */
 async function fluxAppliedEverywhere(sha: string): Promise<void> {
@@ -72,11 +65,7 @@ describe("a Flux estate", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-"));
     cluster = await server!.forCase(dir);
     fleet = TestRepo.create("flux-fleet");
-    for (const file of fs.readdirSync(FLEET, { recursive: true, encoding: "utf8" })) {
-      const full = path.join(FLEET, file);
-      if (fs.statSync(full).isFile()) fleet.write(file, fs.readFileSync(full));
-    }
-    fleet.commit("flux-fleet");
+    commitFluxFleet(fleet);
     config = parseConfig(
       stringify({
         repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
@@ -84,13 +73,7 @@ describe("a Flux estate", () => {
       }),
     );
     await resetDatabase(db);
-    await installControllerCrds(kubectl, cluster, { argocd: false });
-    await kubectl(["create", "namespace", "flux-system"]);
-    await applyAsFlux("clusters/production");
-    await applyAsFlux("infrastructure/controllers");
-    await applyAsFlux("infrastructure/configs", { cluster_env: "production" });
-    await applyAsFlux("apps/production");
-    for (const service of ["api", "cart", "web", "worker"]) await applyAsFlux(`apps/production/${service}`);
+    await reconcileFleetProduction(kubectl, cluster);
     await fluxAppliedEverywhere(fleet.head());
     const first = await run();
     expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });

@@ -1,6 +1,7 @@
 // What tests over the fixture estates (test/fixtures/estates) do to a test
 // cluster as a user would: real kubectl with the case's read-write context, and
 // Flux's (and Argo CD's) CRDs installed until the collector's discovery serves them.
+import fs from "node:fs";
 import path from "node:path";
 import { ARGOCD_APPLICATION_CRD } from "@driftwatch/kubesim";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
@@ -43,4 +44,34 @@ export async function installControllerCrds(kubectl: Kubectl, cluster: TestClust
     if (Date.now() > deadline) throw new Error("the CRDs are not served after 30 s");
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The Flux fleet estate (test/fixtures/estates/flux-fleet). */
+export const FLUX_FLEET = path.join(ESTATES, "flux-fleet");
+
+/** Every file of the Flux fleet estate, committed as its repository's first commit. */
+export function commitFluxFleet(repo: { write(file: string, content: Buffer): unknown; commit(message: string): string }): void {
+  for (const file of fs.readdirSync(FLUX_FLEET, { recursive: true, encoding: "utf8" })) {
+    const full = path.join(FLUX_FLEET, file);
+    if (fs.statSync(full).isFile()) repo.write(file, fs.readFileSync(full));
+  }
+  repo.commit("flux-fleet");
+}
+
+/** What kustomize-controller applies for a Kustomization of the fleet: the folder built, postBuild variables substituted, applied server-side. */
+export async function applyFleetAsFlux(kubectl: Kubectl, folder: string, substitute: Record<string, string> = {}): Promise<void> {
+  let built = await kubectl(["kustomize", path.join(FLUX_FLEET, folder)]);
+  for (const [k, v] of Object.entries(substitute)) built = built.replaceAll(`\${${k}}`, v);
+  await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], built);
+}
+
+/** The fleet's production cluster once Flux has reconciled every Kustomization of it. */
+export async function reconcileFleetProduction(kubectl: Kubectl, cluster: TestCluster): Promise<void> {
+  await installControllerCrds(kubectl, cluster, { argocd: false });
+  await kubectl(["create", "namespace", "flux-system"]);
+  await applyFleetAsFlux(kubectl, "clusters/production");
+  await applyFleetAsFlux(kubectl, "infrastructure/controllers");
+  await applyFleetAsFlux(kubectl, "infrastructure/configs", { cluster_env: "production" });
+  await applyFleetAsFlux(kubectl, "apps/production");
+  for (const service of ["api", "cart", "web", "worker"]) await applyFleetAsFlux(kubectl, `apps/production/${service}`);
 }
