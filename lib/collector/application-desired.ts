@@ -4,7 +4,6 @@
 // desired state from release storage instead of a render: this is the step
 // they replace.
 import { createHash } from "node:crypto";
-import { posix } from "node:path";
 import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import type { ControllerStatus, RunError } from "@/lib/domain/types";
 import { approvedRevisionAt, firstParentHistory, isAncestorAt, renderManifests, isAncestor, qualifiedRef, describeFollowedRef, GitError, RenderRefusedError, controllerRenderKey, RenderFileError, type RenderOptions, type RenderResult } from "@/lib/git";
@@ -15,7 +14,7 @@ import type { Discovery } from "@/lib/kube/discovery";
 import { controllerRenderFor, maskSecretSourced, mergeSecretValues, secretDerivedPaths, SubstituteSourceError } from "./controller-render";
 import { helmReleaseSide, HelmReleaseDecodeError, isHelmReleaseEnvironment, type HelmReleaseSide } from "./helm-release-side";
 import { hashedDesiredSecret, memoDesired, memoGit, memoRender, memoRenderAt, rememberedInputs, rememberInputs } from "./run-memo";
-import { renderHoldsAt } from "./render-reuse";
+import { readsSameTree, renderHoldsAt } from "./render-reuse";
 import type { DesiredEntry } from "./persist";
 import { RunFailure, kubeRunError, type CollectorContext } from "./run-context";
 import { getObject, readController } from "./controller-object";
@@ -460,21 +459,17 @@ export function specWithRevisions(spec: ApplicationSpec, d: Pick<ApplicationDesi
 
 /**
  * The files a kustomize render reads at the branch tip. When the tip moved
- * forward and no commit since the last tip touched the path or any directory
- * holding one of the files it read, the render reads the same files: no render
- * at the new tip (for hundreds of applications of a busy repository, hundreds
- * of kustomize builds a run). A directory counts with everything under it, so
- * a file added beside an input (a chart's new template) is noticed. A
- * controller's render also reads every `.sourceignore` (Flux's source-controller
- * applies them to the whole artifact): a commit changing one anywhere renders again.
+ * forward and the render reads the same tree as at the last tip
+ * (`readsSameTree`: nothing it read, beside it or in a `.sourceignore`
+ * changed), it reads the same files: no render at the new tip (for hundreds of
+ * applications of a busy repository, hundreds of kustomize builds a run).
  */
 async function inputsAtTip(mirrorPath: string, ref: string, tip: string, path: string, settingsKey: string, render: () => Promise<string[]>): Promise<readonly string[]> {
   const key = [mirrorPath, ref, path, settingsKey];
   const last = rememberedInputs(key);
   if (last && last.tip !== tip) {
     const history = await firstParentHistory(mirrorPath, ref, tip).catch(() => null);
-    const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
-    if (history?.touchedBetween(last.tip, tip, path, directories, { anyFileNamed: ".sourceignore" }) === false) {
+    if (history && readsSameTree(history, { from: last.tip, to: tip, path, inputs: last.inputs })) {
       rememberInputs(key, { tip, inputs: last.inputs });
       return last.inputs;
     }

@@ -54,6 +54,18 @@ export function renderHoldsAt(args: { last: LastRender; next: string; path: stri
   if (last.sha === next) return true;
   if (!history || last.remoteBases.length > 0 || (last.fetchedCharts?.length ?? 0) > 0) return false;
   if (renderMayDependOnRevision(mode, controller, last.inputs)) return false;
-  const directories = [...new Set(last.inputs.map((f) => posix.dirname(f)))];
-  return history.touchedBetween(last.sha, next, path, directories, { anyFileNamed: ".sourceignore" }) === false;
+  return readsSameTree(history, { from: last.sha, to: next, path, inputs: last.inputs });
+}
+
+/**
+ * Whether a render of `path` that read `inputs` at `from` reads the same files
+ * at `to`: no commit between them on the first-parent line changed the path,
+ * a directory holding an input (a directory counts with everything under it,
+ * so a file added beside an input is noticed), or a `.sourceignore` anywhere
+ * (source-controller applies them to the whole artifact). Unknown (not on the
+ * line): no.
+ */
+export function readsSameTree(history: Pick<FirstParentHistory, "touchedBetween">, at: { from: string; to: string; path: string; inputs: readonly string[] }): boolean {
+  const directories = [...new Set(at.inputs.map((f) => posix.dirname(f)))];
+  return history.touchedBetween(at.from, at.to, at.path, directories, { anyFileNamed: ".sourceignore" }) === false;
 }
