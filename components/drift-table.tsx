@@ -11,13 +11,14 @@ import { useRef, useState, type KeyboardEvent } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { DriftItemDto, DriftSort } from "@/lib/api/contract";
-import { objectPagePath } from "@/lib/dashboard/object-key";
+import { applicationPagePath, objectPagePath } from "@/lib/dashboard/object-key";
 import { DriftTypeBadge, Pill } from "./status-badge";
 import { Ago } from "./time";
 
 const COLUMNS: Array<{ label: string; sort: DriftSort | null; className?: string }> = [
   { label: "Type", sort: "type" },
   { label: "Object", sort: "key" },
+  { label: "Application", sort: null },
   { label: "Changed fields", sort: null, className: "hidden lg:table-cell" },
   { label: "Attribution", sort: "manager" },
   { label: "First seen", sort: "openedAt" },
@@ -37,6 +38,7 @@ export function DriftTable({
   selected,
   onSelect,
   selectable,
+  showApplication,
 }: {
   items: DriftItemDto[];
   now: number;
@@ -46,7 +48,10 @@ export function DriftTable({
   selected: ReadonlySet<string>;
   onSelect: (id: string, on: boolean) => void;
   selectable: boolean;
+  /** The environment holds several applications: each row says whose object it is. */
+  showApplication: boolean;
 }) {
+  const columns = showApplication ? COLUMNS : COLUMNS.filter((c) => c.label !== "Application");
   const router = useRouter();
   const [current, setCurrent] = useState(0);
   const rows = useRef<Array<HTMLTableRowElement | null>>([]);
@@ -82,7 +87,7 @@ export function DriftTable({
                 <span className="sr-only">Select</span>
               </th>
             )}
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <th
                 key={c.label}
                 scope="col"
@@ -151,6 +156,19 @@ export function DriftTable({
                     </span>
                   )}
                 </td>
+                {showApplication && (
+                  <td className="px-3 py-2 align-top">
+                    {d.application ? (
+                      <Link href={applicationPagePath(d.environment, d.application)} className="text-blue-700 hover:underline">
+                        {d.application}
+                      </Link>
+                    ) : (
+                      <span className="text-xs text-slate-500" title="No application's desired state declares this object">
+                        none
+                      </span>
+                    )}
+                  </td>
+                )}
                 <td className="hidden max-w-md px-3 py-2 align-top font-mono text-xs text-slate-700 lg:table-cell">
                   {fields.length === 0 ? (
                     <span className="font-sans text-slate-500">{d.type === "Missing" ? "whole object missing from the cluster" : d.type === "Extra" ? "whole object not in Git" : "—"}</span>

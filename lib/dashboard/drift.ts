@@ -31,6 +31,9 @@ function filters(envId: string, q: DriftQuery): Prisma.Sql[] {
   if (q.kind?.length) where.push(Prisma.sql`d.kind = ANY(${q.kind}::text[])`);
   if (q.namespace?.length) where.push(Prisma.sql`d.namespace = ANY(${q.namespace.map((n) => (n === "_" ? "" : n))}::text[])`);
   if (q.type?.length) where.push(Prisma.sql`d.type::text = ANY(${q.type}::text[])`);
+  if (q.application?.length) {
+    where.push(Prisma.sql`d."applicationId" IN (SELECT a.id FROM "Application" a WHERE a."environmentId" = ${envId}::uuid AND a.name = ANY(${q.application}::text[]))`);
+  }
   if (q.actor?.length) {
     const classes = q.actor.filter((a) => a !== "unknown");
     where.push(
@@ -96,7 +99,7 @@ export function driftPageSql(envId: string, q: DriftQuery): Prisma.Sql {
     where.push(afterCursor(q.sort, q.dir, c));
   }
   return Prisma.sql`
-    SELECT d.id, d.key, d."apiVersion", d.kind, d.namespace, d.name, d.type::text AS type, d.changes, d.ignored, d.conflict,
+    SELECT d.id, d.key, d."apiVersion", d.kind, d.namespace, d.name, (SELECT a.name FROM "Application" a WHERE a.id = d."applicationId") AS "applicationName", d.type::text AS type, d.changes, d.ignored, d.conflict,
       d."attributionManager", d."attributionClass", d."attributionTime", d."openedAt", d."lastSeenAt", d."resolvedAt",
       d.resolution::text AS resolution, d."resolutionSha", d."reopenCount"
     FROM "DriftItem" d

@@ -3,6 +3,7 @@
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { rollupApplications, rollupInputs, worstApplications, type PauseTarget } from "@/lib/applications/rollup";
+import { applicationPagePath } from "./object-key";
 import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
@@ -162,7 +163,7 @@ function applicationRollup(
   const named = apps.map((a) => ({ ...inputs.get(a.id)!, name: a.name }));
   return {
     applications: rollupApplications(named, now, staleAfterMs),
-    worstApplications: worstApplications(named, now, staleAfterMs).map((w) => ({ ...w, href: `/environments/${encodeURIComponent(envName)}/applications/${encodeURIComponent(w.name)}` })),
+    worstApplications: worstApplications(named, now, staleAfterMs).map((w) => ({ ...w, href: applicationPagePath(envName, w.name) })),
   };
 }
 
@@ -333,7 +334,7 @@ function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: Array
 export async function getEnvironmentDetail(db: Db, name: string, now = new Date()): Promise<EnvironmentDetailDto> {
   const row = await db.environment.findFirst({ where: { name, removedAt: null }, select: envSelect });
   if (!row) throw notFound(`environment "${name}"`);
-  const [rel, lastRun, lastGoodRun, ignoredRows, applied, kinds, namespaces] = await Promise.all([
+  const [rel, lastRun, lastGoodRun, ignoredRows, applied, kinds, namespaces, applications] = await Promise.all([
     related(db, [row]),
     row.lastRunId ? db.collectionRun.findUnique({ where: { id: row.lastRunId } }) : null,
     row.lastGoodRunId ? db.collectionRun.findUnique({ where: { id: row.lastGoodRunId }, select: { stats: true } }) : null,
@@ -345,6 +346,12 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
     db.appliedRevision.findMany({ where: { environmentId: row.id }, orderBy: { firstSeenAt: "desc" }, take: 50, select: { sha: true, source: true, firstSeenAt: true, endedAt: true } }),
     db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT kind AS v FROM "DriftItem" WHERE "environmentId" = ${row.id}::uuid AND "resolvedAt" IS NULL ORDER BY 1`,
     db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT namespace AS v FROM "DriftItem" WHERE "environmentId" = ${row.id}::uuid AND "resolvedAt" IS NULL ORDER BY 1`,
+    // Only where there is a choice: an environment of one application needs no application filter.
+    db.$queryRaw<Array<{ v: string }>>`
+      SELECT DISTINCT a.name AS v FROM "DriftItem" d JOIN "Application" a ON a.id = d."applicationId"
+      WHERE d."environmentId" = ${row.id}::uuid AND d."resolvedAt" IS NULL
+        AND (SELECT count(*) FROM "Application" x WHERE x."environmentId" = ${row.id}::uuid AND x."removedAt" IS NULL) > 1
+      ORDER BY 1`,
   ]);
   const summary = summarise(row, rel, now);
   const h = row.repositoryId ? rel.histories.get(row.repositoryId) : undefined;
@@ -363,7 +370,7 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
     lastRun: lastRun ? runDto(row.name, lastRun) : null,
     ignored: { total: typeof stats.ignored === "number" ? stats.ignored : null, byRule },
     rollback: rollbackTargets(row, h, applied),
-    facets: { kinds: kinds.map((k) => k.v), namespaces: namespaces.map((n) => n.v) },
+    facets: { kinds: kinds.map((k) => k.v), namespaces: namespaces.map((n) => n.v), applications: applications.map((a) => a.v) },
     now: now.toISOString(),
   };
 }

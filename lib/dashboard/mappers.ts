@@ -214,6 +214,8 @@ export interface DriftRow {
   kind: string;
   namespace: string;
   name: string;
+  /** The name of the application the item belongs to, where the query joined it. */
+  applicationName?: string | null;
   type: "Modified" | "Missing" | "Extra";
   changes: unknown;
   ignored: unknown;
@@ -266,6 +268,7 @@ export function driftItemDto(environment: string, d: DriftRow, claim: ClaimRefDt
     kind: d.kind,
     namespace: d.namespace,
     name: d.name,
+    application: d.applicationName ?? null,
     type: d.type,
     changes: changeDtos(d.changes, d.kind === "Secret"),
     attribution: { manager: d.attributionManager, class: d.attributionClass ? managerClass(d.attributionClass) : null, time: iso(d.attributionTime) },

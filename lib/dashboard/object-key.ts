@@ -40,6 +40,11 @@ export function objectPagePath(environment: string, key: string): string {
   return `/environments/${encodeURIComponent(environment)}/objects/${segmentsOfKey(key)}`;
 }
 
+/** An application's page; its name (`namespace/name` for a discovered one) is one path segment. */
+export function applicationPagePath(environment: string, application: string): string {
+  return `/environments/${encodeURIComponent(environment)}/applications/${encodeURIComponent(application)}`;
+}
+
 export function objectApiPath(environment: string, key: string): string {
   return `/api/environments/${encodeURIComponent(environment)}/objects/${segmentsOfKey(key)}`;
 }

@@ -4,7 +4,7 @@
 // range on its key, not a scan of messages.
 import type { PrismaClient } from "@/lib/db";
 import type { SearchHitDto } from "@/lib/api/contract/search";
-import { objectPagePath } from "@/lib/dashboard/object-key";
+import { applicationPagePath, objectPagePath } from "@/lib/dashboard/object-key";
 
 export const HITS_PER_KIND = 5;
 export const MAX_HITS = 20;
@@ -83,7 +83,7 @@ export async function search(db: PrismaClient, q: string): Promise<SearchHitDto[
       kind: "application",
       label: a.name,
       detail: `application in ${a.environment.name} · ${a.kind}`,
-      href: `/environments/${encodeURIComponent(a.environment.name)}/applications/${encodeURIComponent(a.name)}`,
+      href: applicationPagePath(a.environment.name, a.name),
     });
   }
 

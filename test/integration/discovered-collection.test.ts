@@ -23,6 +23,8 @@ import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/d
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { getTimeline } from "@/lib/dashboard/timeline";
 import { getMetrics } from "@/lib/dashboard/metrics";
+import { listDrift } from "@/lib/dashboard/drift";
+import { driftQuerySchema } from "@/lib/api/contract/drift";
 import { createPause, resumePause } from "@/lib/pauses";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
@@ -123,6 +125,12 @@ forEachCluster((server) => {
       const driftOf = async (application: string) => (await getTimeline(db, { environment: "production", application, type: ["drift"], limit: 100 })).events.map((e) => e.action);
       expect(await driftOf("flux-system/shop-api")).toEqual(["drift.opened"]);
       expect(await driftOf("flux-system/shop-web")).toEqual([]);
+      // The environment's drift list names the application of each item, and narrows to one application.
+      const drift = (application?: string) => listDrift(db, "production", driftQuerySchema.parse(application ? { application } : {}));
+      expect((await drift()).items.map((i) => [i.key, i.application])).toEqual([["apps/Deployment/shop/api", "flux-system/shop-api"]]);
+      expect((await drift("flux-system/shop-web")).items).toEqual([]);
+      expect((await drift("flux-system/shop-web,flux-system/shop-api")).total).toBe(1);
+      expect((await getEnvironmentDetail(db, "production")).facets.applications).toEqual(["flux-system/shop-api"]);
       // So do the metrics narrowed to one application (by promotion key).
       expect((await getMetrics(db, 7, new Date(), "api")).driftLifetime).toMatchObject({ open: 1, resolved: 0 });
       expect((await getMetrics(db, 7, new Date(), "web")).driftLifetime).toMatchObject({ open: 0, resolved: 0 });

@@ -14,7 +14,7 @@ import { fetchJson, queryKeys, type SessionInfo } from "@/lib/dashboard/client";
 import { useFallbackPoll } from "@/components/live/live-updates";
 import type { DriftListDto, DriftSort, EnvironmentDetailDto } from "@/lib/api/contract";
 
-const FILTER_KEYS = ["type", "kind", "namespace", "owner", "actor", "q", "status", "sort", "dir"] as const;
+const FILTER_KEYS = ["type", "application", "kind", "namespace", "owner", "actor", "q", "status", "sort", "dir"] as const;
 
 export function DriftSection({ env, initial, initialFilters, now, session }: { env: EnvironmentDetailDto; initial: DriftListDto | null; initialFilters: string; now: number; session: SessionInfo | null }) {
   const pathname = usePathname();
@@ -92,6 +92,17 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
             ))}
           </select>
         </label>
+        {env.facets.applications.length > 0 && (
+          <label className="flex flex-col text-xs text-slate-600">
+            Application
+            <select value={filters.get("application") ?? ""} onChange={(e) => update({ application: e.target.value })} className={sel}>
+              <option value="">All applications</option>
+              {env.facets.applications.map((a) => (
+                <option key={a}>{a}</option>
+              ))}
+            </select>
+          </label>
+        )}
         <label className="flex flex-col text-xs text-slate-600">
           Kind
           <select value={filters.get("kind") ?? ""} onChange={(e) => update({ kind: e.target.value })} className={sel}>
@@ -185,6 +196,7 @@ export function DriftSection({ env, initial, initialFilters, now, session }: { e
               })
             }
             selectable={canOperate(session)}
+            showApplication={(env.applications?.total ?? 0) > 1}
           />
           <div className="flex items-center gap-3 text-sm text-slate-600">
             <span>

@@ -269,10 +269,10 @@ export const EnvironmentDetailDto = named(
     lastRun: RunDto.nullable(),
     ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
     rollback: object({ current: RevisionDto.nullable(), targets: z.array(RollbackTargetDto) }),
-    facets: object({ kinds: z.array(z.string()), namespaces: z.array(z.string()) }),
+    facets: object({ kinds: z.array(z.string()), namespaces: z.array(z.string()), applications: z.array(z.string()).describe("The applications with open drift, when the environment holds more than one") }),
     now: isoTime,
   }),
-  "The environment card plus rollout health, last run, ignored-by-rule counts, rollback guidance and the kinds/namespaces that have drift",
+  "The environment card plus rollout health, last run, ignored-by-rule counts, rollback guidance and the kinds/namespaces/applications that have drift",
 );
 export type EnvironmentDetailDto = z.infer<typeof EnvironmentDetailDto>;
 
