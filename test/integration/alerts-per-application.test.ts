@@ -1,0 +1,135 @@
+// Alerts of an environment that only discovers its
+// applications (issue 19): the Flux fleet's production cluster
+// (test/fixtures/estates/flux-fleet) committed into a real Git repository, its
+// Flux objects applied with kubectl. Git moves on; one Kustomization stays on
+// the old revision. Every run is followed by what a worker runs after it
+// (detected pauses, then alerts), so the alerts are the product's own.
+// On the imitation and on a real kube-apiserver, with the same assertions.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { forEachCluster, type TestCluster } from "../support/clusters";
+import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { runCollection } from "../support/collector-env";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { collectorContext } from "@/lib/collector";
+import { afterRunHooks } from "@/lib/collector/hooks";
+import { listAlerts } from "@/lib/alerts";
+import { listEnvironments } from "@/lib/dashboard/environments";
+import { EnvironmentCard } from "@/components/environment-card";
+import { logger } from "@/lib/log";
+
+/** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
+const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
+const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
+
+const db = getPrisma();
+let dir: string;
+let cluster: TestCluster | undefined;
+let fleet: TestRepo;
+let config: DriftwatchConfig;
+const kubectl = kubectlFor(() => cluster);
+
+/** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
+async function run(): Promise<void> {
+  const mirrorsDir = path.join(dir, "mirrors");
+  await runCollection(db, config, mirrorsDir, "production");
+  const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+  await afterRunHooks(collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) }), env.id);
+}
+
+/** Flux reports `sha` applied for these Kustomizations. */
+async function reportApplied(sha: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } })]);
+  }
+}
+
+const openAlerts = async () => (await listAlerts(db, { open: true })).map((a) => ({ type: a.type, title: a.title, application: a.details.application ?? null }));
+const short = (sha: string) => sha.slice(0, 12);
+
+forEachCluster((server) => {
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-alerts-apps-"));
+    cluster = await server().forCase(dir);
+    fleet = TestRepo.create("flux-fleet");
+    commitFluxFleet(fleet);
+    config = parseConfig(
+      stringify({
+        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+      }),
+    );
+    await resetDatabase(db);
+    await reconcileFleetProduction(kubectl, cluster);
+  }, 120_000);
+  afterEach(async () => {
+    await cluster?.release();
+    cluster = undefined;
+    fleet.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  describe("alerts of an environment that discovers its applications", () => {
+    it("one Kustomization left on an old revision opens that application's stale alert only, which resolves when it catches up; a suspended one raises none", async () => {
+      const estate = fleet.head();
+      await reportApplied(estate, KUSTOMIZATIONS);
+      await run();
+      const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      expect(env.repositoryId).toBeNull();
+      expect(await openAlerts()).toEqual([]);
+      // What an older release raised from the environment's own fields (its first application's): never desired again.
+      const older = await db.alert.create({
+        data: { environmentId: env.id, type: "environment_stale", fingerprint: `environment_stale:${env.id}`, severity: "critical", title: "production is stale: x approved 40 min ago, y still applied", openedAt: new Date(), updatedAt: new Date() },
+      });
+
+      // A commit to the worker's and the web's files, approved an hour ago. Flux applies it everywhere except
+      // shop-worker (its reconciliation is stuck) and shop-web (suspended by hand, so behind on purpose).
+      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
+      fleet.write("apps/production/web/README.md", "# shop-web\n");
+      const moved = fleet.commit("worker, web: a readme", { date: new Date(Date.now() - 3_600_000) });
+      await reportApplied(moved, KUSTOMIZATIONS.filter((k) => k !== "shop-worker" && k !== "shop-web"));
+      await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"suspend":true}}']);
+      await run();
+
+      const apps = new Map((await db.application.findMany()).map((a) => [a.name, a]));
+      expect(apps.get("flux-system/shop-worker")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      expect(apps.get("flux-system/shop-web")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      const open = await openAlerts();
+      expect(open.filter((a) => a.type === "environment_stale")).toEqual([
+        { type: "environment_stale", title: expect.stringMatching(new RegExp(`^production/flux-system/shop-worker is stale: ${short(moved)} approved (59|60|61) min ago, ${short(estate)} still applied$`)), application: "flux-system/shop-worker" },
+      ]);
+      // The suspended one is a pause (its own alert says nobody owns it), not stale.
+      expect(open.filter((a) => a.type !== "environment_stale").map((a) => a.type)).toEqual(["pause_unattributed"]);
+      expect(await db.alert.findUniqueOrThrow({ where: { id: older.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
+      const stale = await db.alert.findFirstOrThrow({ where: { type: "environment_stale", resolvedAt: null } });
+      expect(stale).toMatchObject({ environmentId: env.id, fingerprint: `environment_stale:${env.id}:${apps.get("flux-system/shop-worker")!.id}` });
+
+      // The environments page's card lists the alert under the environment, the application named.
+      const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
+      const shown = renderToString(createElement(EnvironmentCard, { env: card!, now: Date.now() })).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+      expect(shown).toContain(`production/flux-system/shop-worker is stale: ${short(moved)}`);
+
+      // Another run with nothing changed keeps the same alert open (no churn).
+      await run();
+      expect(await db.alert.count({ where: { type: "environment_stale", resolvedAt: null } })).toBe(1);
+      expect((await db.alert.findFirstOrThrow({ where: { type: "environment_stale", resolvedAt: null } })).id).toBe(stale.id);
+
+      // shop-worker catches up: its alert resolves.
+      await reportApplied(moved, ["shop-worker"]);
+      await run();
+      expect((await openAlerts()).filter((a) => a.type === "environment_stale")).toEqual([]);
+      expect(await db.alert.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
+      const audit = await db.auditEvent.findMany({ where: { targetId: stale.id }, select: { action: true }, orderBy: { id: "asc" } });
+      expect(audit.map((a) => a.action)).toEqual(["alert.opened", "alert.resolved"]);
+    }, 180_000);
+  });
+
+});
