@@ -1,4 +1,4 @@
-// Alerts of an environment that only discovers its
+// Alerts and the incident report of an environment that only discovers its
 // applications (issue 19): the Flux fleet's production cluster
 // (test/fixtures/estates/flux-fleet) committed into a real Git repository, its
 // Flux objects applied with kubectl. Git moves on; one Kustomization stays on
@@ -23,6 +23,7 @@ import { collectorContext } from "@/lib/collector";
 import { afterRunHooks } from "@/lib/collector/hooks";
 import { listAlerts } from "@/lib/alerts";
 import { listEnvironments } from "@/lib/dashboard/environments";
+import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { EnvironmentCard } from "@/components/environment-card";
 import { logger } from "@/lib/log";
 
@@ -132,4 +133,39 @@ forEachCluster((server) => {
     }, 180_000);
   });
 
+  describe("the incident report of an environment that discovers its applications", () => {
+    it("lists each application's commits going live once, at the first application that ran them, and the application's stale alert", async () => {
+      const from = new Date(Date.now() - 60_000);
+      const estate = fleet.head();
+      await reportApplied(estate, KUSTOMIZATIONS);
+      await run();
+      // A commit to the api's and the worker's files, approved an hour ago: shop-api runs it first, shop-worker a run later.
+      fleet.write("apps/production/api/README.md", "# shop-api\n");
+      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
+      const readme = fleet.commit("api, worker: a readme", { date: new Date(Date.now() - 3_600_000) });
+      await reportApplied(readme, KUSTOMIZATIONS.filter((k) => k !== "shop-worker"));
+      await run();
+      await reportApplied(readme, ["shop-worker"]);
+      await run();
+
+      const apps = new Map((await db.application.findMany({ include: { appliedRevisions: true } })).map((a) => [a.name, a]));
+      const ranAt = (app: string, sha: string) => apps.get(app)!.appliedRevisions.find((r) => r.sha === sha)!.firstSeenAt;
+      expect(ranAt("flux-system/shop-worker", readme).getTime()).toBeGreaterThan(ranAt("flux-system/shop-api", readme).getTime());
+      const now = new Date(Date.now() + 1000);
+      const report = await loadIncidentReport(db, { environment: "production", window: { from: from.toISOString(), to: now.toISOString() }, now, generatedBy: "Tess Tester" });
+
+      // Each commit once: the fleet's own commit went live in every Kustomization's application at the first run.
+      expect(report.leadTimes.map((l) => l.message)).toEqual(["flux-fleet", "api, worker: a readme"]);
+      const [first, second] = report.leadTimes;
+      expect(first!.changes).toEqual(expect.arrayContaining(["flux-system/apps", "flux-system/flux-system", "flux-system/shop-api", "flux-system/shop-cart", "flux-system/shop-web", "flux-system/shop-worker"]));
+      // The readme changed the api's and worker's files (and their parent's, ./apps/production, which ran it too);
+      // it went live when shop-api ran it, about an hour after it was committed.
+      expect(second).toMatchObject({ sha: readme, changes: ["flux-system/apps", "flux-system/shop-api", "flux-system/shop-worker"], liveAt: ranAt("flux-system/shop-api", readme).toISOString() });
+      expect(second!.leadTimeMs).toBeGreaterThan(59 * 60_000);
+      expect(report.counts.commitsLive).toBe(2);
+      // The alerts: shop-worker's stale alert, opened and resolved inside the window.
+      expect(report.alerts.map((a) => [a.type, a.title.replace(/: .*/, ""), a.ongoing])).toEqual([["environment_stale", "production/flux-system/shop-worker is stale", false]]);
+      expect(report.summary).toMatch(/, 1 alert; median lead time .+ over 2 commits that went live\.$/);
+    }, 180_000);
+  });
 });
