@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { forEachCluster, type TestCluster } from "../support/clusters";
 import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
 import { runCollection } from "../support/collector-env";
@@ -22,7 +23,10 @@ import { resetDatabase } from "@/lib/db/testing";
 import { collectorContext } from "@/lib/collector";
 import { afterRunHooks } from "@/lib/collector/hooks";
 import { listAlerts } from "@/lib/alerts";
-import { listEnvironments } from "@/lib/dashboard/environments";
+import { getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
+import { listDrift } from "@/lib/dashboard/drift";
+import { driftQuerySchema } from "@/lib/api/contract";
+import { EnvironmentClient } from "@/app/environments/[env]/environment-client";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { EnvironmentCard } from "@/components/environment-card";
 import { logger } from "@/lib/log";
@@ -51,6 +55,25 @@ async function reportApplied(sha: string, names: string[]): Promise<void> {
   for (const name of names) {
     await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } })]);
   }
+}
+
+/** Page text as the server renders it for the first paint (with the router contexts a page has), tags dropped. */
+async function pageText(node: ReturnType<typeof createElement>, pathname: string): Promise<string> {
+  const { AppRouterContext } = await import("next/dist/shared/lib/app-router-context.shared-runtime");
+  const { SearchParamsContext, PathnameContext } = await import("next/dist/shared/lib/hooks-client-context.shared-runtime");
+  const router = { back() {}, forward() {}, refresh() {}, push() {}, replace() {}, prefetch() {} };
+  const html = renderToString(
+    createElement(
+      QueryClientProvider,
+      { client: new QueryClient() },
+      createElement(
+        AppRouterContext.Provider,
+        { value: router as never },
+        createElement(PathnameContext.Provider, { value: pathname }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, node)),
+      ),
+    ),
+  );
+  return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 }
 
 const openAlerts = async () => (await listAlerts(db, { open: true })).map((a) => ({ type: a.type, title: a.title, application: a.details.application ?? null }));
@@ -117,6 +140,11 @@ forEachCluster((server) => {
       const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
       const shown = renderToString(createElement(EnvironmentCard, { env: card!, now: Date.now() })).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
       expect(shown).toContain(`production/flux-system/shop-worker is stale: ${short(moved)}`);
+      // The environment page's open alerts link the application's own page.
+      const detail = await getEnvironmentDetail(db, "production");
+      expect(detail.alerts.filter((a) => a.type === "environment_stale").map((a) => a.application)).toEqual(["flux-system/shop-worker"]);
+      const page = await pageText(createElement(EnvironmentClient, { initial: detail, initialDrift: await listDrift(db, "production", driftQuerySchema.parse({})), initialFilters: "" }), "/environments/production");
+      expect(page).toMatch(/production\/flux-system\/shop-worker is stale: .* Open flux-system\/shop-worker →/);
 
       // Another run with nothing changed keeps the same alert open (no churn).
       await run();
