@@ -161,6 +161,17 @@ describe("evaluateAlerts", () => {
       expect(runbookFor("environment_stale", alerts[0]!.details).act[0]).toMatch(/Git credential/);
     });
 
+    it("names the paused application in its pause's alerts; a pause of the whole environment names none", () => {
+      const apps = [app({ id: "a1", name: "shop-web", paused: true })];
+      const detected = { id: "p1", environmentId: "e1", origin: "detected" as const, owner: null, reason: null, expiresAt: null, controllerRef: "Kustomization/flux-system/shop-web", detectedManager: "kubectl-patch", detectedAt: ago(3), startedAt: ago(3), applicationId: "a1" };
+      const whole = { ...detected, id: "p2", origin: "dashboard" as const, owner: "alice", expiresAt: ago(1), controllerRef: null, applicationId: null };
+      const alerts = evaluateAlerts(snap({ environments: [discovered(apps)], activePauses: [detected, whole] }), now);
+      expect(alerts.map((a) => [a.fingerprint, a.title, a.details.application])).toEqual([
+        ["pause_unattributed:p1", "production/shop-web: reconciliation paused outside Driftwatch (by kubectl-patch)", "shop-web"],
+        ["pause_expired:p2", "production: pause by alice expired; reconciliation is still off", undefined],
+      ]);
+    });
+
     it("raises neither from the environment's own fields, even holding no application; collection failing stays the environment's", () => {
       expect(evaluateAlerts(snap({ environments: [discovered([])] }), now)).toEqual([]);
       const lastError = { category: "unreachable" as const, message: "connect ECONNREFUSED", at: ago(0).toISOString(), runId: 7 };

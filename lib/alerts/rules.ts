@@ -88,6 +88,8 @@ export interface SnapshotPause {
   detectedManager: string | null;
   detectedAt: Date | null;
   startedAt: Date;
+  /** The application it pauses (null: the whole environment); alerts name it where the environment is judged per application. */
+  applicationId?: string | null;
 }
 
 export interface AlertSnapshot {
@@ -294,16 +296,20 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
   for (const p of snapshot.activePauses) {
     const env = envById.get(p.environmentId);
     if (!env) continue;
+    // Among an environment's several applications, which one is paused is the news (as in its stale alert).
+    const app = p.applicationId ? env.applications?.find((a) => a.id === p.applicationId) : undefined;
+    const label = app ? `${env.name}/${app.name}` : env.name;
+    const about = app ? { application: app.name } : {};
     if (p.origin === "detected" && p.owner === null) {
       out.push(alertAbout("pause_unattributed", p.id, env, {
-        title: `${env.name}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
-        details: { pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
+        title: `${label}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
+        details: { ...about, pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
       }));
     }
     if (p.expiresAt && p.expiresAt.getTime() <= t) {
       out.push(alertAbout("pause_expired", p.id, env, {
-        title: `${env.name}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
-        details: { pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
+        title: `${label}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
+        details: { ...about, pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
       }));
     }
   }

@@ -267,6 +267,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
       detectedManager: p.detectedManager,
       detectedAt: p.detectedAt,
       startedAt: p.startedAt,
+      applicationId: p.applicationId,
     })),
   };
 }

@@ -130,8 +130,10 @@ forEachCluster((server) => {
       expect(open.filter((a) => a.type === "environment_stale")).toEqual([
         { type: "environment_stale", title: expect.stringMatching(new RegExp(`^production/flux-system/shop-worker is stale: ${short(moved)} approved (59|60|61) min ago, ${short(estate)} still applied$`)), application: "flux-system/shop-worker" },
       ]);
-      // The suspended one is a pause (its own alert says nobody owns it), not stale.
-      expect(open.filter((a) => a.type !== "environment_stale").map((a) => a.type)).toEqual(["pause_unattributed"]);
+      // The suspended one is a pause (its own alert, naming it, says nobody owns it), not stale.
+      expect(open.filter((a) => a.type !== "environment_stale")).toEqual([
+        { type: "pause_unattributed", title: "production/flux-system/shop-web: reconciliation paused outside Driftwatch (by kubectl-patch)", application: "flux-system/shop-web" },
+      ]);
       expect(await db.alert.findUniqueOrThrow({ where: { id: older.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
       const stale = await db.alert.findFirstOrThrow({ where: { type: "environment_stale", resolvedAt: null } });
       expect(stale).toMatchObject({ environmentId: env.id, fingerprint: `environment_stale:${env.id}:${apps.get("flux-system/shop-worker")!.id}` });
