@@ -114,7 +114,8 @@ export interface DesiredAlert {
 /**
  * An alert about `subject` (the id of the environment, claim or pause it is
  * about, or `<environment id>:<application id>` for one application): its
- * fingerprint is its type and that subject, so the same problem stays one alert. Severity follows the environment unless given: critical where the
+ * fingerprint is its type and that subject, so the same problem stays one
+ * alert. Severity follows the environment unless given: critical where the
  * environment is marked critical.
  */
 function alertAbout(
