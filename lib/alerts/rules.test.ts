@@ -158,7 +158,10 @@ describe("evaluateAlerts", () => {
         ["environment_stale:e1:a1", "critical", "production/shop-api is stale: 222222222222 approved 40 min ago, 111111111111 still applied"],
         ["convergence_failing:e1:a1", "warning", "production/shop-api: GitRepository/flux-system/shop is failing (AuthenticationFailed)"],
       ]);
-      expect(runbookFor("environment_stale", alerts[0]!.details).act[0]).toMatch(/Git credential/);
+      const runbook = runbookFor("environment_stale", alerts[0]!.details);
+      expect(runbook.act[0]).toMatch(/Git credential/);
+      expect(runbook.check).toContain("The applied revision on shop-api's application page: is it moving at all?");
+      expect(runbookFor("environment_stale", {}).check).toContain("The applied revision on the environment page: is it moving at all?");
     });
 
     it("names the paused application in its pause's alerts; a pause of the whole environment names none", () => {
