@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import type { SyncOptions } from "./sync";
 
 export { evaluateAlerts, ALERT_TYPES } from "./rules";
-export type { AlertType, Severity, AlertSnapshot, DesiredAlert, SnapshotEnvironment, SnapshotDrift, SnapshotClaim, SnapshotPause } from "./rules";
+export type { AlertType, Severity, AlertSnapshot, DesiredAlert, SnapshotEnvironment, SnapshotApplication, SnapshotDrift, SnapshotClaim, SnapshotPause } from "./rules";
 export { syncAlerts, refreshAlerts, loadAlertSnapshot, deliverPending, listAlerts } from "./sync";
 export type { SyncOptions, SyncResult, AlertDto } from "./sync";
 export { runbookFor } from "./runbooks";

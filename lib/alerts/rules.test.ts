@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ControllerStatus } from "@/lib/domain/types";
-import { evaluateAlerts, type AlertSnapshot, type SnapshotEnvironment } from "./rules";
+import { evaluateAlerts, type AlertSnapshot, type SnapshotApplication, type SnapshotEnvironment } from "./rules";
 import { runbookFor } from "./runbooks";
 
 const now = new Date("2024-05-01T12:00:00Z");
@@ -113,5 +113,80 @@ describe("evaluateAlerts", () => {
   it("lets config replace the runbook link", () => {
     expect(runbookFor("pause_expired", {}, { pause_expired: "https://wiki/pauses" }).url).toBe("https://wiki/pauses");
     expect(runbookFor("pause_expired", {}).url).toBeNull();
+  });
+
+  describe("an environment whose applications have sources of their own", () => {
+    const old = "1".repeat(40);
+    const head = "2".repeat(40);
+    function app(over: Partial<SnapshotApplication> & Pick<SnapshotApplication, "id" | "name">): SnapshotApplication {
+      return { approvedSha: head, approvedAt: ago(40), appliedSha: head, appliedBehind: false, controller: null, paused: false, ...over };
+    }
+    // Its env-level fields are its first application's: here they would say stale and failing, and must not count.
+    const discovered = (applications: SnapshotApplication[]) => env({ approvedSha: head, appliedSha: old, controller: authFailure, applications });
+
+    it("raises one stale alert per application that is behind, naming the environment and the application", () => {
+      const alerts = evaluateAlerts(
+        snap({ environments: [discovered([app({ id: "a1", name: "shop-api", appliedSha: old, appliedBehind: true }), app({ id: "a2", name: "shop-web" }), app({ id: "a3", name: "shop-cart", appliedSha: old, appliedBehind: true })])] }),
+        now,
+      );
+      expect(alerts.map((a) => [a.type, a.fingerprint, a.environmentId, a.title])).toEqual([
+        ["environment_stale", "environment_stale:e1:a1", "e1", "production/shop-api is stale: 222222222222 approved 40 min ago, 111111111111 still applied"],
+        ["environment_stale", "environment_stale:e1:a3", "e1", "production/shop-cart is stale: 222222222222 approved 40 min ago, 111111111111 still applied"],
+      ]);
+      expect(alerts[0]).toMatchObject({ severity: "critical", environment: "production", details: { application: "shop-api", approvedSha: head, appliedSha: old, controllerError: null } });
+    });
+
+    it("does not call an application stale before the threshold, nor one whose applied revision contains the approved one", () => {
+      const apps = [app({ id: "a1", name: "shop-api", appliedSha: old, appliedBehind: true, approvedAt: ago(5) }), app({ id: "a2", name: "shop-web", appliedSha: old, appliedBehind: false })];
+      expect(evaluateAlerts(snap({ environments: [discovered(apps)] }), now)).toEqual([]);
+    });
+
+    it("does not call a paused application stale: a pause on it or on its environment, or its controller suspended", () => {
+      const suspended = { ...authFailure, failure: null, suspended: true };
+      const apps = [
+        app({ id: "a1", name: "paused", appliedSha: old, appliedBehind: true, paused: true }),
+        app({ id: "a2", name: "suspended", appliedSha: old, appliedBehind: true, controller: suspended }),
+        app({ id: "a3", name: "behind", appliedSha: old, appliedBehind: true }),
+      ];
+      expect(evaluateAlerts(snap({ environments: [discovered(apps)] }), now).map((a) => a.fingerprint)).toEqual(["environment_stale:e1:a3"]);
+    });
+
+    it("raises convergence failing for the application whose controller fails, with its controller's error on its stale alert", () => {
+      const apps = [app({ id: "a1", name: "shop-api", appliedSha: old, appliedBehind: true, controller: authFailure }), app({ id: "a2", name: "shop-web" })];
+      const alerts = evaluateAlerts(snap({ environments: [{ ...discovered(apps), critical: false }] }), now);
+      expect(alerts.map((a) => [a.fingerprint, a.severity, a.title])).toEqual([
+        ["environment_stale:e1:a1", "critical", "production/shop-api is stale: 222222222222 approved 40 min ago, 111111111111 still applied"],
+        ["convergence_failing:e1:a1", "warning", "production/shop-api: GitRepository/flux-system/shop is failing (AuthenticationFailed)"],
+      ]);
+      const runbook = runbookFor("environment_stale", alerts[0]!.details);
+      expect(runbook.act[0]).toMatch(/Git credential/);
+      expect(runbook.check).toContain("The applied revision on shop-api's application page: is it moving at all?");
+      expect(runbookFor("environment_stale", {}).check).toContain("The applied revision on the environment page: is it moving at all?");
+    });
+
+    it("names the paused application in its pause's alerts; a pause of the whole environment names none", () => {
+      const apps = [app({ id: "a1", name: "shop-web", paused: true })];
+      const detected = { id: "p1", environmentId: "e1", origin: "detected" as const, owner: null, reason: null, expiresAt: null, controllerRef: "Kustomization/flux-system/shop-web", detectedManager: "kubectl-patch", detectedAt: ago(3), startedAt: ago(3), applicationId: "a1" };
+      const whole = { ...detected, id: "p2", origin: "dashboard" as const, owner: "alice", expiresAt: ago(1), controllerRef: null, applicationId: null };
+      const alerts = evaluateAlerts(snap({ environments: [discovered(apps)], activePauses: [detected, whole] }), now);
+      expect(alerts.map((a) => [a.fingerprint, a.title, a.details.application])).toEqual([
+        ["pause_unattributed:p1", "production/shop-web: reconciliation paused outside Driftwatch (by kubectl-patch)", "shop-web"],
+        ["pause_expired:p2", "production: pause by alice expired; reconciliation is still off", undefined],
+      ]);
+    });
+
+    it("raises neither from the environment's own fields, even holding no application; collection failing stays the environment's", () => {
+      expect(evaluateAlerts(snap({ environments: [discovered([])] }), now)).toEqual([]);
+      const lastError = { category: "unreachable" as const, message: "connect ECONNREFUSED", at: ago(0).toISOString(), runId: 7 };
+      expect(evaluateAlerts(snap({ environments: [{ ...discovered([]), lastError, lastGoodCollectedAt: ago(5) }] }), now).map((a) => a.fingerprint)).toEqual(["collection_failing:e1"]);
+    });
+  });
+
+  it("keeps a single-source environment's stale and failing alerts as they were: the environment's fingerprints and titles", () => {
+    const stale = env({ appliedSha: "b".repeat(40), approvedAt: ago(30), controller: authFailure });
+    expect(evaluateAlerts(snap({ environments: [stale] }), now).map((a) => [a.fingerprint, a.title])).toEqual([
+      ["environment_stale:e1", "production is stale: aaaaaaaaaaaa approved 30 min ago, bbbbbbbbbbbb still applied"],
+      ["convergence_failing:e1", "production: GitRepository/flux-system/shop is failing (AuthenticationFailed)"],
+    ]);
   });
 });

@@ -2,6 +2,7 @@
 // set of alerts that should be open now. Opening, resolving and delivering
 // them is sync.ts's job; these rules only say what is wrong.
 import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
+import { applicationFlags } from "@/lib/applications/rollup";
 
 export const ALERT_TYPES = [
   "environment_stale",
@@ -32,6 +33,30 @@ export interface SnapshotEnvironment {
   lastError: EnvironmentError | null;
   lastCollectedAt: Date | null;
   lastGoodCollectedAt: Date | null;
+  /**
+   * Set for an environment whose applications have sources of their own
+   * (`discover:` or an `applications:` list rather than one `source:`,
+   * lib/applications/per-application.ts): its env-level approved/applied/
+   * controller are only its first application's, so staleness and convergence
+   * are judged per application instead (an empty list raises neither). Unset
+   * for a single-source environment, whose alerts stay the environment's,
+   * fingerprints unchanged.
+   */
+  applications?: SnapshotApplication[];
+}
+
+/** One live (not removed) application of an environment, as the collector last stored it. */
+export interface SnapshotApplication {
+  id: string;
+  name: string;
+  approvedSha: string | null;
+  approvedAt: Date | null;
+  appliedSha: string | null;
+  /** The applied revision does not contain the approved one (git ancestry, as the collector found). */
+  appliedBehind: boolean;
+  controller: ControllerStatus | null;
+  /** An active pause targets it or its whole environment. */
+  paused: boolean;
 }
 
 export interface SnapshotDrift {
@@ -63,6 +88,8 @@ export interface SnapshotPause {
   detectedManager: string | null;
   detectedAt: Date | null;
   startedAt: Date;
+  /** The application it pauses (null: the whole environment); alerts name it where the environment is judged per application. */
+  applicationId?: string | null;
 }
 
 export interface AlertSnapshot {
@@ -86,8 +113,9 @@ export interface DesiredAlert {
 
 /**
  * An alert about `subject` (the id of the environment, claim or pause it is
- * about): its fingerprint is its type and that id, so the same problem stays
- * one alert. Severity follows the environment unless given: critical where the
+ * about, or `<environment id>:<application id>` for one application): its
+ * fingerprint is its type and that subject, so the same problem stays one
+ * alert. Severity follows the environment unless given: critical where the
  * environment is marked critical.
  */
 function alertAbout(
@@ -115,6 +143,65 @@ function minutes(ms: number): string {
   return m < 120 ? `${m} min` : `${Math.round(m / 60)} h`;
 }
 
+/** A failure that has lasted two collection intervals (at least five minutes), so one failed reconcile is not a page. */
+function sustainedFailure(controller: ControllerStatus | null, intervalMs: number, t: number): ControllerStatus["failure"] {
+  const failure = controller?.failure ?? null;
+  if (!failure || !controller?.found) return null;
+  const since = failure.lastTransitionTime ? Date.parse(failure.lastTransitionTime) : Number.NaN;
+  // Without a transition time the failure has lasted at least since the last collection saw it.
+  return Number.isNaN(since) || t - since >= Math.max(2 * intervalMs, 5 * 60_000) ? failure : null;
+}
+
+/**
+ * Stale and failing applications of an environment that holds several, each
+ * its own alert: the fingerprint names the application, the title names the
+ * environment and the application. Stale is the applications list's rule
+ * (lib/applications/rollup.ts applicationFlags), so an application the list
+ * shows as Paused (a pause on it or on its environment, or its controller
+ * suspended) raises none, and a newer commit to another application's files is
+ * not behind. An open env-level alert of such an environment (raised before
+ * its applications were judged apart, from its first application's fields) is
+ * never desired again, so the next sync of the environment resolves it.
+ */
+function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotApplication[], t: number): DesiredAlert[] {
+  const out: DesiredAlert[] = [];
+  const now = new Date(t);
+  for (const app of apps) {
+    const subject = `${env.id}:${app.id}`;
+    const label = `${env.name}/${app.name}`;
+    const failure = app.controller?.failure ?? null;
+    const suspended = app.controller?.suspended === true;
+    const flags = applicationFlags(
+      { removedAt: null, driftCount: 0, approvedSha: app.approvedSha, approvedAt: app.approvedAt, appliedSha: app.appliedSha, appliedBehind: app.appliedBehind, suspended, paused: app.paused, failing: false },
+      now,
+      env.staleAfterMs,
+    );
+    if (flags.stale && !flags.paused) {
+      const behind = t - app.approvedAt!.getTime();
+      out.push(alertAbout("environment_stale", subject, env, {
+        severity: env.critical || failure ? "critical" : "warning",
+        title: `${label} is stale: ${short(app.approvedSha)} approved ${minutes(behind)} ago, ${short(app.appliedSha)} still applied`,
+        details: {
+          application: app.name,
+          approvedSha: app.approvedSha,
+          appliedSha: app.appliedSha,
+          approvedAt: iso(app.approvedAt),
+          staleAfterMs: env.staleAfterMs,
+          controllerError: failure ? { object: failure.object, type: failure.type, reason: failure.reason, message: failure.message } : null,
+        },
+      }));
+    }
+    const failing = sustainedFailure(app.controller, env.intervalMs, t);
+    if (failing) {
+      out.push(alertAbout("convergence_failing", subject, env, {
+        title: `${label}: ${failing.object} is failing (${failing.reason ?? failing.type})`,
+        details: { application: app.name, object: failing.object, condition: failing.type, reason: failing.reason, message: failing.message, since: failing.lastTransitionTime },
+      }));
+    }
+  }
+  return out;
+}
+
 export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert[] {
   const out: DesiredAlert[] = [];
   const t = now.getTime();
@@ -122,9 +209,11 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
   const pausedEnvs = new Set(snapshot.activePauses.map((p) => p.environmentId));
 
   for (const env of snapshot.environments) {
+    if (env.applications) out.push(...applicationAlerts(env, env.applications, t));
     const failure = env.controller?.failure ?? null;
     // A paused environment is behind on purpose; its pause has its own expiry alert.
     if (
+      !env.applications &&
       !pausedEnvs.has(env.id) &&
       env.approvedSha &&
       env.appliedSha &&
@@ -147,22 +236,18 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
       }));
     }
 
-    if (failure && env.controller?.found) {
-      const since = failure.lastTransitionTime ? Date.parse(failure.lastTransitionTime) : Number.NaN;
-      const sustainFor = Math.max(2 * env.intervalMs, 5 * 60_000);
-      // Without a transition time the failure has lasted at least since the last collection saw it.
-      if (Number.isNaN(since) || t - since >= sustainFor) {
-        out.push(alertAbout("convergence_failing", env.id, env, {
-          title: `${env.name}: ${failure.object} is failing (${failure.reason ?? failure.type})`,
-          details: {
-            object: failure.object,
-            condition: failure.type,
-            reason: failure.reason,
-            message: failure.message,
-            since: failure.lastTransitionTime,
-          },
-        }));
-      }
+    const failing = env.applications ? null : sustainedFailure(env.controller, env.intervalMs, t);
+    if (failing) {
+      out.push(alertAbout("convergence_failing", env.id, env, {
+        title: `${env.name}: ${failing.object} is failing (${failing.reason ?? failing.type})`,
+        details: {
+          object: failing.object,
+          condition: failing.type,
+          reason: failing.reason,
+          message: failing.message,
+          since: failing.lastTransitionTime,
+        },
+      }));
     }
 
     if (env.lastError && (!env.lastGoodCollectedAt || t - env.lastGoodCollectedAt.getTime() > 2 * env.intervalMs)) {
@@ -212,16 +297,20 @@ export function evaluateAlerts(snapshot: AlertSnapshot, now: Date): DesiredAlert
   for (const p of snapshot.activePauses) {
     const env = envById.get(p.environmentId);
     if (!env) continue;
+    // Among an environment's several applications, which one is paused is the news (as in its stale alert).
+    const app = p.applicationId ? env.applications?.find((a) => a.id === p.applicationId) : undefined;
+    const label = app ? `${env.name}/${app.name}` : env.name;
+    const about = app ? { application: app.name } : {};
     if (p.origin === "detected" && p.owner === null) {
       out.push(alertAbout("pause_unattributed", p.id, env, {
-        title: `${env.name}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
-        details: { pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
+        title: `${label}: reconciliation paused outside Driftwatch${p.detectedManager ? ` (by ${p.detectedManager})` : ""}`,
+        details: { ...about, pauseId: p.id, controllerRef: p.controllerRef, manager: p.detectedManager, detectedAt: iso(p.detectedAt) },
       }));
     }
     if (p.expiresAt && p.expiresAt.getTime() <= t) {
       out.push(alertAbout("pause_expired", p.id, env, {
-        title: `${env.name}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
-        details: { pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
+        title: `${label}: pause by ${p.owner ?? "unknown"} expired; reconciliation is still off`,
+        details: { ...about, pauseId: p.id, owner: p.owner, reason: p.reason, expiresAt: p.expiresAt.toISOString(), controllerRef: p.controllerRef },
       }));
     }
   }

@@ -92,5 +92,8 @@ export function runbookFor(type: AlertType, details: Record<string, unknown>, ov
     check: ["The alert's details."],
     act: ["Follow your team's procedure."],
   };
-  return { ...base, act: [...specific(type, details), ...base.act], url: overrides[type] ?? null };
+  // One application's alert: its own page, not the environment's, shows what its controller applied.
+  const app = typeof details.application === "string" ? details.application : null;
+  const page = (steps: string[]) => (app ? steps.map((s) => s.replace("on the environment page", `on ${app}'s application page`)) : steps);
+  return { ...base, check: page(base.check), act: page([...specific(type, details), ...base.act]), url: overrides[type] ?? null };
 }

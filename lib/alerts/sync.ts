@@ -6,7 +6,9 @@ import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { appendAudit, SYSTEM } from "@/lib/audit";
 import { canonicalJson } from "@/lib/audit/canonical";
 import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
-import { evaluateAlerts, type AlertSnapshot, type AlertType, type DesiredAlert, type Severity } from "./rules";
+import { rollupInputs } from "@/lib/applications/rollup";
+import { judgedPerApplication } from "@/lib/applications/per-application";
+import { evaluateAlerts, type AlertSnapshot, type AlertType, type DesiredAlert, type Severity, type SnapshotApplication } from "./rules";
 import { alertPayload, contentHash, postWebhook, type AlertEvent, type DeliveryResult, type WebhookTarget } from "./deliver";
 import { runbookFor } from "./runbooks";
 import type { AlertRecordDto } from "@/lib/api/contract/alerts";
@@ -172,8 +174,12 @@ function num(v: unknown, fallback: number): number {
   return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
-/** Everything the rules need, read in a handful of queries. */
-export async function loadAlertSnapshot(db: Db, environmentId: string | null = null): Promise<AlertSnapshot> {
+/**
+ * Everything the rules need, read in a handful of queries. `now` decides
+ * which pauses have started (one scheduled for later does not hold an
+ * application back yet).
+ */
+export async function loadAlertSnapshot(db: Db, environmentId: string | null = null, now: Date = new Date()): Promise<AlertSnapshot> {
   const envWhere = environmentId ? { id: environmentId, removedAt: null } : { removedAt: null };
   const [envs, drift, claims, pauses] = await Promise.all([
     db.environment.findMany({ where: envWhere }),
@@ -187,8 +193,37 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
     }),
     db.pause.findMany({ where: { endedAt: null, environment: envWhere }, include: { owner: { select: { username: true } } } }),
   ]);
+  const perApplication = envs.filter((e) => judgedPerApplication(e.spec));
+  const apps =
+    perApplication.length === 0
+      ? []
+      : await db.application.findMany({
+          where: { removedAt: null, environmentId: { in: perApplication.map((e) => e.id) } },
+          select: { id: true, environmentId: true, name: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, appliedBehind: true, controller: true, lastError: true },
+          orderBy: { name: "asc" },
+        });
+  const applicationsOf = new Map<string, SnapshotApplication[]>();
+  for (const e of perApplication) {
+    const rows = apps.filter((a) => a.environmentId === e.id);
+    // The same pause rule as the applications list and the environment card.
+    const inputs = rollupInputs(rows, pauses.filter((p) => p.environmentId === e.id), now);
+    applicationsOf.set(
+      e.id,
+      rows.map((a) => ({
+        id: a.id,
+        name: a.name,
+        approvedSha: a.approvedSha,
+        approvedAt: a.approvedAt,
+        appliedSha: a.appliedSha,
+        appliedBehind: a.appliedBehind,
+        controller: (a.controller ?? null) as ControllerStatus | null,
+        paused: inputs.get(a.id)!.paused,
+      })),
+    );
+  }
   const contains = new Map<string, boolean>();
   for (const e of envs) {
+    if (applicationsOf.has(e.id)) continue; // its applications' ancestry is the collector's appliedBehind
     if (e.approvedSha && e.appliedSha && e.approvedSha !== e.appliedSha) contains.set(e.id, await revisionContains(db, e.appliedSha, e.approvedSha));
   }
   return {
@@ -209,6 +244,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
         lastError: (e.lastError ?? null) as EnvironmentError | null,
         lastCollectedAt: e.lastCollectedAt,
         lastGoodCollectedAt: e.lastGoodCollectedAt,
+        ...(applicationsOf.has(e.id) ? { applications: applicationsOf.get(e.id) } : {}),
       };
     }),
     openDrift: drift.map((d) => ({ id: d.id, environmentId: d.environmentId, key: d.key, type: d.type, openedAt: d.openedAt, claimed: d.claims.length > 0 })),
@@ -231,6 +267,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
       detectedManager: p.detectedManager,
       detectedAt: p.detectedAt,
       startedAt: p.startedAt,
+      applicationId: p.applicationId,
     })),
   };
 }
@@ -241,7 +278,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
  * span environments are only evaluated by the sweep.
  */
 export async function refreshAlerts(db: Db, environmentId: string | null, now: Date = new Date(), opts: SyncOptions = {}): Promise<SyncResult> {
-  const snapshot = await loadAlertSnapshot(db, environmentId);
+  const snapshot = await loadAlertSnapshot(db, environmentId, now);
   return syncAlerts(db, environmentId, evaluateAlerts(snapshot, now), now, opts);
 }
 

@@ -121,6 +121,7 @@ export function alertDto(environment: string | null, a: AlertRow): AlertDto {
     type: a.type,
     severity: a.severity,
     title: a.title,
+    application: str(d.application),
     openedAt: a.openedAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
     runbook: str(d.runbook) ?? str(d.runbookUrl) ?? str(rec(d.runbook).url) ?? str(rec(d.runbook).text),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mergeTimeline } from "@/lib/timeline";
-import { assembleIncidentReport, median, type DriftRow, type IncidentReportInput, type PauseRow } from "./incident";
+import { assembleIncidentReport, median, mergeApplicationCommits, type DriftRow, type IncidentReportInput, type LiveCommitRow, type PauseRow } from "./incident";
 import { parseIncidentReportQuery } from "./query";
 
 const window = { from: "2026-03-10T14:00:00.000Z", to: "2026-03-10T15:00:00.000Z" };
@@ -123,6 +123,38 @@ describe("assembleIncidentReport", () => {
     ];
     const [d] = assembleIncidentReport(input({ drift: [drift({ name: "api", openedAt: "2026-03-10T14:05:00Z", attributionManager: null, claims })] })).drift;
     expect(d).toMatchObject({ owner: "Dan Developer", returnPath: "adopt", changedBy: "not recorded by the cluster" });
+  });
+});
+
+describe("mergeApplicationCommits", () => {
+  const row = (over: Partial<LiveCommitRow> & Pick<LiveCommitRow, "sha" | "changes" | "firstLiveAt">): LiveCommitRow => ({
+    message: "worker, web: 2.6.0",
+    authorName: "Carla",
+    committedAt: "2026-03-10T13:40:00Z",
+    ...over,
+  });
+
+  it("lists a commit that went live in several applications once, at the first of them, naming them all", () => {
+    const merged = mergeApplicationCommits([
+      row({ sha: "aaaa", changes: ["shop-worker"], firstLiveAt: "2026-03-10T14:30:00Z" }),
+      row({ sha: "bbbb", message: "api: 1.9.0", changes: ["shop-api"], firstLiveAt: "2026-03-10T14:20:00Z" }),
+      row({ sha: "aaaa", changes: ["shop-web"], firstLiveAt: "2026-03-10T14:10:00Z" }),
+      row({ sha: "aaaa", changes: ["apps"], firstLiveAt: null }),
+    ]);
+    expect(merged.map((c) => [c.sha, c.changes, c.firstLiveAt])).toEqual([
+      ["aaaa", ["apps", "shop-web", "shop-worker"], "2026-03-10T14:10:00Z"],
+      ["bbbb", ["shop-api"], "2026-03-10T14:20:00Z"],
+    ]);
+  });
+
+  it("counts the merged commit once in the report's lead times, from its first application", () => {
+    const commits = mergeApplicationCommits([
+      row({ sha: "aaaa", changes: ["shop-worker"], firstLiveAt: "2026-03-10T14:50:00Z" }),
+      row({ sha: "aaaa", changes: ["shop-web"], firstLiveAt: "2026-03-10T14:10:00Z" }),
+    ]);
+    const report = assembleIncidentReport(input({ commits }));
+    expect(report.leadTimes.map((l) => [l.shortSha, l.changes, l.leadTimeMs / 60_000])).toEqual([["aaaa", ["shop-web", "shop-worker"], 30]]);
+    expect(report.summary).toContain("median lead time 30 min over 1 commit that went live");
   });
 });
 

@@ -67,7 +67,11 @@ export interface LiveCommitRow {
   message: string;
   authorName: string;
   committedAt: string;
-  /** Environments whose path it changes (where it was made, for a change later promoted). */
+  /**
+   * Environments whose path it changes (where it was made, for a change later
+   * promoted); for an environment whose applications have sources of their
+   * own, the applications whose files it changes that ran it.
+   */
   changes: string[];
   firstLiveAt: string | null;
 }
@@ -156,6 +160,7 @@ const RESOLUTION_WORDS: Record<DriftResolution, string> = {
 };
 
 const ms = (iso: string) => Date.parse(iso);
+const earliest = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : ms(b) < ms(a) ? b : a);
 const within = (iso: string | null, w: ReportWindow) => iso !== null && ms(iso) >= ms(w.from) && ms(iso) <= ms(w.to);
 /** Open for any part of [from, to]. */
 const overlaps = (start: string, end: string | null, w: ReportWindow) => ms(start) <= ms(w.to) && (end === null || ms(end) >= ms(w.from));
@@ -166,6 +171,26 @@ export function median(values: readonly number[]): number | null {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * One row per commit from the rows of each application of an environment that
+ * holds several (each row's `changes` naming its application): a commit that
+ * went live in several applications went live in the environment once, when
+ * the first of them ran it, and names every one of them.
+ */
+export function mergeApplicationCommits(rows: readonly LiveCommitRow[]): LiveCommitRow[] {
+  const bySha = new Map<string, LiveCommitRow>();
+  for (const r of rows) {
+    const seen = bySha.get(r.sha);
+    bySha.set(
+      r.sha,
+      seen
+        ? { ...seen, changes: [...new Set([...seen.changes, ...r.changes])].sort(), firstLiveAt: earliest(seen.firstLiveAt, r.firstLiveAt) }
+        : { ...r, changes: [...new Set(r.changes)].sort() },
+    );
+  }
+  return [...bySha.values()];
 }
 
 function objectName(d: DriftRow): string {

@@ -4,10 +4,12 @@ import type { PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { getTimeline } from "@/lib/dashboard";
 import { iso } from "@/lib/dashboard/mappers";
-import { repoHistory } from "@/lib/dashboard/revisions";
+import { repoHistory, type CommitInfo, type RepoHistory } from "@/lib/dashboard/revisions";
 import { inPromotionOrder } from "@/lib/dashboard/environments";
-import { liveness, normaliseHistory, touchesPath } from "@/lib/lineage";
-import { assembleIncidentReport, type IncidentReport, type LiveCommitRow, type ReportWindow } from "./incident";
+import { repositoryIdsByName, storedSources } from "@/lib/dashboard/application-sources";
+import { judgedPerApplication } from "@/lib/applications/per-application";
+import { liveness, normaliseHistory, touchesPath, type AppliedInterval } from "@/lib/lineage";
+import { assembleIncidentReport, mergeApplicationCommits, type IncidentReport, type LiveCommitRow, type ReportWindow } from "./incident";
 
 const TIMELINE_LIMIT = 1000;
 
@@ -31,6 +33,7 @@ export async function loadIncidentReport(db: PrismaClient, req: IncidentReportRe
       name: true,
       repositoryId: true,
       path: true,
+      spec: true,
       appliedSha: true,
       appliedSince: true,
       appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } },
@@ -98,7 +101,8 @@ export async function loadIncidentReport(db: PrismaClient, req: IncidentReportRe
       endReason: p.endReason,
     })),
     alerts: alertRows.map((a) => ({ type: a.type, severity: a.severity, title: a.title, openedAt: a.openedAt.toISOString(), resolvedAt: iso(a.resolvedAt) })),
-    commits: env.repositoryId ? await commitsGoingLive(db, env, from, to) : [],
+    // An environment of applications with sources of their own (`discover:`, an `applications:` list): theirs.
+    commits: env.repositoryId && !judgedPerApplication(env.spec) ? await commitsGoingLive(db, env, from, to) : await applicationCommitsGoingLive(db, env.id, from, to),
   });
 }
 
@@ -133,24 +137,66 @@ async function commitsGoingLive(
     { sha: env.appliedSha, since: iso(env.appliedSince) },
   );
   const changes = (paths: readonly string[]) => chain.filter((e) => touchesPath(paths, e.path)).map((e) => e.name);
-  const candidates = new Set<string>();
+  return liveCandidates(h, history, from, to, (c) => changes(c.changedPaths).length > 0).map(({ sha, commit: c }) => ({
+    sha,
+    message: c.message,
+    authorName: c.authorName,
+    committedAt: c.committedAt,
+    changes: changes(c.changedPaths),
+    firstLiveAt: liveness(h.graph, history, sha).firstLiveAt,
+  }));
+}
+
+/**
+ * The commits an applied revision first seen in [from, to] carries that count
+ * as a change (`counts`): only revisions applied during the window can carry
+ * a commit going live in it, so the candidates are their ancestors.
+ */
+function liveCandidates(h: RepoHistory, history: AppliedInterval[], from: Date, to: Date, counts: (c: CommitInfo) => boolean): Array<{ sha: string; commit: CommitInfo }> {
+  const out = new Map<string, CommitInfo>();
   for (const applied of history) {
     const t = Date.parse(applied.firstSeenAt);
     if (t < from.getTime() || t > to.getTime()) continue;
     for (const sha of h.graph.ancestors(applied.sha)) {
       const c = h.commits.get(sha);
-      if (c && changes(c.changedPaths).length > 0) candidates.add(sha);
+      if (c && !out.has(sha) && counts(c)) out.set(sha, c);
     }
   }
-  return [...candidates].map((sha) => {
-    const c = h.commits.get(sha)!;
-    return {
-      sha,
-      message: c.message,
-      authorName: c.authorName,
-      committedAt: c.committedAt,
-      changes: changes(c.changedPaths),
-      firstLiveAt: liveness(h.graph, history, sha).firstLiveAt,
-    };
-  });
+  return [...out].map(([sha, commit]) => ({ sha, commit }));
+}
+
+/**
+ * Commits going live in an environment whose applications have sources of
+ * their own: each application's, from its own repository and applied
+ * revisions, counting the commits that change its files (a commit to another
+ * application's files goes live when that one runs it, not when this one's
+ * controller happens to apply the same branch head). A commit several
+ * applications ran is one row, at the first of them, naming them all.
+ * Applications removed before the window ran nothing in it.
+ */
+async function applicationCommitsGoingLive(db: PrismaClient, environmentId: string, from: Date, to: Date): Promise<LiveCommitRow[]> {
+  const [apps, repositoryIds] = await Promise.all([
+    db.application.findMany({
+      where: { environmentId, OR: [{ removedAt: null }, { removedAt: { gte: from } }] },
+      select: { name: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
+      orderBy: { name: "asc" },
+    }),
+    repositoryIdsByName(db),
+  ]);
+  const histories = new Map<string, RepoHistory>();
+  const rows: LiveCommitRow[] = [];
+  for (const app of apps) {
+    const history = normaliseHistory(
+      app.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
+      { sha: app.appliedSha, since: iso(app.appliedSince) },
+    );
+    for (const source of storedSources(app.sources, repositoryIds)) {
+      const h = histories.get(source.repositoryId) ?? (await repoHistory(db, source.repositoryId));
+      histories.set(source.repositoryId, h);
+      for (const { sha, commit: c } of liveCandidates(h, history, from, to, (c) => touchesPath(c.changedPaths, source.path))) {
+        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: [app.name], firstLiveAt: liveness(h.graph, history, sha).firstLiveAt });
+      }
+    }
+  }
+  return mergeApplicationCommits(rows);
 }

@@ -1,6 +1,7 @@
 "use client";
 // The environment page in the browser: its state, controller, revisions and
 // alerts, polled; the drift list and the panels around it live beside it.
+import Link from "next/link";
 import { Breadcrumb } from "@/components/breadcrumb";
 import { useMemo } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
@@ -105,6 +106,15 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
             {env.alerts.map((a) => (
               <li key={a.id}>
                 <Pill tone={a.severity === "critical" ? "red" : "amber"}>{a.severity}</Pill> <strong>{a.title}</strong> <Ago iso={a.openedAt} now={now} className="text-xs text-slate-500" />
+                {/* One application's alert (the title names it): its page says what it runs and why it is behind. */}
+                {a.application && (
+                  <>
+                    {" "}
+                    <Link href={`/environments/${encodeURIComponent(env.name)}/applications/${encodeURIComponent(a.application)}`} className="text-xs text-blue-700 hover:underline">
+                      Open {a.application} →
+                    </Link>
+                  </>
+                )}
                 {a.runbook && (
                   <p className="mt-0.5 text-slate-700">
                     What to do:{" "}

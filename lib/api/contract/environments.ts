@@ -122,6 +122,7 @@ export const AlertDto = named(
     type: z.string(),
     severity: z.string(),
     title: z.string(),
+    application: z.string().nullable().describe("The application it is about (an environment that discovers or lists its applications alerts on each), when one"),
     openedAt: isoTime,
     updatedAt: isoTime,
     runbook: z.string().nullable().describe("The built-in (or configured) runbook text or URL"),
