@@ -2,10 +2,10 @@
 // pages read: promotion lead time, drift lifetime, manual edits, pauses and
 // time spent stale.
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { liveness, normaliseHistory, promotionHops, staleTime, touchesPath, type AppliedInterval } from "@/lib/lineage";
+import { liveness, normaliseHistory, promotionHops, staleTime, touchesPath, unionOfIntervals, type AppliedInterval } from "@/lib/lineage";
 import type { MetricsDto } from "@/lib/api/contract/metrics";
 import { iso } from "./mappers";
-import { approvedCommits, repoHistory, type CommitInfo, type RepoHistory } from "./revisions";
+import { repoHistory, type CommitInfo, type RepoHistory } from "./revisions";
 import { notFound } from "@/lib/api/errors";
 import { inPromotionOrder } from "./environments";
 import { repositoryIdsByName, storedSources } from "./application-sources";
@@ -43,7 +43,63 @@ interface ChainLink {
   path: string;
 }
 
-type HopSamples = Map<string, { from: string | null; to: string; values: number[] }>;
+/**
+ * Lead-time samples per hop (environment → environment), at most one per
+ * commit: when several chains time the same commit over the same hop (two
+ * applications of one environment pair that the commit both changes), the
+ * slowest counts, since the change has made the hop only once every
+ * application carrying it has. Counting each would weigh a commit by how many
+ * applications it touches.
+ */
+type HopSamples = Map<string, { from: string | null; to: string; byCommit: Map<string, number> }>;
+
+type Heads = ReadonlyMap<string, string>;
+const headKey = (repositoryId: string, branch: string) => `${repositoryId}\u0000${branch}`;
+
+/** The repository's commits made inside the window, each repository's once per request. */
+function commitsInWindow(h: RepoHistory, window: { from: Date; now: Date }): CommitInfo[] {
+  const from = window.from.toISOString();
+  const to = window.now.toISOString();
+  return [...h.commits.values()].filter((c) => c.committedAt >= from && c.committedAt <= to);
+}
+
+/** Adds the chain's hop durations for `commits`, keeping only hops that end in an environment `keep` accepts. */
+function addHopSamples(h: RepoHistory, chain: ChainLink[], commits: readonly CommitInfo[], keep: (to: string) => boolean, hopSamples: HopSamples): void {
+  for (const c of commits) {
+    const hops = promotionHops(
+      c.committedAt,
+      chain.map((e) => ({ environment: e.environment, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt })),
+    );
+    for (const hop of hops) {
+      if (hop.durationMs === null || !keep(hop.to)) continue;
+      const k = `${hop.from ?? ""}→${hop.to}`;
+      const s = hopSamples.get(k) ?? { from: hop.from, to: hop.to, byCommit: new Map<string, number>() };
+      s.byCommit.set(c.sha, Math.max(s.byCommit.get(c.sha) ?? 0, hop.durationMs));
+      hopSamples.set(k, s);
+    }
+  }
+}
+
+/**
+ * The time within the window (up to `until`, when the link's application was
+ * removed) during which the link had an approved commit it had not applied.
+ */
+function linkStaleTime(h: RepoHistory, link: ChainLink, heads: Heads, window: { from: Date; now: Date }, until = window.now): { totalMs: number; intervals: Array<{ start: string; end: string }> } {
+  const head = heads.get(headKey(h.repositoryId, link.branch));
+  const observedFrom = link.history[0]?.firstSeenAt;
+  if (!head || !observedFrom) return { totalMs: 0, intervals: [] };
+  // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
+  const to = until.toISOString();
+  const approved: Array<{ committedAt: string; firstLiveAt: string | null }> = [];
+  for (const sha of h.graph.ancestors(head)) {
+    const c = h.commits.get(sha);
+    // Dates first: of a long history only the few commits since the link was first seen need their paths read.
+    if (!c || c.committedAt < observedFrom || c.committedAt > to || !touchesPath(c.changedPaths, link.path)) continue;
+    const firstLiveAt = liveness(h.graph, link.history, c.sha).firstLiveAt;
+    if (firstLiveAt === null || Date.parse(firstLiveAt) >= window.from.getTime()) approved.push({ committedAt: c.committedAt, firstLiveAt });
+  }
+  return staleTime(approved, { from: window.from.toISOString(), to });
+}
 
 /**
  * Lead time per hop and stale time per environment for one repository's chain.
@@ -54,36 +110,12 @@ function chainMetrics(
   h: RepoHistory,
   chain: ChainLink[],
   counts: (c: CommitInfo) => boolean,
-  heads: Array<{ repositoryId: string; branch: string; sha: string }>,
+  heads: Heads,
   window: { from: Date; now: Date },
   hopSamples: HopSamples,
 ): MetricsDto["staleTime"] {
-  const { from, now } = window;
-  const commitsInWindow = [...h.commits.values()].filter((c) => Date.parse(c.committedAt) >= from.getTime() && Date.parse(c.committedAt) <= now.getTime() && counts(c));
-  for (const c of commitsInWindow) {
-    const hops = promotionHops(
-      c.committedAt,
-      chain.map((e) => ({ environment: e.environment, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt })),
-    );
-    for (const hop of hops) {
-      if (hop.durationMs === null) continue;
-      const k = `${hop.from ?? ""}→${hop.to}`;
-      const s = hopSamples.get(k) ?? { from: hop.from, to: hop.to, values: [] };
-      s.values.push(hop.durationMs);
-      hopSamples.set(k, s);
-    }
-  }
-  return chain.map((e) => {
-    const head = heads.find((x) => x.repositoryId === h.repositoryId && x.branch === e.branch)?.sha;
-    const observedFrom = e.history[0]?.firstSeenAt;
-    if (!head || !observedFrom) return { environment: e.environment, totalMs: 0, intervals: [] };
-    // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
-    const approved = approvedCommits(h, head, e.path)
-      .filter((c) => c.committedAt >= observedFrom && Date.parse(c.committedAt) <= now.getTime())
-      .map((c) => ({ committedAt: c.committedAt, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt }))
-      .filter((c) => c.firstLiveAt === null || Date.parse(c.firstLiveAt) >= from.getTime());
-    return { environment: e.environment, ...staleTime(approved, { from: from.toISOString(), to: now.toISOString() }) };
-  });
+  addHopSamples(h, chain, commitsInWindow(h, window).filter(counts), () => true, hopSamples);
+  return chain.map((e) => ({ environment: e.environment, ...linkStaleTime(h, e, heads, window) }));
 }
 
 const appliedSelect = { orderBy: { firstSeenAt: "asc" }, select: { sha: true, firstSeenAt: true, endedAt: true } } as const;
@@ -93,6 +125,80 @@ function historyOf(applied: Array<{ sha: string; firstSeenAt: Date; endedAt: Dat
     applied.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
     { sha: current.sha, since: iso(current.since) },
   );
+}
+
+/**
+ * Lead time and stale time of the environments without a source of their own
+ * (`discover:` or an `applications:` list; repositoryId NULL), whose
+ * environment-level revisions describe none of their applications: rolled up
+ * from the applications they hold.
+ *
+ * Lead time: every promotion key held in such an environment gets the chain
+ * the `application` narrowing builds (its instance in each environment holding
+ * it, per repository its first source reads), and its hops into these
+ * environments join the same per-hop rows as the repository chains'. Hops into
+ * an environment with a source of its own are left to its repository chain,
+ * which already times every commit there; one commit counts once per hop
+ * (HopSamples). Per key and environment one instance stands in the chain (the
+ * first by name); any other instance of that key there still counts for stale time.
+ *
+ * Stale time of such an environment: the union over its applications of the
+ * time each had an approved commit it had not applied. The union and not the
+ * sum: the environment is stale while any of its applications is, and two
+ * applications behind during the same hour are one stale hour of the
+ * environment (a sum would also exceed the window once enough lag together).
+ * An application removed in the window counts up to its removal.
+ */
+async function applicationRollup(
+  db: PrismaClient,
+  envs: ReadonlyArray<{ id: string; name: string; repositoryId: string | null }>,
+  repositoryIds: ReadonlyMap<string, string>,
+  heads: Heads,
+  window: { from: Date; now: Date },
+  historyOfRepo: (repositoryId: string) => Promise<RepoHistory>,
+  hopSamples: HopSamples,
+): Promise<MetricsDto["staleTime"]> {
+  const rolled = envs.filter((e) => e.repositoryId === null);
+  if (rolled.length === 0) return [];
+  const rolledNames = new Set(rolled.map((e) => e.name));
+  const envIndex = new Map(envs.map((e, i) => [e.id, i]));
+  const instances = await db.application.findMany({
+    where: { environmentId: { in: envs.map((e) => e.id) }, OR: [{ removedAt: null }, { removedAt: { gte: window.from } }] },
+    orderBy: { name: "asc" },
+    select: { environmentId: true, promotionKey: true, sources: true, appliedSha: true, appliedSince: true, removedAt: true, appliedRevisions: appliedSelect },
+  });
+  instances.sort((a, b) => envIndex.get(a.environmentId)! - envIndex.get(b.environmentId)!);
+  const keysInRolled = new Set(instances.filter((a) => rolledNames.has(envs[envIndex.get(a.environmentId)!]!.name)).map((a) => a.promotionKey));
+
+  const chains = new Map<string, { repositoryId: string; links: ChainLink[] }>();
+  const spans = new Map<string, Array<readonly [number, number]>>(rolled.map((e) => [e.name, []]));
+  for (const a of instances) {
+    if (!keysInRolled.has(a.promotionKey)) continue;
+    const [src] = storedSources(a.sources, repositoryIds);
+    if (!src) continue;
+    const environment = envs[envIndex.get(a.environmentId)!]!.name;
+    const link: ChainLink = { environment, branch: src.branch, path: src.path, history: historyOf(a.appliedRevisions, { sha: a.appliedSha, since: a.appliedSince }) };
+    const k = `${a.promotionKey}\u0000${src.repositoryId}`;
+    const chain = chains.get(k) ?? { repositoryId: src.repositoryId, links: [] };
+    if (!chain.links.some((l) => l.environment === environment)) chain.links.push(link);
+    chains.set(k, chain);
+    const envSpans = spans.get(environment);
+    if (envSpans) {
+      const own = linkStaleTime(await historyOfRepo(src.repositoryId), link, heads, window, a.removedAt ?? window.now);
+      for (const i of own.intervals) envSpans.push([Date.parse(i.start), Date.parse(i.end)]);
+    }
+  }
+
+  const windowCommits = new Map<string, CommitInfo[]>();
+  for (const { repositoryId, links } of chains.values()) {
+    if (!links.some((l) => rolledNames.has(l.environment))) continue;
+    const h = await historyOfRepo(repositoryId);
+    let commits = windowCommits.get(repositoryId);
+    if (!commits) windowCommits.set(repositoryId, (commits = commitsInWindow(h, window)));
+    const counted = commits.filter((c) => links.some((l) => touchesPath(c.changedPaths, l.path)));
+    addHopSamples(h, links, counted, (to) => rolledNames.has(to), hopSamples);
+  }
+  return rolled.map((e) => ({ environment: e.name, ...unionOfIntervals(spans.get(e.name) ?? []) }));
 }
 
 /**
@@ -125,12 +231,21 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
   const hopSamples: HopSamples = new Map();
   const stale: MetricsDto["staleTime"] = [];
   const window = { from, now };
+  const headShas: Heads = new Map(heads.map((x) => [headKey(x.repositoryId, x.branch), x.sha]));
+  // One load of each repository's history per request, however many chains and applications read it.
+  const histories = new Map<string, Promise<RepoHistory>>();
+  const historyOfRepo = (id: string) => {
+    let h = histories.get(id);
+    if (!h) histories.set(id, (h = repoHistory(db, id)));
+    return h;
+  };
   if (application === undefined) {
     const repoIds = [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))];
     for (const repoId of repoIds) {
       const chain = envs.filter((e) => e.repositoryId === repoId).map((e) => ({ environment: e.name, branch: e.branch, path: e.path, history: historyOf(e.appliedRevisions, { sha: e.appliedSha, since: e.appliedSince }) }));
-      stale.push(...chainMetrics(await repoHistory(db, repoId), chain, () => true, heads, window, hopSamples));
+      stale.push(...chainMetrics(await historyOfRepo(repoId), chain, () => true, headShas, window, hopSamples));
     }
+    stale.push(...(await applicationRollup(db, envs, repositoryIds, headShas, window, historyOfRepo, hopSamples)));
   } else {
     // The application's chain: its instance in each environment, by the repository its (first) source reads.
     const byRepo = new Map<string, ChainLink[]>();
@@ -141,7 +256,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
       byRepo.set(src.repositoryId, [...(byRepo.get(src.repositoryId) ?? []), link]);
     }
     for (const [id, chain] of byRepo) {
-      stale.push(...chainMetrics(await repoHistory(db, id), chain, (c) => chain.some((l) => touchesPath(c.changedPaths, l.path)), heads, window, hopSamples));
+      stale.push(...chainMetrics(await historyOfRepo(id), chain, (c) => chain.some((l) => touchesPath(c.changedPaths, l.path)), headShas, window, hopSamples));
     }
   }
   const appIds = apps.map((a) => a.id);
@@ -149,7 +264,7 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
   const leadTime = [...hopSamples.values()]
     .sort((a, b) => order(a.to) - order(b.to) || order(a.from) - order(b.from))
     .map((s) => {
-      const sorted = [...s.values].sort((x, y) => x - y);
+      const sorted = [...s.byCommit.values()].sort((x, y) => x - y);
       return { from: s.from, to: s.to, samples: sorted.length, medianMs: percentile(sorted, 50), p90Ms: percentile(sorted, 90), maxMs: sorted[sorted.length - 1] ?? null };
     });
 

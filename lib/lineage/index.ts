@@ -5,6 +5,7 @@ export {
   promotionHops,
   behindSince,
   staleTime,
+  unionOfIntervals,
   revertCommand,
   type AppliedInterval,
   type Liveness,

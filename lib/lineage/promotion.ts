@@ -118,10 +118,15 @@ export function staleTime(
 ): { totalMs: number; intervals: Array<{ start: string; end: string }> } {
   const lo = Date.parse(window.from);
   const hi = Date.parse(window.to);
-  const raw = approved
-    .map((a) => [Math.max(lo, Date.parse(a.committedAt)), Math.min(hi, a.firstLiveAt ? Date.parse(a.firstLiveAt) : hi)] as const)
-    .filter(([s, e]) => e > s)
-    .sort((a, b) => a[0] - b[0]);
+  return unionOfIntervals(approved.map((a) => [Math.max(lo, Date.parse(a.committedAt)), Math.min(hi, a.firstLiveAt ? Date.parse(a.firstLiveAt) : hi)] as const));
+}
+
+/**
+ * The time covered by any of the intervals (epoch milliseconds, [start, end]),
+ * overlaps counted once; empty or reversed intervals are dropped.
+ */
+export function unionOfIntervals(spans: Iterable<readonly [number, number]>): { totalMs: number; intervals: Array<{ start: string; end: string }> } {
+  const raw = [...spans].filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
   for (const [s, e] of raw) {
     const last = merged[merged.length - 1];

@@ -1,0 +1,150 @@
+// Delivery metrics over environments that only discover their applications:
+// the Flux fleet (test/fixtures/estates/flux-fleet) committed into a real Git
+// repository, its staging and production clusters reconciled as Flux would,
+// each collected by real runs on a clock the test sets. The metrics page's
+// lead time per hop and stale time come from the applications, since the
+// environments' own revisions describe none of them: a commit's staging →
+// production hop is timed by the applications that carry it, and production
+// is stale while any of its applications is behind.
+//
+// Two kubesim clusters (staging and production hold Flux objects of the same
+// names, so the two environments cannot share one real server's namespace).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { startClusterServer, type TestCluster } from "../support/clusters";
+import { applyFleetAsFlux, commitFluxFleet, installControllerCrds, kubectlFor, reconcileFleetProduction, type Kubectl } from "../support/estate-kube";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase } from "@/lib/collector";
+import { getMetrics } from "@/lib/dashboard/metrics";
+import { logger } from "@/lib/log";
+
+const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
+const H = 3_600_000;
+const STAGING_KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps"];
+const PRODUCTION_KUSTOMIZATIONS = [...STAGING_KUSTOMIZATIONS, "shop-api", "shop-cart", "shop-web", "shop-worker"];
+
+const db = getPrisma();
+let dir: string;
+let staging: TestCluster;
+let production: TestCluster;
+let fleet: TestRepo;
+let config: DriftwatchConfig;
+const kubectl = { staging: kubectlFor(() => staging), production: kubectlFor(() => production) };
+
+/** The fleet's staging cluster once Flux has reconciled it: one Kustomization `apps` over the staging overlay. */
+async function reconcileFleetStaging(k: Kubectl, cluster: TestCluster): Promise<void> {
+  await installControllerCrds(k, cluster, { argocd: false });
+  await k(["create", "namespace", "flux-system"]);
+  await applyFleetAsFlux(k, "clusters/staging");
+  await applyFleetAsFlux(k, "infrastructure/controllers");
+  await applyFleetAsFlux(k, "infrastructure/configs", { cluster_env: "staging" });
+  await applyFleetAsFlux(k, "apps/staging");
+}
+
+/** What kustomize-controller reports once it has applied `sha` for each named Kustomization. */
+async function fluxApplied(k: Kubectl, names: readonly string[], sha: string): Promise<void> {
+  const status = JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
+  for (const name of names) await k(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status]);
+}
+
+/** One run of the environment as a worker does it, with the collector's clock at `at`. */
+async function collect(environment: string, at: Date): Promise<void> {
+  await syncConfigToDatabase(db, config);
+  const env = await db.environment.findUniqueOrThrow({ where: { name: environment } });
+  const runId = await enqueueRun(db, env.id, "test");
+  const leased = await leaseRunById(db, runId, "test-worker", 60_000, at);
+  if (!leased) throw new Error("could not lease the run");
+  const ctx = collectorContext(db, config, { mirrorsDir: path.join(dir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }), now: () => at });
+  const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
+  expect(outcome.errors.filter((e) => e.severity !== "warning"), `${environment} at ${at.toISOString()}`).toEqual([]);
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-metrics-discovered-"));
+  const server = await startClusterServer("kubesim");
+  fs.mkdirSync(path.join(dir, "staging"));
+  fs.mkdirSync(path.join(dir, "production"));
+  staging = await server.forCase(path.join(dir, "staging"));
+  production = await server.forCase(path.join(dir, "production"));
+  fleet = TestRepo.create("flux-fleet");
+  const discovered = (name: string, cluster: TestCluster) => ({ name, cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } });
+  config = parseConfig(
+    stringify({
+      repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+      environments: [discovered("staging", staging), discovered("production", production)],
+    }),
+  );
+  await resetDatabase(db);
+  await reconcileFleetStaging(kubectl.staging, staging);
+  await reconcileFleetProduction(kubectl.production, production);
+}, 180_000);
+
+afterAll(async () => {
+  await staging?.release();
+  await production?.release();
+  fleet?.cleanup();
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe("delivery metrics of discovered environments", () => {
+  it("time staging → production from the applications, and count production stale while any application is behind", async () => {
+    // The estate's commit, then Flux in each cluster applying it: staging an hour later, production two.
+    commitFluxFleet(fleet);
+    const estate = fleet.head();
+    // Whole seconds: Git keeps commit dates to the second.
+    const t0 = Math.ceil(Date.now() / 1000) * 1000;
+    const at = (hours: number) => new Date(t0 + hours * H);
+    await fluxApplied(kubectl.staging, STAGING_KUSTOMIZATIONS, estate);
+    await fluxApplied(kubectl.production, PRODUCTION_KUSTOMIZATIONS, estate);
+    await collect("staging", at(1));
+    await collect("production", at(2));
+
+    // A change to the cluster settings both clusters apply (infra-configs): staging has it an hour after, production five.
+    fleet.write("infrastructure/configs/README.md", "# cluster settings\n");
+    const settings = fleet.commit("infra-configs: a readme", { date: at(3) });
+    await fluxApplied(kubectl.staging, STAGING_KUSTOMIZATIONS, settings);
+    await collect("staging", at(4));
+    await collect("production", at(5));
+    // A change to production's api only (staging's one `apps` Kustomization does not follow production's files).
+    fleet.write("apps/production/api/README.md", "# shop-api\n");
+    const api = fleet.commit("api: a readme", { date: at(6) });
+    await fluxApplied(kubectl.production, PRODUCTION_KUSTOMIZATIONS, api);
+    await collect("production", at(8));
+
+    const estateAt = (await db.revision.findFirstOrThrow({ where: { sha: estate } })).committedAt.getTime();
+    const m = await getMetrics(db, 7, at(10));
+    const hop = (from: string | null, to: string) => m.leadTime.find((h) => h.from === from && h.to === to);
+    // Hops into discovered environments appear, in promotion order. The estate's commit counts once per hop,
+    // although four applications (flux-system, infra-controllers, infra-configs, apps) carry it from staging on.
+    expect(m.leadTime.map((h) => [h.from, h.to])).toEqual([
+      [null, "staging"],
+      [null, "production"],
+      ["staging", "production"],
+    ]);
+    expect(hop(null, "staging")).toEqual({ from: null, to: "staging", samples: 2, medianMs: 1 * H, p90Ms: at(1).getTime() - estateAt, maxMs: at(1).getTime() - estateAt });
+    // estate → production two hours after staging's first look; the api's readme went straight to production (its
+    // application is production's alone), two hours after it was committed.
+    expect(hop(null, "production")).toEqual({ from: null, to: "production", samples: 2, medianMs: 2 * H, p90Ms: at(2).getTime() - estateAt, maxMs: at(2).getTime() - estateAt });
+    // estate: staging at +1 h, production at +2 h; the settings: staging at +4 h, production at +8 h.
+    expect(hop("staging", "production")).toEqual({ from: "staging", to: "production", samples: 2, medianMs: 1 * H, p90Ms: 4 * H, maxMs: 4 * H });
+
+    // Stale time, per environment, the union of its applications' waits: production's infra-configs waited for the
+    // settings from +3 h to +8 h; its apps and shop-api for the api's readme from +6 h to +8 h, inside that period.
+    // (A sum would say 9 h.)
+    const staleOf = (environment: string) => m.staleTime.find((s) => s.environment === environment);
+    expect(staleOf("production")).toEqual({ environment: "production", totalMs: 5 * H, intervals: [{ start: at(3).toISOString(), end: at(8).toISOString() }] });
+    expect(staleOf("staging")).toEqual({ environment: "staging", totalMs: 1 * H, intervals: [{ start: at(3).toISOString(), end: at(4).toISOString() }] });
+    expect(m.staleTime.map((s) => s.environment)).toEqual(["staging", "production"]);
+
+    // Narrowed to infra-configs, the figures are that application's own (as before).
+    const settingsOnly = await getMetrics(db, 7, at(10), "infra-configs");
+    expect(settingsOnly.leadTime.find((h) => h.from === "staging")).toMatchObject({ samples: 2, maxMs: 4 * H });
+    expect(settingsOnly.staleTime.find((s) => s.environment === "production")?.totalMs).toBe(5 * H);
+  }, 180_000);
+});
