@@ -94,6 +94,9 @@ describe("GET /api/metrics", () => {
     expect(value(s, "driftwatch_drift_items", { environment: "test", type: "Missing", owned: "false" })).toBe(0);
     expect(value(s, "driftwatch_environment_seconds_behind", { environment: "test" })).toBeGreaterThanOrEqual(599);
     expect(value(s, "driftwatch_environment_failing", { environment: "test" })).toBe(1);
+    // The same wait on the environment's one application, by name; the run failed, the application was not singled out.
+    expect(value(s, "driftwatch_application_seconds_behind", { environment: "test", application: "default" })).toBeGreaterThanOrEqual(599);
+    expect(value(s, "driftwatch_application_failing", { environment: "test", application: "default" })).toBe(0);
     expect(value(s, "driftwatch_collection_runs_total", { environment: "test", status: "succeeded" })).toBe(2);
     expect(value(s, "driftwatch_collection_runs_total", { environment: "test", status: "failed" })).toBe(1);
     const category = s.find((x) => x.name === "driftwatch_collection_failures_total")?.labels.category;

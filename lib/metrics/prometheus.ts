@@ -42,7 +42,7 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
   const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
   const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
 
-  const [envs, drift, runs, queue, alerts, webhooks, pauses] = await Promise.all([
+  const [envs, applications, drift, runs, queue, alerts, webhooks, pauses] = await Promise.all([
     // Behind since the oldest approved revision one of its applications has not applied, by the ancestry the
     // collector checked (a newer commit elsewhere in the repository is not waiting).
     db.$queryRaw<Array<{ name: string; behindSince: Date | null; lastGoodCollectedAt: Date | null; failing: boolean; objectCount: number }>>`
@@ -51,6 +51,14 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
               WHERE a."environmentId" = e.id AND a."removedAt" IS NULL AND a."appliedBehind") AS "behindSince",
              ("lastError" IS NOT NULL AND "lastError" <> 'null'::jsonb) AS failing
       FROM "Environment" e WHERE "removedAt" IS NULL`,
+    // Each application's own: an environment that discovers many says above only its worst wait and
+    // whether its run failed, not which application is behind or cannot be collected.
+    db.$queryRaw<Array<{ environment: string; application: string; behindSince: Date | null; failing: boolean }>>`
+      SELECT e.name AS environment, a.name AS application,
+             CASE WHEN a."appliedBehind" THEN a."approvedAt" END AS "behindSince",
+             (a."lastError" IS NOT NULL AND a."lastError" <> 'null'::jsonb) AS failing
+      FROM "Application" a JOIN "Environment" e ON e.id = a."environmentId"
+      WHERE a."removedAt" IS NULL AND e."removedAt" IS NULL`,
     db.$queryRaw<Array<{ environment: string; type: string; owned: boolean; n: number }>>`
       SELECT e.name AS environment, d.type::text AS type,
              EXISTS (SELECT 1 FROM "ClaimItem" ci JOIN "DivergenceClaim" c ON c.id = ci."claimId"
@@ -91,6 +99,14 @@ export async function buildMetrics(db: Db, now: Date = new Date(), totals: RunTo
     failing.set({ environment: e.name }, e.failing ? 1 : 0);
     if (e.lastGoodCollectedAt) lastGood.set({ environment: e.name }, e.lastGoodCollectedAt.getTime() / 1000);
     objects.set({ environment: e.name }, e.objectCount);
+  }
+
+  const appBehind = gauge("driftwatch_application_seconds_behind", "Seconds the application's approved revision has waited to be applied (0 when its applied revision contains it).", ["environment", "application"]);
+  const appFailing = gauge("driftwatch_application_failing", "1 when the last run could not collect the application (its source, render or controller failed: the error is on its page); the environment's run may still have succeeded.", ["environment", "application"]);
+  for (const a of applications) {
+    const labels = { environment: a.environment, application: a.application };
+    appBehind.set(labels, a.behindSince ? Math.max(0, (now.getTime() - a.behindSince.getTime()) / 1000) : 0);
+    appFailing.set(labels, a.failing ? 1 : 0);
   }
 
   const driftGauge = gauge("driftwatch_drift_items", "Open drift items; owned = claimed by someone as a temporary divergence.", ["environment", "type", "owned"]);

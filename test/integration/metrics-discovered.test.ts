@@ -7,6 +7,9 @@
 // production hop is timed by the applications that carry it, and production
 // is stale while any of its applications is behind.
 //
+// Prometheus's per-application series name the application that is behind or
+// failing where the environment's series can only say that one is.
+//
 // Two kubesim clusters (staging and production hold Flux objects of the same
 // names, so the two environments cannot share one real server's namespace).
 import fs from "node:fs";
@@ -23,6 +26,7 @@ import { resetDatabase } from "@/lib/db/testing";
 import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase } from "@/lib/collector";
 import { getMetrics } from "@/lib/dashboard/metrics";
 import { logger } from "@/lib/log";
+import { buildMetrics } from "@/lib/metrics/prometheus";
 
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const H = 3_600_000;
@@ -63,6 +67,13 @@ async function collect(environment: string, at: Date): Promise<void> {
   const ctx = collectorContext(db, config, { mirrorsDir: path.join(dir, "mirrors"), secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }), now: () => at });
   const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
   expect(outcome.errors.filter((e) => e.severity !== "warning"), `${environment} at ${at.toISOString()}`).toEqual([]);
+}
+
+/** GET /api/metrics's series as Prometheus would read them at `now`: one value by name and labels. */
+async function scrape(now: Date): Promise<(name: string, labels: Record<string, string>) => number | undefined> {
+  const series = await (await buildMetrics(db, now)).getMetricsAsJSON();
+  return (name, labels) =>
+    series.find((m) => m.name === name)?.values.find((v) => Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x))?.value;
 }
 
 beforeAll(async () => {
@@ -111,6 +122,16 @@ describe("delivery metrics of discovered environments", () => {
     await fluxApplied(kubectl.staging, STAGING_KUSTOMIZATIONS, settings);
     await collect("staging", at(4));
     await collect("production", at(5));
+    // Prometheus, then: production waits on one application, named; the HelmRelease nobody's Kustomization
+    // declares cannot be collected, though production's run succeeded.
+    const gauges = await scrape(at(5));
+    expect(gauges("driftwatch_environment_seconds_behind", { environment: "production" })).toBe(2 * 3600);
+    expect(gauges("driftwatch_application_seconds_behind", { environment: "production", application: "flux-system/infra-configs" })).toBe(2 * 3600);
+    expect(gauges("driftwatch_application_seconds_behind", { environment: "production", application: "flux-system/shop-api" })).toBe(0);
+    expect(gauges("driftwatch_application_seconds_behind", { environment: "staging", application: "flux-system/infra-configs" })).toBe(0);
+    expect(gauges("driftwatch_environment_failing", { environment: "production" })).toBe(0);
+    expect(gauges("driftwatch_application_failing", { environment: "production", application: "ingress-nginx/ingress-nginx" })).toBe(1);
+    expect(gauges("driftwatch_application_failing", { environment: "production", application: "flux-system/infra-configs" })).toBe(0);
     // A change to production's api only (staging's one `apps` Kustomization does not follow production's files).
     fleet.write("apps/production/api/README.md", "# shop-api\n");
     const api = fleet.commit("api: a readme", { date: at(6) });
