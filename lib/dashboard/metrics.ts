@@ -56,11 +56,27 @@ type HopSamples = Map<string, { from: string | null; to: string; byCommit: Map<s
 type Heads = ReadonlyMap<string, string>;
 const headKey = (repositoryId: string, branch: string) => `${repositoryId}\u0000${branch}`;
 
-/** The repository's commits made inside the window, each repository's once per request. */
+/** The repository's commits made inside the window. */
 function commitsInWindow(h: RepoHistory, window: { from: Date; now: Date }): CommitInfo[] {
   const from = window.from.toISOString();
   const to = window.now.toISOString();
   return [...h.commits.values()].filter((c) => c.committedAt >= from && c.committedAt <= to);
+}
+
+const touchingByHistory = new WeakMap<RepoHistory, Map<string, readonly CommitInfo[]>>();
+
+/**
+ * The repository's commits that change `path` (touchesPath), kept with the
+ * loaded history: a page of hundreds of applications asks for each of their
+ * folders, and a scan of the whole history per application and request was
+ * most of its time.
+ */
+function commitsTouching(h: RepoHistory, path: string): readonly CommitInfo[] {
+  let byPath = touchingByHistory.get(h);
+  if (!byPath) touchingByHistory.set(h, (byPath = new Map()));
+  let out = byPath.get(path);
+  if (!out) byPath.set(path, (out = [...h.commits.values()].filter((c) => touchesPath(c.changedPaths, path))));
+  return out;
 }
 
 /** Adds the chain's hop durations for `commits`, keeping only hops that end in an environment `keep` accepts. */
@@ -91,10 +107,9 @@ function linkStaleTime(h: RepoHistory, link: ChainLink, heads: Heads, window: { 
   // Before Driftwatch first saw the environment nothing is known; counting that as stale would invent a delay.
   const to = until.toISOString();
   const approved: Array<{ committedAt: string; firstLiveAt: string | null }> = [];
-  for (const sha of h.graph.ancestors(head)) {
-    const c = h.commits.get(sha);
-    // Dates first: of a long history only the few commits since the link was first seen need their paths read.
-    if (!c || c.committedAt < observedFrom || c.committedAt > to || !touchesPath(c.changedPaths, link.path)) continue;
+  const onBranch = h.graph.ancestors(head);
+  for (const c of commitsTouching(h, link.path)) {
+    if (c.committedAt < observedFrom || c.committedAt > to || !onBranch.has(c.sha)) continue;
     const firstLiveAt = liveness(h.graph, link.history, c.sha).firstLiveAt;
     if (firstLiveAt === null || Date.parse(firstLiveAt) >= window.from.getTime()) approved.push({ committedAt: c.committedAt, firstLiveAt });
   }
@@ -189,14 +204,13 @@ async function applicationRollup(
     }
   }
 
-  const windowCommits = new Map<string, CommitInfo[]>();
+  const [from, to] = [window.from.toISOString(), window.now.toISOString()];
   for (const { repositoryId, links } of chains.values()) {
     if (!links.some((l) => rolledNames.has(l.environment))) continue;
     const h = await historyOfRepo(repositoryId);
-    let commits = windowCommits.get(repositoryId);
-    if (!commits) windowCommits.set(repositoryId, (commits = commitsInWindow(h, window)));
-    const counted = commits.filter((c) => links.some((l) => touchesPath(c.changedPaths, l.path)));
-    addHopSamples(h, links, counted, (to) => rolledNames.has(to), hopSamples);
+    // The key's changes: commits in the window that change its files in any environment.
+    const counted = new Set(links.flatMap((l) => commitsTouching(h, l.path)).filter((c) => c.committedAt >= from && c.committedAt <= to));
+    addHopSamples(h, links, [...counted], (env) => rolledNames.has(env), hopSamples);
   }
   return rolled.map((e) => ({ environment: e.name, ...unionOfIntervals(spans.get(e.name) ?? []) }));
 }
