@@ -196,7 +196,7 @@ export function MetricsClient({ initial }: { initial: MetricsDto }) {
 
         <ChartFrame
           title="Stale time per environment"
-          summary={`How long each environment had an approved commit it had not applied yet (time before Driftwatch first saw it is not counted): ${m.staleTime.map((s) => `${s.environment} ${formatDuration(s.totalMs)}`).join(", ")}.`}
+          summary={`How long each environment had an approved commit it had not applied yet (an environment of several applications: while any of them had; time before Driftwatch first saw it is not counted): ${m.staleTime.map((s) => `${s.environment} ${formatDuration(s.totalMs)}`).join(", ")}.`}
           table={
             <table className="text-xs">
               <thead>
