@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommitGraph, behindSince, liveness, normaliseHistory, promotionHops, revertCommand, staleTime, touchesPath } from "./index";
+import { CommitGraph, behindSince, liveness, normaliseHistory, promotionHops, revertCommand, staleTime, touchesPath, unionOfIntervals } from "./index";
 
 // a ← b ← c ← m (merge of c and f) ← n
 //       ↖ e ← f
@@ -120,6 +120,23 @@ describe("staleTime", () => {
     );
     expect(r.totalMs).toBe(2.5 * 3_600_000);
     expect(r.intervals).toHaveLength(2);
+  });
+});
+
+describe("unionOfIntervals", () => {
+  it("counts time two applications were behind together once, and keeps separate periods apart", () => {
+    const h = (n: number) => Date.parse("2025-01-01T00:00:00.000Z") + n * 3_600_000;
+    const r = unionOfIntervals([
+      [h(3), h(8)],
+      [h(6), h(9)],
+      [h(12), h(13)],
+      [h(14), h(14)],
+    ]);
+    expect(r.totalMs).toBe(7 * 3_600_000);
+    expect(r.intervals).toEqual([
+      { start: "2025-01-01T03:00:00.000Z", end: "2025-01-01T09:00:00.000Z" },
+      { start: "2025-01-01T12:00:00.000Z", end: "2025-01-01T13:00:00.000Z" },
+    ]);
   });
 });
 
