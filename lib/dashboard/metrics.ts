@@ -150,7 +150,8 @@ function historyOf(applied: Array<{ sha: string; firstSeenAt: Date; endedAt: Dat
  *
  * Lead time: every promotion key held in such an environment gets the chain
  * the `application` narrowing builds (its instance in each environment holding
- * it, per repository its first source reads), and its hops into these
+ * it, per repository its first source reads; environments with a source of
+ * their own in that repository step in as themselves), and its hops into these
  * environments join the same per-hop rows as the repository chains'. Hops into
  * an environment with a source of its own are left to its repository chain,
  * which already times every commit there; one commit counts once per hop
@@ -167,6 +168,7 @@ function historyOf(applied: Array<{ sha: string; firstSeenAt: Date; endedAt: Dat
 async function applicationRollup(
   db: PrismaClient,
   envs: ReadonlyArray<{ id: string; name: string; repositoryId: string | null }>,
+  ownSourced: ReadonlyArray<ChainLink & { repositoryId: string }>,
   repositoryIds: ReadonlyMap<string, string>,
   heads: Heads,
   window: { from: Date; now: Date },
@@ -205,11 +207,18 @@ async function applicationRollup(
   }
 
   const [from, to] = [window.from.toISOString(), window.now.toISOString()];
-  for (const { repositoryId, links } of chains.values()) {
-    if (!links.some((l) => rolledNames.has(l.environment))) continue;
+  const order = new Map(envs.map((e, i) => [e.name, i]));
+  for (const { repositoryId, links: own } of chains.values()) {
+    if (!own.some((l) => rolledNames.has(l.environment))) continue;
+    // An environment with a source of its own in the same repository is a step of every such chain, as itself
+    // (its applications' promotion key is "default", which matches no discovered one): so a commit's test →
+    // production hop is timed when test follows a path and production discovers its applications.
+    const links = [...own, ...ownSourced.filter((e) => e.repositoryId === repositoryId && !own.some((l) => l.environment === e.environment))].sort(
+      (a, b) => order.get(a.environment)! - order.get(b.environment)!,
+    );
     const h = await historyOfRepo(repositoryId);
-    // The key's changes: commits in the window that change its files in any environment.
-    const counted = new Set(links.flatMap((l) => commitsTouching(h, l.path)).filter((c) => c.committedAt >= from && c.committedAt <= to));
+    // The key's changes: commits in the window that change its files in any environment holding it.
+    const counted = new Set(own.flatMap((l) => commitsTouching(h, l.path)).filter((c) => c.committedAt >= from && c.committedAt <= to));
     addHopSamples(h, links, [...counted], (env) => rolledNames.has(env), hopSamples);
   }
   return rolled.map((e) => ({ environment: e.name, ...unionOfIntervals(spans.get(e.name) ?? []) }));
@@ -254,12 +263,14 @@ export async function getMetrics(db: PrismaClient, days: number, now = new Date(
     return h;
   };
   if (application === undefined) {
-    const repoIds = [...new Set(envs.map((e) => e.repositoryId).filter((r): r is string => r !== null))];
-    for (const repoId of repoIds) {
-      const chain = envs.filter((e) => e.repositoryId === repoId).map((e) => ({ environment: e.name, branch: e.branch, path: e.path, history: historyOf(e.appliedRevisions, { sha: e.appliedSha, since: e.appliedSince }) }));
+    const ownSourced = envs.flatMap((e) =>
+      e.repositoryId === null ? [] : [{ repositoryId: e.repositoryId, environment: e.name, branch: e.branch, path: e.path, history: historyOf(e.appliedRevisions, { sha: e.appliedSha, since: e.appliedSince }) }],
+    );
+    for (const repoId of new Set(ownSourced.map((e) => e.repositoryId))) {
+      const chain = ownSourced.filter((e) => e.repositoryId === repoId);
       stale.push(...chainMetrics(await historyOfRepo(repoId), chain, () => true, headShas, window, hopSamples));
     }
-    stale.push(...(await applicationRollup(db, envs, repositoryIds, headShas, window, historyOfRepo, hopSamples)));
+    stale.push(...(await applicationRollup(db, envs, ownSourced, repositoryIds, headShas, window, historyOfRepo, hopSamples)));
   } else {
     // The application's chain: its instance in each environment, by the repository its (first) source reads.
     const byRepo = new Map<string, ChainLink[]>();

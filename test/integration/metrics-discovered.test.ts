@@ -27,6 +27,7 @@ import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDat
 import { getMetrics } from "@/lib/dashboard/metrics";
 import { logger } from "@/lib/log";
 import { buildMetrics } from "@/lib/metrics/prometheus";
+import { seedEnvironment, seedShop } from "../fixtures/dashboard";
 
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const H = 3_600_000;
@@ -168,4 +169,55 @@ describe("delivery metrics of discovered environments", () => {
     expect(settingsOnly.leadTime.find((h) => h.from === "staging")).toMatchObject({ samples: 2, maxMs: 4 * H });
     expect(settingsOnly.staleTime.find((s) => s.environment === "production")?.totalMs).toBe(5 * H);
   }, 180_000);
+});
+
+describe("delivery metrics where a discovered environment follows environments with a source of their own", () => {
+  it("times the hop from the last such environment to the discovered one, and leaves their own figures as they were", async () => {
+    // The shop (test → staging → production, each `source:` over one folder of the shop repository), then a
+    // discovered production-eu whose one application follows production's folder and runs api 1.3 since 20 h ago.
+    await resetDatabase(db);
+    const shop = await seedShop(db);
+    const ago = (hours: number) => new Date(shop.now.getTime() - hours * H);
+    const before = await getMetrics(db, 7, shop.now);
+    const eu = await seedEnvironment(db, { name: "production-eu", position: 3, repositoryId: null, branch: "", path: "" });
+    const api = await db.application.create({
+      data: {
+        environmentId: eu.id,
+        name: "flux-system/api",
+        promotionKey: "api",
+        kind: "flux-kustomization",
+        spec: {},
+        sources: [{ repository: "shop", url: "https://git.example.com/acme/shop.git", ref: { branch: "main" }, path: "deploy/production" }],
+        approvedSha: shop.commits.apiProd14,
+        appliedSha: shop.commits.apiProd13,
+        appliedSince: ago(20),
+        appliedBehind: true,
+        firstSeenAt: ago(14 * 24),
+      },
+    });
+    await db.appliedRevision.createMany({
+      data: [
+        { environmentId: eu.id, applicationId: api.id, sha: shop.commits.init, source: "controller", firstSeenAt: ago(14 * 24), lastSeenAt: ago(20), endedAt: ago(20) },
+        { environmentId: eu.id, applicationId: api.id, sha: shop.commits.apiProd13, source: "controller", firstSeenAt: ago(20), lastSeenAt: shop.now, endedAt: null },
+      ],
+    });
+
+    const m = await getMetrics(db, 7, shop.now);
+    // api 1.3's production commit: live in production 10 min after it was made (24 h ago), in production-eu 20 h ago.
+    // api 1.4's has not reached production-eu: no sample.
+    expect(m.leadTime.filter((h) => h.to === "production-eu")).toEqual([{ from: "production", to: "production-eu", samples: 1, medianMs: 4 * H - 10 * 60_000, p90Ms: 4 * H - 10 * 60_000, maxMs: 4 * H - 10 * 60_000 }]);
+    // production-eu stale while its application waited: for api 1.3 (committed 24 h ago) until 20 h ago, and for api 1.4
+    // since it was committed 2.5 h ago.
+    expect(m.staleTime.find((s) => s.environment === "production-eu")).toEqual({
+      environment: "production-eu",
+      totalMs: 6.5 * H,
+      intervals: [
+        { start: ago(24).toISOString(), end: ago(20).toISOString() },
+        { start: ago(2.5).toISOString(), end: shop.now.toISOString() },
+      ],
+    });
+    // The environments with a source of their own: the same figures as before production-eu existed.
+    expect(m.leadTime.filter((h) => h.to !== "production-eu")).toEqual(before.leadTime);
+    expect(m.staleTime.filter((s) => s.environment !== "production-eu")).toEqual(before.staleTime);
+  });
 });
