@@ -9,11 +9,12 @@
 // figures (?application=) on the same estate.
 //
 //   npx tsx bench/delivery-metrics.ts [--applications 300] [--commits 3000] [--rounds 5]
+//   node --expose-gc --import tsx bench/delivery-metrics.ts …   (also the heap the first request leaves behind)
 //
 // Starts its own embedded Postgres in a temporary folder (removed afterwards). Not part of `npm run bench`.
 import { createHash } from "node:crypto";
 import { startBenchDatabase } from "./support/db";
-import { loadAverage, machine, median, numberArg, round, runIfMain, timed } from "./support/stats";
+import { loadAverage, machine, median, MiB, numberArg, round, runIfMain, timed } from "./support/stats";
 import { getMetrics } from "../lib/dashboard/metrics";
 
 const H = 3_600_000;
@@ -23,6 +24,7 @@ export interface DeliveryMetricsResult {
   applications: number;
   commits: number;
   firstMs: number;
+  heapRetainedMiB: number | null;
   warmP50Ms: number;
   oneApplicationP50Ms: number;
   hops: Array<{ from: string | null; to: string; samples: number }>;
@@ -91,7 +93,13 @@ export async function deliveryMetricsBench(opts: { applications: number; commits
       }
     }
 
+    // What the first request leaves in the heap (the history cache and its ancestry sets), when run with --expose-gc.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
     const first = await timed(() => getMetrics(db, 30, now));
+    gc?.();
+    const heapRetainedMiB = gc ? round((process.memoryUsage().heapUsed - heapBefore) / MiB) : null;
     const warm: number[] = [];
     for (let r = 0; r < opts.rounds; r++) warm.push((await timed(() => getMetrics(db, 30, now))).ms);
     const one: number[] = [];
@@ -100,6 +108,7 @@ export async function deliveryMetricsBench(opts: { applications: number; commits
       applications: opts.applications,
       commits: opts.commits,
       firstMs: round(first.ms),
+      heapRetainedMiB,
       warmP50Ms: round(median(warm)),
       oneApplicationP50Ms: round(median(one)),
       hops: first.value.leadTime.map((h) => ({ from: h.from, to: h.to, samples: h.samples })),
