@@ -156,12 +156,28 @@ describe("evaluateAlerts", () => {
       const alerts = evaluateAlerts(snap({ environments: [{ ...discovered(apps), critical: false }] }), now);
       expect(alerts.map((a) => [a.fingerprint, a.severity, a.title])).toEqual([
         ["environment_stale:e1:a1", "critical", "production/shop-api is stale: 222222222222 approved 40 min ago, 111111111111 still applied"],
-        ["convergence_failing:e1:a1", "warning", "production/shop-api: GitRepository/flux-system/shop is failing (AuthenticationFailed)"],
+        ["convergence_failing:e1:GitRepository/flux-system/shop", "warning", "production/shop-api: GitRepository/flux-system/shop is failing (AuthenticationFailed)"],
       ]);
       const runbook = runbookFor("environment_stale", alerts[0]!.details);
       expect(runbook.act[0]).toMatch(/Git credential/);
       expect(runbook.check).toContain("The applied revision on shop-api's application page: is it moving at all?");
       expect(runbookFor("environment_stale", {}).check).toContain("The applied revision on the environment page: is it moving at all?");
+    });
+
+    it("raises one convergence alert per failing object, naming every application it holds up", () => {
+      const gitFailure = { ...authFailure, failure: { ...authFailure.failure!, lastTransitionTime: ago(60).toISOString() } };
+      const ownFailure = { ...gitFailure, failure: { ...gitFailure.failure, object: "Kustomization/flux-system/shop-cart", type: "Ready", reason: "BuildFailed" } };
+      const apps = [
+        app({ id: "a1", name: "shop-api", controller: gitFailure }),
+        app({ id: "a2", name: "infra-configs", controller: gitFailure }),
+        app({ id: "a3", name: "shop-web", controller: gitFailure }),
+        app({ id: "a4", name: "shop-cart", controller: ownFailure }),
+      ];
+      const alerts = evaluateAlerts(snap({ environments: [discovered(apps)] }), now).filter((a) => a.type === "convergence_failing");
+      expect(alerts.map((a) => [a.fingerprint, a.title, a.details.application, a.details.applications])).toEqual([
+        ["convergence_failing:e1:GitRepository/flux-system/shop", "production: GitRepository/flux-system/shop is failing (AuthenticationFailed), holding up 3 applications", undefined, ["infra-configs", "shop-api", "shop-web"]],
+        ["convergence_failing:e1:Kustomization/flux-system/shop-cart", "production/shop-cart: Kustomization/flux-system/shop-cart is failing (BuildFailed)", "shop-cart", ["shop-cart"]],
+      ]);
     });
 
     it("names the paused application in its pause's alerts; a pause of the whole environment names none", () => {

@@ -153,9 +153,11 @@ function sustainedFailure(controller: ControllerStatus | null, intervalMs: numbe
 }
 
 /**
- * Stale and failing applications of an environment that holds several, each
- * its own alert: the fingerprint names the application, the title names the
- * environment and the application. Stale is the applications list's rule
+ * Stale and failing applications of an environment that holds several. Each
+ * stale application is its own alert (the fingerprint names the application,
+ * the title the environment and the application); a failing object is one
+ * alert listing the applications it holds up (one GitRepository feeding eight
+ * Kustomizations is one problem, not eight pages). Stale is the applications list's rule
  * (lib/applications/rollup.ts applicationFlags), so an application the list
  * shows as Paused (a pause on it or on its environment, or its controller
  * suspended) raises none, and a newer commit to another application's files is
@@ -166,6 +168,8 @@ function sustainedFailure(controller: ControllerStatus | null, intervalMs: numbe
 function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotApplication[], t: number): DesiredAlert[] {
   const out: DesiredAlert[] = [];
   const now = new Date(t);
+  // One failing object is one problem however many applications it holds up (a GitRepository feeding them all).
+  const failingObjects = new Map<string, { failure: NonNullable<ControllerStatus["failure"]>; applications: string[] }>();
   for (const app of apps) {
     const subject = `${env.id}:${app.id}`;
     const label = `${env.name}/${app.name}`;
@@ -193,11 +197,29 @@ function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotAppl
     }
     const failing = sustainedFailure(app.controller, env.intervalMs, t);
     if (failing) {
-      out.push(alertAbout("convergence_failing", subject, env, {
-        title: `${label}: ${failing.object} is failing (${failing.reason ?? failing.type})`,
-        details: { application: app.name, object: failing.object, condition: failing.type, reason: failing.reason, message: failing.message, since: failing.lastTransitionTime },
-      }));
+      const group = failingObjects.get(failing.object) ?? { failure: failing, applications: [] };
+      group.applications.push(app.name);
+      failingObjects.set(failing.object, group);
     }
+  }
+  for (const [object, { failure, applications }] of failingObjects) {
+    const sorted = [...applications].sort();
+    const one = sorted.length === 1 ? sorted[0] : undefined;
+    out.push(alertAbout("convergence_failing", `${env.id}:${object}`, env, {
+      title: one
+        ? `${env.name}/${one}: ${object} is failing (${failure.reason ?? failure.type})`
+        : `${env.name}: ${object} is failing (${failure.reason ?? failure.type}), holding up ${sorted.length} applications`,
+      details: {
+        ...(one ? { application: one } : {}),
+        applications: sorted.slice(0, 20),
+        applicationCount: sorted.length,
+        object,
+        condition: failure.type,
+        reason: failure.reason,
+        message: failure.message,
+        since: failure.lastTransitionTime,
+      },
+    }));
   }
   return out;
 }
