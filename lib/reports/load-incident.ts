@@ -168,21 +168,36 @@ function liveCandidates(h: RepoHistory, history: AppliedInterval[], from: Date, 
 /**
  * Commits going live in an environment whose applications have sources of
  * their own: each application's, from its own repository and applied
- * revisions, counting the commits that change its files (a commit to another
- * application's files goes live when that one runs it, not when this one's
- * controller happens to apply the same branch head). A commit several
- * applications ran is one row, at the first of them, naming them all.
+ * revisions. A commit counts when it changes the application's files, or the
+ * files of the same application (by promotion key) in another environment of
+ * the repository: a change made in test and promoted is live here from its
+ * first commit, as on the lineage page. A commit to another application's
+ * files goes live when that one runs it, not when this one's controller
+ * happens to apply the same branch head. `changes` names what the commit
+ * changed: this environment's application, or the other environment. A commit
+ * several applications ran is one row, at the first of them, naming them all.
  * Applications removed before the window ran nothing in it.
  */
 async function applicationCommitsGoingLive(db: PrismaClient, environmentId: string, from: Date, to: Date): Promise<LiveCommitRow[]> {
   const [apps, repositoryIds] = await Promise.all([
     db.application.findMany({
       where: { environmentId, OR: [{ removedAt: null }, { removedAt: { gte: from } }] },
-      select: { name: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
+      select: { name: true, promotionKey: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
       orderBy: { name: "asc" },
     }),
     repositoryIdsByName(db),
   ]);
+  // The same applications in the other environments: where their changes are made before they are promoted here.
+  const elsewhere = await db.application.findMany({
+    where: { environmentId: { not: environmentId }, removedAt: null, promotionKey: { in: [...new Set(apps.map((a) => a.promotionKey))] }, environment: { removedAt: null } },
+    select: { promotionKey: true, sources: true, environment: { select: { name: true } } },
+  });
+  const instancesOf = new Map<string, Array<{ environment: string; repositoryId: string; path: string }>>();
+  for (const other of elsewhere) {
+    const list = instancesOf.get(other.promotionKey) ?? [];
+    for (const src of storedSources(other.sources, repositoryIds)) list.push({ environment: other.environment.name, repositoryId: src.repositoryId, path: src.path });
+    instancesOf.set(other.promotionKey, list);
+  }
   const histories = new Map<string, RepoHistory>();
   const rows: LiveCommitRow[] = [];
   for (const app of apps) {
@@ -193,8 +208,13 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
     for (const source of storedSources(app.sources, repositoryIds)) {
       const h = histories.get(source.repositoryId) ?? (await repoHistory(db, source.repositoryId));
       histories.set(source.repositoryId, h);
-      for (const { sha, commit: c } of liveCandidates(h, history, from, to, (c) => touchesPath(c.changedPaths, source.path))) {
-        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: [app.name], firstLiveAt: liveness(h.graph, history, sha).firstLiveAt });
+      const others = (instancesOf.get(app.promotionKey) ?? []).filter((i) => i.repositoryId === source.repositoryId);
+      const changed = (c: CommitInfo) => [
+        ...(touchesPath(c.changedPaths, source.path) ? [app.name] : []),
+        ...others.filter((i) => touchesPath(c.changedPaths, i.path)).map((i) => i.environment),
+      ];
+      for (const { sha, commit: c } of liveCandidates(h, history, from, to, (c) => changed(c).length > 0)) {
+        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: changed(c), firstLiveAt: liveness(h.graph, history, sha).firstLiveAt });
       }
     }
   }
