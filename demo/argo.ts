@@ -1,12 +1,14 @@
-// A demo Argo CD application controller through the API only: it compares
-// the rendered path with live objects, reports status.sync and health, and —
-// while the automated policy is on and skip-reconcile is not set — syncs with
-// server-side apply as argocd-controller, marking every object with its
-// tracking id and recording operationState and history.
+// A demo Argo CD application controller through the API only: for every
+// Application in its namespace (an app-of-apps root first, so the children it
+// applies are reconciled in the same round) it compares the rendered path with
+// live objects, reports status.sync and health, and — while the automated
+// policy is on and skip-reconcile is not set — syncs with server-side apply as
+// argocd-controller, marking every object with its tracking id and recording
+// operationState and history.
 import { renderManifests, isClusterScoped } from "@/lib/git";
 import { runGit } from "@/lib/git/exec";
 import { compareObject, createCompareContext, type KubeObject } from "@/lib/drift";
-import { applyOrder, getObj, patchStatus, serverSideApply, type DemoKube } from "./kube-writer";
+import { applyOrder, getObj, listObjs, patchStatus, serverSideApply, type DemoKube } from "./kube-writer";
 
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
@@ -46,12 +48,24 @@ function trackingId(app: string, o: Obj): string {
   return `${app}:${group}/${String(o.kind)}:${String(meta.namespace ?? "")}/${String(meta.name)}`;
 }
 
-export async function reconcileArgo(k: DemoKube, s: ArgoSetup, repoGitDir: string, now: Date): Promise<{ synced: string | null; status: string }> {
+/** The root Application, then every other Application in Argo CD's namespace (the ones the root applies). */
+export async function reconcileArgo(k: DemoKube, root: string, repoGitDir: string, now: Date): Promise<{ synced: string | null; status: string }> {
+  const result = await reconcileApplication(k, root, repoGitDir, now);
+  for (const app of await listObjs(k, APP_API, "Application", ARGO_NS)) {
+    const name = String(rec(app.metadata).name);
+    if (name !== root) await reconcileApplication(k, name, repoGitDir, now);
+  }
+  return result;
+}
+
+async function reconcileApplication(k: DemoKube, application: string, repoGitDir: string, now: Date): Promise<{ synced: string | null; status: string }> {
   const nowIso = now.toISOString();
-  const app = await getObj(k, APP_API, "Application", ARGO_NS, s.application);
+  const app = await getObj(k, APP_API, "Application", ARGO_NS, application);
   if (!app) return { synced: null, status: "Missing" };
   const meta = rec(app.metadata);
   const spec = rec(app.spec);
+  const source = rec(spec.source);
+  const s = { application, path: String(source.path ?? "."), branch: String(source.targetRevision ?? "HEAD"), repoUrl: String(source.repoURL ?? "") };
   const status = rec(app.status);
   if (rec(meta.annotations)["argocd.argoproj.io/skip-reconcile"] === "true") return { synced: null, status: "Skipped" };
   const head = (await runGit(repoGitDir, ["rev-parse", `refs/heads/${s.branch}`])).stdout.toString().trim();

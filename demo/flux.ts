@@ -1,13 +1,15 @@
 // A demo Flux: source-controller and kustomize-controller behaviour through
 // the API only. The GitRepository fetches the branch (failing with
-// AuthenticationFailed when its credential is no longer accepted), and the
-// Kustomization server-side applies the rendered path as kustomize-controller,
+// AuthenticationFailed when its credential is no longer accepted), and every
+// Kustomization that follows it server-side applies its rendered path as
+// kustomize-controller (after those it dependsOn, so the Kustomizations one
+// applies are reconciled in the same round, as Flux would within seconds),
 // prunes what left its inventory, honours spec.suspend and records
 // lastAppliedRevision, inventory and conditions in status.
 import { renderManifests } from "@/lib/git";
 import { isClusterScoped } from "@/lib/git";
 import { runGit } from "@/lib/git/exec";
-import { applyOrder, deleteObj, getObj, patchStatus, serverSideApply, setCondition, type DemoKube } from "./kube-writer";
+import { applyOrder, deleteObj, getObj, listObjs, patchStatus, serverSideApply, setCondition, type DemoKube } from "./kube-writer";
 
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
@@ -17,12 +19,17 @@ const SOURCE_API = "source.toolkit.fluxcd.io/v1";
 const KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1";
 
 export interface FluxSetup {
+  /** The Kustomization `flux bootstrap` (or an installer) creates; it may apply further ones from Git. */
   kustomization: string;
   source: string;
   path: string;
   branch: string;
   repoUrl: string;
+  /** The GitRepository's credential Secret (bootstrap names it after the source); default `<source>-auth`. */
+  secret?: string;
 }
+
+const secretOf = (s: FluxSetup) => s.secret ?? `${s.source}-auth`;
 
 /** The GitRepository, Kustomization and credential Secret a Flux install would have. */
 export function fluxObjects(s: FluxSetup, token: string): Obj[] {
@@ -31,7 +38,7 @@ export function fluxObjects(s: FluxSetup, token: string): Obj[] {
     {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name: `${s.source}-auth`, namespace: FLUX_NS },
+      metadata: { name: secretOf(s), namespace: FLUX_NS },
       type: "Opaque",
       stringData: { username: "git", password: token },
     },
@@ -39,7 +46,7 @@ export function fluxObjects(s: FluxSetup, token: string): Obj[] {
       apiVersion: SOURCE_API,
       kind: "GitRepository",
       metadata: { name: s.source, namespace: FLUX_NS },
-      spec: { interval: "1m", url: s.repoUrl, ref: { branch: s.branch }, secretRef: { name: `${s.source}-auth` } },
+      spec: { interval: "1m", url: s.repoUrl, ref: { branch: s.branch }, secretRef: { name: secretOf(s) } },
     },
     {
       apiVersion: KUSTOMIZE_API,
@@ -78,7 +85,7 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
   // ── source-controller ──────────────────────────────────────────────────
   let artifact = rec(rec(source.status).artifact);
   if (rec(source.spec).suspend !== true) {
-    const secret = await getObj(k, "v1", "Secret", FLUX_NS, `${s.source}-auth`);
+    const secret = await getObj(k, "v1", "Secret", FLUX_NS, secretOf(s));
     const password = Buffer.from(String(rec(rec(secret).data).password ?? ""), "base64").toString("utf8");
     let conditions = (rec(source.status).conditions as Obj[] | undefined) ?? [];
     if (!validTokens.has(password)) {
@@ -101,9 +108,33 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
 
   // ── kustomize-controller ───────────────────────────────────────────────
   const revision = typeof artifact.revision === "string" ? artifact.revision : null;
-  if (!revision || rec(kustomization.spec).suspend === true) return result;
+  if (!revision) return result;
+  const done = new Set<string>();
+  for (;;) {
+    const follows = (await listObjs(k, KUSTOMIZE_API, "Kustomization", FLUX_NS)).filter((ks) => rec(rec(ks.spec).sourceRef).name === s.source);
+    const names = new Set(follows.map((ks) => String(rec(ks.metadata).name)));
+    const ready = follows.filter((ks) => {
+      const name = String(rec(ks.metadata).name);
+      const deps = ((rec(ks.spec).dependsOn as Obj[] | undefined) ?? []).map((d) => String(d.name));
+      return !done.has(name) && deps.every((d) => done.has(d) || !names.has(d));
+    });
+    if (ready.length === 0) break;
+    for (const ks of ready) {
+      const name = String(rec(ks.metadata).name);
+      done.add(name);
+      if (rec(ks.spec).suspend === true) continue;
+      await applyKustomization(k, ks, repoGitDir, revision, nowIso);
+      if (name === s.kustomization) result.applied = revision.split(":").pop() ?? "";
+    }
+  }
+  return result;
+}
+
+async function applyKustomization(k: DemoKube, kustomization: Obj, repoGitDir: string, revision: string, nowIso: string): Promise<void> {
+  const name = String(rec(kustomization.metadata).name);
+  const path = String(rec(kustomization.spec).path ?? ".").replace(/^\.\//, "") || ".";
   const sha = revision.split(":").pop() ?? "";
-  const rendered = await renderManifests(repoGitDir, sha, { path: s.path, mode: "plain", defaultNamespace: "shop" });
+  const rendered = await renderManifests(repoGitDir, sha, { path, mode: "plain", defaultNamespace: "shop" });
   const applied: Obj[] = [];
   for (const obj of applyOrder(rendered.objects.map((r) => r.object as Obj))) {
     const meta = rec(obj.metadata);
@@ -113,7 +144,7 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
       metadata: {
         ...meta,
         ...(isClusterScoped(String(obj.apiVersion), String(obj.kind)) ? {} : { namespace: meta.namespace ?? "shop" }),
-        labels: { ...rec(meta.labels), "kustomize.toolkit.fluxcd.io/name": s.kustomization, "kustomize.toolkit.fluxcd.io/namespace": FLUX_NS },
+        labels: { ...rec(meta.labels), "kustomize.toolkit.fluxcd.io/name": name, "kustomize.toolkit.fluxcd.io/namespace": FLUX_NS },
       },
     };
     await serverSideApply(k, labelled, "kustomize-controller");
@@ -125,10 +156,10 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
   for (const old of (rec(status.inventory).entries as Obj[] | undefined) ?? []) {
     const id = String(old.id);
     if (keep.has(id)) continue;
-    const [ns, name, group, kind] = id.split("_");
-    if (!name || !kind) continue;
+    const [ns, objName, group, kind] = id.split("_");
+    if (!objName || !kind) continue;
     const apiVersion = group ? `${group}/${String(old.v ?? "v1")}` : String(old.v ?? "v1");
-    await deleteObj(k, apiVersion, kind, ns || undefined, name);
+    await deleteObj(k, apiVersion, kind, ns || undefined, objName);
   }
   let conditions = (status.conditions as Obj[] | undefined) ?? [];
   conditions = setCondition(conditions, { type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: `Applied revision: ${revision}` }, nowIso);
@@ -138,10 +169,8 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
     KUSTOMIZE_API,
     "Kustomization",
     FLUX_NS,
-    s.kustomization,
+    name,
     { observedGeneration: 1, lastAppliedRevision: revision, lastAttemptedRevision: revision, lastHandledReconcileAt: nowIso, inventory: { entries: inventory }, conditions },
     "kustomize-controller",
   );
-  result.applied = sha;
-  return result;
 }

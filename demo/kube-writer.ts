@@ -68,3 +68,11 @@ export function applyOrder(objs: Obj[]): Obj[] {
   const rank = (o: Obj) => (o.kind === "Namespace" ? 0 : o.kind === "CustomResourceDefinition" ? 1 : 2);
   return [...objs].sort((a, b) => rank(a) - rank(b));
 }
+
+/** The objects of one kind in a namespace, as a controller's informer would list them. */
+export async function listObjs(k: DemoKube, apiVersion: string, kind: string, namespace: string): Promise<Obj[]> {
+  const r = k.discovery.lookup(apiVersion, kind);
+  if (!r) return [];
+  const list = await k.client.requestJson<{ items?: Obj[] }>("GET", resourcePath(r, namespace));
+  return (list.items ?? []).map((o) => ({ apiVersion, kind, ...o }));
+}

@@ -9,7 +9,7 @@ import { collectorContext, enqueueRun, executeRun, leaseRunById } from "@/lib/co
 import { createClaim } from "@/lib/claims";
 import { createPause } from "@/lib/pauses";
 import { resourcePath } from "@/lib/kube/discovery";
-import { shopFiles, type ShopRelease } from "./shop";
+import { environmentFiles, type ShopRelease } from "./shop";
 import { ACTIONS, DEMO_INCIDENT_URL, ENV_NAMES, FEATURES, INITIAL, PEOPLE, PRODUCTION_TOKEN_EXPIRES, type EnvName } from "./script";
 import { reconcileFlux, fluxObjects, type FluxSetup } from "./flux";
 import { reconcileArgo, argoObjects, type ArgoSetup } from "./argo";
@@ -19,11 +19,18 @@ import { newToken, type DemoWorld } from "./world";
 
 export const KUBECTL_UA = "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd";
 
+/**
+ * Test: one Kustomization over envs/test. Production: what `flux bootstrap`
+ * leaves (GitRepository and Kustomization flux-system over clusters/production,
+ * credential Secret flux-system); the rest of its Kustomizations come from Git.
+ */
 export function fluxSetup(env: "test" | "production", repoUrl: string): FluxSetup {
+  if (env === "production") return { kustomization: "flux-system", source: "flux-system", secret: "flux-system", path: "clusters/production", branch: "main", repoUrl };
   return { kustomization: `shop-${env}`, source: `shop-${env}`, path: `envs/${env}`, branch: "main", repoUrl };
 }
+/** Staging's root Application (applied by hand, as an app-of-apps root usually is); its path holds the children. */
 export function argoSetup(repoUrl: string): ArgoSetup {
-  return { application: "shop-staging", path: "envs/staging", branch: "main", repoUrl };
+  return { application: "shop-staging", path: "envs/staging/apps", branch: "main", repoUrl };
 }
 
 export const DEMO_REPO_URL = "https://git.shop.example/platform/shop-deploy.git";
@@ -45,7 +52,7 @@ export interface PlayDeps {
 export async function reconcile(world: DemoWorld, env: EnvName): Promise<void> {
   const now = world.clock.now();
   const valid = new Set(world.state?.tokens.valid ?? []);
-  if (env === "staging") await reconcileArgo(world.kubes.staging, argoSetup(DEMO_REPO_URL), world.repo.gitDir, now);
+  if (env === "staging") await reconcileArgo(world.kubes.staging, argoSetup(DEMO_REPO_URL).application, world.repo.gitDir, now);
   else await reconcileFlux(world.kubes[env], fluxSetup(env, DEMO_REPO_URL), world.repo.gitDir, valid, now);
 }
 
@@ -104,16 +111,14 @@ export async function playHistory(deps: PlayDeps): Promise<void> {
   step(at(INITIAL.before) - 60 * 60_000, "bootstrap controllers", () => bootstrap(world, tokens));
   step(at(INITIAL.before), "initial commit", async () => {
     const files: Record<string, string> = {};
-    for (const env of ENV_NAMES) for (const [f, text] of Object.entries(shopFiles(INITIAL.release, env))) files[`envs/${env}/${f}`] = text;
+    for (const env of ENV_NAMES) Object.assign(files, environmentFiles(INITIAL.release, env, DEMO_REPO_URL));
     await world.repo.commit(files, INITIAL.message, INITIAL.author, world.clock.now());
   });
   for (const env of ENV_NAMES) afterChange(at(INITIAL.before), env);
 
   const commitRelease = (env: EnvName, change: (r: ShopRelease) => ShopRelease, message: string, author: { name: string; email: string }) => async () => {
     releases[env] = change(releases[env]);
-    const files: Record<string, string> = {};
-    for (const [f, text] of Object.entries(shopFiles(releases[env], env))) files[`envs/${env}/${f}`] = text;
-    await world.repo.commit(files, message, author, world.clock.now());
+    await world.repo.commit(environmentFiles(releases[env], env, DEMO_REPO_URL), message, author, world.clock.now());
   };
 
   for (const f of FEATURES) {

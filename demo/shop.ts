@@ -146,3 +146,103 @@ export function shopFiles(release: ShopRelease, envName: string): Record<string,
     ),
   };
 }
+
+/** The shop's services: each one its own application in production (a Flux Kustomization) and staging (an Argo CD Application). */
+export const SERVICES = ["api", "web", "worker", "redis"] as const;
+export type Service = (typeof SERVICES)[number];
+
+const FLUX_KS = "kustomize.toolkit.fluxcd.io/v1";
+const doc = (...objs: object[]) => objs.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+const fluxKustomization = (name: string, path: string, extra: Record<string, unknown> = {}, annotations?: Record<string, string>) => ({
+  apiVersion: FLUX_KS,
+  kind: "Kustomization",
+  metadata: { name, namespace: "flux-system", ...(annotations ? { annotations } : {}) },
+  spec: { interval: "10m", path, prune: true, sourceRef: { kind: "GitRepository", name: "flux-system" }, ...extra },
+});
+
+/**
+ * Production's part of the repository, in the layout Flux documents for a
+ * multi-cluster repository: clusters/production (what `flux bootstrap` commits
+ * and the Kustomizations it points at), infrastructure/{controllers,configs},
+ * and apps/production/<service>, each service its own Kustomization. Every
+ * folder is plain manifests (no kustomization.yaml), so neither the demo nor
+ * Driftwatch needs a kustomize binary for it. The per-service Kustomizations
+ * live in apps/production/flux/ rather than in apps/production itself: Flux's
+ * generated kustomization takes sub-folders too, and the apps Kustomization
+ * would otherwise apply every service's manifests a second time.
+ */
+export function productionFiles(release: ShopRelease, repoUrl: string): Record<string, string> {
+  const shop = shopFiles(release, "production");
+  const files: Record<string, string> = {
+    "clusters/production/flux-system/gotk-sync.yaml": doc(
+      {
+        apiVersion: "source.toolkit.fluxcd.io/v1",
+        kind: "GitRepository",
+        metadata: { name: "flux-system", namespace: "flux-system" },
+        spec: { interval: "1m", url: repoUrl, ref: { branch: "main" }, secretRef: { name: "flux-system" } },
+      },
+      fluxKustomization("flux-system", "./clusters/production"),
+    ),
+    "clusters/production/infrastructure.yaml": doc(
+      fluxKustomization("infra-controllers", "./infrastructure/controllers", { wait: true }),
+      fluxKustomization("infra-configs", "./infrastructure/configs", { dependsOn: [{ name: "infra-controllers" }] }),
+    ),
+    "clusters/production/apps.yaml": doc(fluxKustomization("apps", "./apps/production/flux", { dependsOn: [{ name: "infra-configs" }] })),
+    "infrastructure/controllers/ingress-nginx.yaml": doc(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "ingress-nginx" } },
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "ingress-nginx-controller", namespace: "ingress-nginx", labels: { "app.kubernetes.io/name": "ingress-nginx" } },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { "app.kubernetes.io/name": "ingress-nginx" } },
+          template: {
+            metadata: { labels: { "app.kubernetes.io/name": "ingress-nginx" } },
+            spec: { containers: [{ name: "controller", image: "registry.k8s.io/ingress-nginx/controller:v1.11.3", ports: [{ name: "http", containerPort: 80 }], resources: { requests: { cpu: "100m", memory: "90Mi" } } }] },
+          },
+        },
+      },
+    ),
+    "infrastructure/configs/shop-namespace.yaml": shop["namespace.yaml"] ?? "",
+    "infrastructure/configs/shop-quota.yaml": doc({
+      apiVersion: "v1",
+      kind: "ResourceQuota",
+      metadata: { name: "shop", namespace: "shop" },
+      spec: { hard: { "requests.cpu": "16", "requests.memory": "32Gi", pods: "60" } },
+    }),
+    "apps/production/flux/services.yaml": doc(...SERVICES.map((s) => fluxKustomization(`shop-${s}`, `./apps/production/${s}`, {}, { "driftwatch.io/application": s }))),
+  };
+  for (const s of SERVICES) files[`apps/production/${s}/${s}.yaml`] = shop[`${s}.yaml`] ?? "";
+  return files;
+}
+
+/** Staging's part: an Argo CD app-of-apps. The root Application's path holds the namespace and one child Application per service. */
+export function stagingFiles(release: ShopRelease, repoUrl: string): Record<string, string> {
+  const shop = shopFiles(release, "staging");
+  const files: Record<string, string> = { "envs/staging/apps/namespace.yaml": shop["namespace.yaml"] ?? "" };
+  for (const s of SERVICES) {
+    files[`envs/staging/apps/${s}.yaml`] = doc({
+      apiVersion: "argoproj.io/v1alpha1",
+      kind: "Application",
+      metadata: { name: `staging-${s}`, namespace: "argocd", annotations: { "driftwatch.io/application": s } },
+      spec: {
+        project: "default",
+        source: { repoURL: repoUrl, path: `envs/staging/${s}`, targetRevision: "main" },
+        destination: { server: "https://kubernetes.default.svc", namespace: "shop" },
+        syncPolicy: { automated: { prune: true, selfHeal: true }, syncOptions: ["ServerSideApply=true"] },
+      },
+    });
+    files[`envs/staging/${s}/${s}.yaml`] = shop[`${s}.yaml`] ?? "";
+  }
+  return files;
+}
+
+/** One environment's files in the repository for a release. */
+export function environmentFiles(release: ShopRelease, envName: "test" | "staging" | "production", repoUrl: string): Record<string, string> {
+  if (envName === "production") return productionFiles(release, repoUrl);
+  if (envName === "staging") return stagingFiles(release, repoUrl);
+  const files: Record<string, string> = {};
+  for (const [f, text] of Object.entries(shopFiles(release, envName))) files[`envs/${envName}/${f}`] = text;
+  return files;
+}
