@@ -10,22 +10,39 @@ test.describe("environments page", () => {
     await capture(page, "environments");
   });
 
-  test("production is Stale and Drifted because its Git source fails with AuthenticationFailed", async ({ page }) => {
+  test("production is Stale and Drifted: its api application has not applied the 1.8.0 promotion because the Git source fails with AuthenticationFailed", async ({ page }) => {
     const prod = new EnvironmentsPage(page).card("production");
     await new EnvironmentsPage(page).open();
     await expect(prod.status("Stale")).toBeVisible();
     await expect(prod.status("Drifted")).toBeVisible();
-    await expect(prod.row("Behind")).toContainText(/1 approved commit not applied/);
+    await expect(prod.root).toContainText(/1 application has not applied the approved revision, the oldest for \d+h/);
+    // Eight applications discovered from production's Flux: infrastructure, the apps Kustomization and one per service.
+    const apps = prod.row("Applications");
+    await expect(apps).toContainText("8 applications:");
+    await expect(apps).toContainText("2 drifted");
+    await expect(apps).toContainText("1 stale");
+    await expect(apps.getByRole("listitem").filter({ hasText: "flux-system/shop-api" })).toContainText("Stale");
+    await expect(apps.getByRole("listitem").filter({ hasText: "flux-system/shop-worker" })).toContainText("Drifted");
     await expect(prod.row("Controller")).toContainText("GitRepository AuthenticationFailed");
     await expect(prod.row("Controller")).toContainText(/authentication required/);
-    // The approved revision is the 1.8.0 promotion; the applied one is still 1.7.0.
-    await expect(prod.row("Approved")).toContainText("promote to production: api: 1.8.0 adds checkout retries with backoff");
+    // What the cluster runs: the 1.7.0 promotion, applied before the token was rotated.
     await expect(prod.row("Applied")).toContainText("promote to production: api: 1.7.0 moves sessions to redis");
     // Two drifted objects, one of them unowned.
     await expect(prod.row("Drift")).toContainText("Modified");
     await expect(prod.row("Drift")).toContainText("1 unowned");
-    await expect(prod.alerts).toContainText(/production is stale/);
-    await expect(prod.alerts).toContainText(/AuthenticationFailed/);
+    await expect(prod.alerts).toContainText(/production: 1 drifted object with no owner/);
+    await expect(prod.alerts).toContainText("GitRepository/flux-system/flux-system is failing (AuthenticationFailed)");
+  });
+
+  test("staging is an Argo CD app-of-apps: the root Application and one child per service", async ({ page }) => {
+    const envs = new EnvironmentsPage(page);
+    await envs.open();
+    const apps = envs.card("staging").row("Applications");
+    await expect(apps).toContainText("5 applications:");
+    await expect(apps).toContainText("1 paused");
+    // Only the root's automated sync was turned off; its children keep syncing.
+    await expect(apps.getByRole("listitem").filter({ hasText: "argocd/shop-staging" })).toContainText("Paused");
+    await expect(apps.getByRole("listitem").filter({ hasText: "argocd/staging-api" })).toHaveCount(0);
   });
 
   test("staging shows an unattributed pause detected in the cluster, written by kubectl-patch", async ({ page }) => {

@@ -1,14 +1,13 @@
 import { test, expect } from "./fixtures";
-import { EnvironmentsPage } from "./pages/environmentsPage";
 import { LineagePage } from "./pages/lineagePage";
 import { CommitPage } from "./pages/commitPage";
 
 test.describe("lineage", () => {
-  test("a reviewer takes production's approved commit from the environments page, finds it by short sha and sees where it is live", async ({ page, capture }) => {
-    const envs = new EnvironmentsPage(page);
-    await envs.open();
-    const shaLink = envs.card("production").shaLink("Approved");
-    const shortSha = (await shaLink.innerText()).trim();
+  test("a reviewer takes the approved commit of production's api application, finds it by short sha and sees where it is live", async ({ page, capture }) => {
+    // Production is many applications, each with its own approved revision: the api's is the 1.8.0 promotion.
+    await page.goto("/environments/production/applications/flux-system%2Fshop-api");
+    const approved = page.getByRole("term").filter({ hasText: /^Approved$/ }).locator("xpath=following-sibling::dd[1]");
+    const shortSha = (await approved.innerText()).trim().slice(0, 7);
     expect(shortSha).toMatch(/^[0-9a-f]{7}$/);
 
     const lineage = new LineagePage(page);
@@ -16,7 +15,9 @@ test.describe("lineage", () => {
     // The commit's row carries a badge per environment: live in test and staging, pending in production.
     const row = lineage.commitRow(shortSha);
     await expect(row).toContainText("promote to production: api: 1.8.0 adds checkout retries with backoff");
-    await expect(row).toContainText(/live .*live .*pending/);
+    // One column per application: live in test (through a later commit), pending in production's api application only.
+    await expect(row.getByRole("cell").filter({ hasText: /^live/ })).toHaveCount(1);
+    await expect(row.getByRole("cell").filter({ hasText: /^pending/ })).toHaveCount(1);
     await capture(page, "lineage");
 
     await lineage.findCommit(shortSha);
@@ -27,10 +28,13 @@ test.describe("lineage", () => {
     const testEnv = commit.environment("test");
     await expect(testEnv).toContainText(/live in test since/);
     await expect(testEnv).toContainText(/through applied revision [0-9a-f]{7}: a later commit that contains this one\./);
-    const staging = commit.environment("staging");
-    await expect(staging).toContainText(/live in staging since/);
-    const production = commit.environment("production");
-    await expect(production).toContainText(/pending in production: source AuthenticationFailed for \d+h/);
+    // Staging's app-of-apps: the root and every child Application run a revision that contains it.
+    await expect(commit.cardsOf("staging")).toHaveCount(5);
+    await expect(commit.application("staging", "argocd/staging-api")).toContainText(/live in staging · argocd\/staging-api since/);
+    // In production the commit concerns the api's application alone (it changes apps/production/api), and is pending there.
+    await expect(commit.cardsOf("production")).toHaveCount(1);
+    const production = commit.application("production", "flux-system/shop-api");
+    await expect(production).toContainText(/pending in production · flux-system\/shop-api: source AuthenticationFailed for \d+h/);
     await expect(production).toContainText(/Approved but not applied\. production runs [0-9a-f]{7}\./);
     await expect(production).toContainText(/Blocked since /);
 
@@ -59,7 +63,9 @@ test.describe("lineage", () => {
     const commit = new CommitPage(page);
     await expect(commit.heading).toHaveText("web: 2.5.0 shows delivery estimates");
     await expect(commit.environment("test")).toContainText(/live in test since/);
-    await expect(commit.environment("production")).toContainText("not in production yet");
+    // Web 2.5.0 changes envs/test only: none of production's eight applications includes it yet.
+    await expect(commit.cardsOf("production")).toHaveCount(8);
+    await expect(commit.application("production", "flux-system/shop-web")).toContainText("not in production · flux-system/shop-web yet");
 
     await lineage.open();
     await lineage.findCommit("xyz");

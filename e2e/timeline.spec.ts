@@ -42,11 +42,13 @@ test.describe("timeline", () => {
 
     await expect(timeline.event("Drift opened: Deployment shop/api (Modified)")).toHaveCount(1);
     await expect(timeline.event("Drift opened: Deployment shop/worker (Modified)")).toContainText("kubectl-edit");
-    await expect(timeline.event(/shop-production is failing \(AuthenticationFailed\)/)).toHaveCount(1);
+    await expect(timeline.event(/GitRepository\/flux-system\/flux-system is failing \(AuthenticationFailed\)/)).toHaveCount(1);
+    // The 1.8.0 promotion concerns one of production's applications: only the api's approved revision moved.
+    await expect(timeline.event(/flux-system\/shop-api in production approved [0-9a-f]{7}/)).not.toHaveCount(0);
     // The demo's claim (e2e/keyboard.spec.ts makes and releases one of its own in production earlier in the run).
     await expect(timeline.event("Divergence claimed").filter({ hasText: "Absorbing the checkout retry storm by hand" })).toHaveCount(1);
     // Nothing from the other environments.
-    await expect(timeline.event(/staging now runs|test now runs|Unattributed pause|shop-test/)).toHaveCount(0);
+    await expect(timeline.event(/staging now runs|test now runs|staging-api|Unattributed pause|shop-test/)).toHaveCount(0);
     await capture(page, "timeline-production");
 
     const csv = await timeline.download("CSV");

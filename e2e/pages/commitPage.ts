@@ -23,4 +23,14 @@ export class CommitPage {
   environment(env: string): Locator {
     return this.where.getByRole("listitem").filter({ has: this.page.getByRole("heading", { level: 3, name: env, exact: true }) });
   }
+
+  /** The card of one application of an environment of many ("production · flux-system/shop-api"). */
+  application(env: string, app: string): Locator {
+    return this.where.getByRole("listitem").filter({ has: this.page.getByRole("heading", { level: 3, name: `${env} · ${app}`, exact: true }) });
+  }
+
+  /** Every card of an environment, whether it has one application or many. */
+  cardsOf(env: string): Locator {
+    return this.where.getByRole("listitem").filter({ has: this.page.getByRole("heading", { level: 3, name: new RegExp(`^${env}( · |$)`) }) });
+  }
 }
