@@ -35,7 +35,7 @@ export function demoConfigYaml(world: DemoWorld): string {
       environment("staging", "Release candidates, reconciled by an Argo CD app-of-apps.", // The root Application deploys the child Applications, which live in argocd.
         { namespaces: ["argocd", "shop"], discover: { argocd: { namespace: "argocd" } } }, { staleAfter: "30m" }),
       // Production's infrastructure and Flux's own objects live outside the shop namespace.
-      environment("production", "Customers are here.", { namespaces: ["flux-system", "ingress-nginx", "shop"], discover: { flux: { namespaces: ["flux-system"] } } }, { staleAfter: "30m", confirmPause: true, maxPause: "1d" }),
+      environment("production", "Customers are here.", { namespaces: ["flux-system", "ingress-nginx", "shop"], discover: { flux: { namespaces: ["flux-system", "ingress-nginx"] } } }, { staleAfter: "30m", confirmPause: true, maxPause: "1d" }),
     ],
     alerts: { webhooks: [], runbooks: {}, auditCheckpoints: false },
   });

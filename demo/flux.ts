@@ -5,10 +5,12 @@
 // kustomize-controller (after those it dependsOn, so the Kustomizations one
 // applies are reconciled in the same round, as Flux would within seconds),
 // prunes what left its inventory, honours spec.suspend and records
-// lastAppliedRevision, inventory and conditions in status.
+// lastAppliedRevision, inventory and conditions in status; then helm-controller
+// releases the HelmReleases they applied (demo/helm.ts).
 import { renderManifests } from "@/lib/git";
 import { isClusterScoped } from "@/lib/git";
 import { runGit } from "@/lib/git/exec";
+import { reconcileHelmReleases } from "./helm";
 import { applyOrder, deleteObj, getObj, listObjs, patchStatus, serverSideApply, setCondition, type DemoKube } from "./kube-writer";
 
 type Obj = Record<string, unknown>;
@@ -127,6 +129,8 @@ export async function reconcileFlux(k: DemoKube, s: FluxSetup, repoGitDir: strin
       if (name === s.kustomization) result.applied = revision.split(":").pop() ?? "";
     }
   }
+  // ── helm-controller: releases what the Kustomizations just applied ─────
+  await reconcileHelmReleases(k, now);
   return result;
 }
 

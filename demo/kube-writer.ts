@@ -69,8 +69,8 @@ export function applyOrder(objs: Obj[]): Obj[] {
   return [...objs].sort((a, b) => rank(a) - rank(b));
 }
 
-/** The objects of one kind in a namespace, as a controller's informer would list them. */
-export async function listObjs(k: DemoKube, apiVersion: string, kind: string, namespace: string): Promise<Obj[]> {
+/** The objects of one kind in a namespace (all namespaces without one), as a controller's informer would list them. */
+export async function listObjs(k: DemoKube, apiVersion: string, kind: string, namespace?: string): Promise<Obj[]> {
   const r = k.discovery.lookup(apiVersion, kind);
   if (!r) return [];
   const list = await k.client.requestJson<{ items?: Obj[] }>("GET", resourcePath(r, namespace));

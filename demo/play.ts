@@ -13,7 +13,7 @@ import { environmentFiles, type ShopRelease } from "./shop";
 import { ACTIONS, DEMO_INCIDENT_URL, ENV_NAMES, FEATURES, INITIAL, PEOPLE, PRODUCTION_TOKEN_EXPIRES, type EnvName } from "./script";
 import { reconcileFlux, fluxObjects, type FluxSetup } from "./flux";
 import { reconcileArgo, argoObjects, type ArgoSetup } from "./argo";
-import { ARGOCD_APPLICATION_CRD, FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@driftwatch/kubesim";
+import { ARGOCD_APPLICATION_CRD, FLUX_GITREPOSITORY_CRD, FLUX_HELMRELEASE_CRD, FLUX_HELMREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD } from "@driftwatch/kubesim";
 import { serverSideApply } from "./kube-writer";
 import { newToken, type DemoWorld } from "./world";
 
@@ -84,7 +84,7 @@ async function kubectl(world: DemoWorld, env: EnvName, method: string, apiVersio
 async function bootstrap(world: DemoWorld, tokens: Record<EnvName, string>): Promise<void> {
   for (const env of ENV_NAMES) {
     const k = world.kubes[env];
-    for (const c of env === "staging" ? [ARGOCD_APPLICATION_CRD] : [FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD]) await serverSideApply(k, c, env === "staging" ? "argocd-server" : "flux");
+    for (const c of env === "staging" ? [ARGOCD_APPLICATION_CRD] : [FLUX_GITREPOSITORY_CRD, FLUX_KUSTOMIZATION_CRD, FLUX_HELMREPOSITORY_CRD, FLUX_HELMRELEASE_CRD]) await serverSideApply(k, c, env === "staging" ? "argocd-server" : "flux");
     await world.rediscover(env);
     const objs = env === "staging" ? argoObjects(argoSetup(DEMO_REPO_URL)) : fluxObjects(fluxSetup(env, DEMO_REPO_URL), tokens[env]);
     for (const o of objs) await serverSideApply(world.kubes[env], o, env === "staging" ? "argocd-server" : "flux");

@@ -188,19 +188,23 @@ export function productionFiles(release: ShopRelease, repoUrl: string): Record<s
       fluxKustomization("infra-configs", "./infrastructure/configs", { dependsOn: [{ name: "infra-controllers" }] }),
     ),
     "clusters/production/apps.yaml": doc(fluxKustomization("apps", "./apps/production/flux", { dependsOn: [{ name: "infra-configs" }] })),
+    // ingress-nginx is released by helm-controller from its chart; the HelmRelease is the fifth kind of application production holds.
     "infrastructure/controllers/ingress-nginx.yaml": doc(
       { apiVersion: "v1", kind: "Namespace", metadata: { name: "ingress-nginx" } },
       {
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        metadata: { name: "ingress-nginx-controller", namespace: "ingress-nginx", labels: { "app.kubernetes.io/name": "ingress-nginx" } },
+        apiVersion: "source.toolkit.fluxcd.io/v1",
+        kind: "HelmRepository",
+        metadata: { name: "ingress-nginx", namespace: "flux-system" },
+        spec: { interval: "24h", url: "https://kubernetes.github.io/ingress-nginx" },
+      },
+      {
+        apiVersion: "helm.toolkit.fluxcd.io/v2",
+        kind: "HelmRelease",
+        metadata: { name: "ingress-nginx", namespace: "ingress-nginx" },
         spec: {
-          replicas: 2,
-          selector: { matchLabels: { "app.kubernetes.io/name": "ingress-nginx" } },
-          template: {
-            metadata: { labels: { "app.kubernetes.io/name": "ingress-nginx" } },
-            spec: { containers: [{ name: "controller", image: "registry.k8s.io/ingress-nginx/controller:v1.11.3", ports: [{ name: "http", containerPort: 80 }], resources: { requests: { cpu: "100m", memory: "90Mi" } } }] },
-          },
+          interval: "30m",
+          chart: { spec: { chart: "ingress-nginx", version: "4.11.3", sourceRef: { kind: "HelmRepository", name: "ingress-nginx", namespace: "flux-system" } } },
+          values: { controller: { replicaCount: 2 } },
         },
       },
     ),

@@ -16,6 +16,8 @@ test.describe("applications", () => {
         await expect(page.getByRole("link", { name: `flux-system/${name}`, exact: true })).toBeVisible();
       }
       await expect(page.getByRole("row").filter({ hasText: "flux-system/infra-controllers" })).toContainText("shop:infrastructure/controllers@main");
+      // The HelmRelease infra-controllers applies is an application of its own, released from its chart.
+      await expect(page.getByRole("row").filter({ hasText: "ingress-nginx/ingress-nginx" })).toContainText("In sync");
       const row = page.getByRole("row").filter({ hasText: "flux-system/shop-api" });
       // Approved but not applied after its stale window: the most urgent of its states.
       await expect(row).toContainText("Stale");
@@ -39,6 +41,17 @@ test.describe("applications", () => {
       const scan = new AccessibilityScan(page);
       await scan.scan("application page");
       expect(scan.violations).toEqual([]);
+    });
+
+    test("production's ingress-nginx HelmRelease: its desired state is the release Helm installed", async ({ page }) => {
+      await page.goto("/environments/production/applications/ingress-nginx%2Fingress-nginx");
+      await expect(page.getByText("HelmRelease ingress-nginx/ingress-nginx")).toBeVisible();
+      const release = page.getByRole("region", { name: /Helm release/ });
+      await expect(release).toContainText("ingress-nginx 4.11.3 (app 1.11.3) · revision 1 · deployed");
+      await expect(release).toContainText("Git's values are the released ones.");
+      // The chart's Deployment, Service and ServiceAccount, as Helm applied them, and no drift in them.
+      await expect(page.locator("dt", { hasText: /^Objects$/ }).locator("xpath=following-sibling::dd[1]")).toHaveText("3");
+      await expect(page.getByRole("region", { name: "Open drift" })).toContainText("Live matches Git for this application.");
     });
 
     test("staging's app-of-apps: the root Application is paused by hand, the service it deploys still syncs", async ({ page }) => {

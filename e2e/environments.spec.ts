@@ -16,9 +16,9 @@ test.describe("environments page", () => {
     await expect(prod.status("Stale")).toBeVisible();
     await expect(prod.status("Drifted")).toBeVisible();
     await expect(prod.root).toContainText(/1 application has not applied the approved revision, the oldest for \d+h/);
-    // Eight applications discovered from production's Flux: infrastructure, the apps Kustomization and one per service.
+    // Nine applications discovered from production's Flux: infrastructure, the apps Kustomization, one per service and ingress-nginx's HelmRelease.
     const apps = prod.row("Applications");
-    await expect(apps).toContainText("8 applications:");
+    await expect(apps).toContainText("9 applications:");
     await expect(apps).toContainText("2 drifted");
     await expect(apps).toContainText("1 stale");
     await expect(apps.getByRole("listitem").filter({ hasText: "flux-system/shop-api" })).toContainText("Stale");
