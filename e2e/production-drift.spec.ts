@@ -34,6 +34,16 @@ test.describe("production drift", () => {
     await expect(worker).toContainText("kubectl-edit");
     await expect(worker).toContainText("unowned");
     await expect(worker).not.toContainText("Olivia");
+
+    // Production is many applications: each row names the one whose Git declares the object, and the list narrows to one.
+    await expect(api.getByRole("link", { name: "flux-system/shop-api" })).toBeVisible();
+    await expect(worker.getByRole("link", { name: "flux-system/shop-worker" })).toBeVisible();
+    await page.getByLabel("Application").selectOption("flux-system/shop-worker");
+    await expect(page).toHaveURL(/application=flux-system%2Fshop-worker/);
+    await expect(prod.driftRow("Deployment shop/api")).toHaveCount(0);
+    await expect(prod.driftRow("Deployment shop/worker")).toBeVisible();
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await expect(prod.driftRow("Deployment shop/api")).toBeVisible();
     await capture(page, "environment-production");
   });
 
