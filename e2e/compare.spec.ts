@@ -16,8 +16,9 @@ test.describe("compare environments", () => {
     await expect(compare.summary).toContainText(/staging\s*running\s*[0-9a-f]{7}/);
     await expect(compare.summary).toContainText(/production\s*running\s*[0-9a-f]{7}/);
     // Only in staging: its four child Applications. Only in production: Flux's GitRepository and eight Kustomizations,
-    // and the infrastructure (ingress-nginx's namespace and controller, the shop's quota).
-    await expect(compare.totals).toContainText(/\d+ differ · 4 only in staging · 12 only in production · \d+ identical/);
+    // and the infrastructure (ingress-nginx's HelmRepository, HelmRelease, namespace and the release's Deployment,
+    // Service and ServiceAccount; the shop's quota).
+    await expect(compare.totals).toContainText(/\d+ differ · 4 only in staging · 16 only in production · \d+ identical/);
 
     // Why does it work in staging? api 1.8.0 with CHECKOUT_RETRIES there, 1.7.0 scaled to 6 by hand here.
     const api = compare.object("Deployment shop/api");
