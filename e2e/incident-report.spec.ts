@@ -31,7 +31,7 @@ test.describe("incident report", () => {
     expect(all).toMatch(/Window \d{4}-\d\d-\d\d \d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d UTC \(24 h\)/);
     expect(all).toMatch(/Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC by Oona Operator/);
     // The summary sentence a manager quotes.
-    expect(all).toMatch(/Summary: 2 drift items opened, 0 resolved, 0 pauses, 2 alerts;/);
+    expect(all).toMatch(/Summary: 2 drift items opened, 0 resolved, 0 pauses, 3 alerts; median lead time \d[^;.]* over \d+ commits that went live\./);
 
     // Drift: the hand scale is owned by Olivia with a revert path; the hand edit of worker is nobody's.
     const drift = flat(pages[0]!);
@@ -41,8 +41,15 @@ test.describe("incident report", () => {
 
     // Pauses, alerts and lead times, each said plainly.
     expect(all).toContain("No reconciliation was paused in this window.");
-    expect(all).toMatch(/Alerts .*critical production: GitRepository\/flux-system\/flux-system is failing \(AuthenticationFailed\) \S+ \S+ UTC still open/);
+    // One rotated credential is one alert, however many of production's applications it holds up.
+    expect(all).toMatch(/Alerts .*critical production: GitRepository\/flux-system\/flux-system is failing \(AuthenticationFailed\), holding up 8 applications \S+ \S+ UTC still open/);
     expect(all).toContain("production: 1 drifted object with no owner");
+    // The stale alert names the application that is behind.
+    expect(all).toMatch(/production\/flux-system\/shop-api is stale: [0-9a-f]+ approved \d+ (min|h) ago/);
+    // Production's api application counts api 1.7.0 from its promotion to staging (the same application, by promotion
+    // key, one environment earlier; demo/script.ts), not from the commit that promoted it to production.
+    expect(all).toMatch(/Lead times \(commit → live\) Median lead time \d[^.]* over \d+ commits\./);
+    expect(all).toMatch(/[0-9a-f]{7} promote to staging: api: 1\.7\.0 moves sessions to redis changes staging \S+ \S+ \S+ \S+ UTC \S+ \S+ UTC \d+ h( \d+ min)?/);
 
     // The timeline starts on its own page, oldest first, with the claim's reason.
     const timelineAt = pages.findIndex((p) => flat(p).includes("Timeline Time What happened Who"));
