@@ -113,7 +113,8 @@ export const driftQuerySchema = z.object({
   sort: z.enum(DRIFT_SORTS).default("key"),
   dir: z.enum(["asc", "desc"]).default("asc"),
   limit: z.coerce.number().int().min(1).max(500).default(50).describe("Page size"),
-  cursor: z.string().max(4000).optional().describe("From the previous page's nextCursor, with the same sort"),
+  // Cursors are base64url: saying so keeps a forged one (or a fuzzer's) to 4,000 ASCII bytes of request line.
+  cursor: z.string().max(4000).regex(/^[A-Za-z0-9_-]*$/, "cursor is not one this API issued").optional().describe("From the previous page's nextCursor, with the same sort"),
 });
 export type DriftQuery = z.infer<typeof driftQuerySchema>;
 
