@@ -136,16 +136,14 @@ export function CompareClient({ environments, initial, initialParams, problem }:
           <section aria-label="Summary" className="grid gap-3 text-sm sm:grid-cols-2">
             <div className="rounded-lg border border-slate-200 bg-white p-3">
               <p className="font-semibold">{c.from.environment}</p>
-              <p className="text-xs text-slate-500">{c.mode === "live" ? "running" : "Git at"}</p>
-              <RevisionLine rev={c.from.revision} />
+              <SideRevision side={c.from} mode={c.mode} />
             </div>
             <div className="rounded-lg border border-slate-200 bg-white p-3">
               <p className="font-semibold">{c.to.environment}</p>
-              <p className="text-xs text-slate-500">{c.mode === "live" ? "running" : "Git at"}</p>
-              <RevisionLine rev={c.to.revision} />
+              <SideRevision side={c.to} mode={c.mode} />
             </div>
           </section>
-          {(c.applications.length > 1 || c.application !== null) && (
+          {(c.applications.length > 1 || c.application !== null || c.from.perApplication || c.to.perApplication) && (
             <CompareApplications applications={c.applications} from={c.from.environment} to={c.to.environment} chosen={c.application} onChoose={chooseApplication} />
           )}
           <p className="text-sm text-slate-700" aria-live="polite">
@@ -214,5 +212,16 @@ export function CompareClient({ environments, initial, initialParams, problem }:
         </>
       )}
     </div>
+  );
+}
+
+/** What one side runs: one revision, or (applications with sources of their own) each application its own. */
+export function SideRevision({ side, mode }: { side: CompareDto["from"]; mode: CompareDto["mode"] }) {
+  if (side.perApplication) return <p className="text-sm text-slate-600">Each application {mode === "live" ? "runs" : "is compared at"} its own commit (see Applications below).</p>;
+  return (
+    <>
+      <p className="text-xs text-slate-500">{mode === "live" ? "running" : "Git at"}</p>
+      <RevisionLine rev={side.revision} />
+    </>
   );
 }

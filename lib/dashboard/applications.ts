@@ -8,11 +8,12 @@ import { applicationKindSchema, type ApplicationKind } from "@/lib/applications/
 import { followsOf } from "@/lib/applications/refs";
 import { followedRefOf } from "@/lib/git/followed-ref";
 import { storedGitRef } from "./application-sources";
+import { applicationCommits } from "./application-revisions";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
 import { controllerStatus, envSpec, iso, rec, str } from "./mappers";
 import { findEnvironment } from "./environments";
 
-type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision" | "branchHead">;
+type Db = Pick<PrismaClient, "application" | "environment" | "pause" | "driftItem" | "appliedRevision" | "branchHead" | "repository" | "revision" | "$queryRaw">;
 
 const SELECT = {
   id: true,
@@ -151,7 +152,7 @@ export async function getApplication(db: Db, environment: string, name: string, 
   const { env, rows, rollupRows, staleAfterMs, resolutions } = await applicationsOf(db, environment, now, { name });
   const row = rows[0];
   if (!row) throw notFound(`application "${name}" in environment "${environment}"`);
-  const [drift, revisions] = await Promise.all([
+  const [drift, revisions, commits] = await Promise.all([
     db.driftItem.findMany({
       where: { applicationId: row.id, resolvedAt: null },
       select: { key: true, type: true, kind: true, namespace: true, name: true, openedAt: true, attributionManager: true },
@@ -159,12 +160,15 @@ export async function getApplication(db: Db, environment: string, name: string, 
       take: 500,
     }),
     db.appliedRevision.findMany({ where: { applicationId: row.id }, select: { sha: true, source: true, firstSeenAt: true, lastSeenAt: true, endedAt: true }, orderBy: { firstSeenAt: "desc" }, take: 50 }),
+    applicationCommits(db, [row.sources]),
   ]);
   return {
     environment: env.name,
     application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs, resolutions),
+    approved: commits.revision(row.sources, row.approvedSha),
+    applied: commits.revision(row.sources, row.appliedSha),
     drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),
-    revisions: revisions.map((r) => ({ sha: r.sha, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
+    revisions: revisions.map((r) => ({ sha: r.sha, revision: /^[0-9a-f]{40}$/.test(r.sha) ? commits.revision(row.sources, r.sha) : null, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
     helm: controllerStatus(row.controller)?.helm ?? null,
   };
 }

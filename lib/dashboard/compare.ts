@@ -9,9 +9,9 @@ import type { CompareApplicationDto, CompareDto, CompareFieldDto, CompareObjectD
 import { findEnvironment } from "./environments";
 import { partsOfKey } from "./object-key";
 import { repoHistory, revisionDto } from "./revisions";
+import { applicationCommits } from "./application-revisions";
 import { HIDDEN, maskSecret, stripNoise } from "./yaml-diff";
 import { inPromotionOrder } from "./environments";
-import { rec, str } from "./mappers";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObj = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -175,25 +175,25 @@ export async function compareEnvironments(db: PrismaClient, q: CompareQuery): Pr
   const stateRank = { differs: 0, "only-from": 1, "only-to": 2 };
   objects.sort((x, y) => stateRank[x.state] - stateRank[y.state] || x.key.localeCompare(y.key));
 
-  // Narrowed to one application, each side's revision is that application's (its own repository's commit).
+  // Narrowed to one application, each side's revision is that application's (its own repository's commit). An
+  // environment whose applications follow sources of their own has no revision of its own to show unnarrowed: the one
+  // it stores is its first application's.
+  const perApplication = (env: { repositoryId: string | null }) => q.application === undefined && env.repositoryId === null;
   const revisionFor = async (name: string, app: ComparedApplication | undefined) => {
     if (q.application !== undefined) {
       const sha = app?.appliedSha ?? app?.approvedSha ?? null;
       if (!app || !sha) return null;
-      const repositoryName = str(rec(Array.isArray(app.sources) ? app.sources[0] : undefined).repository);
-      const repository = repositoryName ? await db.repository.findUnique({ where: { name: repositoryName }, select: { id: true } }) : null;
-      const h = repository ? await repoHistory(db, repository.id) : null;
-      return revisionDto(sha, h?.commits.get(sha));
+      return (await applicationCommits(db, [app.sources])).revision(app.sources, sha);
     }
     const e = envRows.find((x) => x.name === name);
     const sha = e?.appliedSha ?? e?.approvedSha ?? null;
-    if (!e || !sha) return null;
-    const h = e.repositoryId ? await repoHistory(db, e.repositoryId) : null;
-    return revisionDto(sha, h?.commits.get(sha));
+    if (!e || !sha || e.repositoryId === null) return null;
+    const h = await repoHistory(db, e.repositoryId);
+    return revisionDto(sha, h.commits.get(sha));
   };
   return {
-    from: { environment: a.name, revision: await revisionFor(a.name, chosenA) },
-    to: { environment: b.name, revision: await revisionFor(b.name, chosenB) },
+    from: { environment: a.name, revision: await revisionFor(a.name, chosenA), perApplication: perApplication(a) },
+    to: { environment: b.name, revision: await revisionFor(b.name, chosenB), perApplication: perApplication(b) },
     application: q.application ?? null,
     applications: matchApplications(appsA, appsB),
     mode: q.mode,

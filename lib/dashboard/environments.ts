@@ -7,9 +7,10 @@ import { applicationPagePath } from "./object-key";
 import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
-import type { DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
+import type { ApplicationRevisionsDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
 import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
 import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
+import { applicationCommits } from "./application-revisions";
 
 type Db = PrismaClient;
 
@@ -98,16 +99,12 @@ interface Related {
   alerts: Map<string, Awaited<ReturnType<Db["alert"]["findMany"]>>>;
   runs: Map<string, Awaited<ReturnType<Db["collectionRun"]["findMany"]>>[number]>;
   histories: Map<string, RepoHistory>;
-  /** Commits named by environments without a repository of their own (they only discover applications), by sha. */
-  commits: Map<string, CommitInfo>;
 }
 
 async function related(db: Db, rows: EnvRow[]): Promise<Related> {
   const ids = rows.map((r) => r.id);
   const repoIds = [...new Set(rows.map((r) => r.repositoryId).filter((id): id is string => id !== null))];
-  // An environment that only discovers has no repository history of its own: its revisions are looked up by sha.
-  const loose = [...new Set(rows.filter((r) => r.repositoryId === null).flatMap((r) => [r.approvedSha, r.appliedSha]).filter((s): s is string => s !== null))];
-  const [counts, pauses, alerts, runs, histories, applications, looseCommits] = await Promise.all([
+  const [counts, pauses, alerts, runs, histories, applications] = await Promise.all([
     openDriftCounts(db, ids),
     db.pause.findMany({ where: { environmentId: { in: ids }, endedAt: null }, include: pauseInclude, orderBy: { startedAt: "asc" } }),
     db.alert.findMany({ where: { environmentId: { in: ids }, resolvedAt: null }, orderBy: { openedAt: "desc" } }),
@@ -115,9 +112,6 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
     Promise.all(repoIds.map((id) => repoHistory(db, id))),
     // One query for every card: the rollup is computed per environment in memory.
     db.application.findMany({ where: { environmentId: { in: ids }, removedAt: null }, select: applicationSelect, orderBy: { name: "asc" } }),
-    loose.length === 0
-      ? []
-      : db.revision.findMany({ where: { sha: { in: loose } }, distinct: ["sha"], select: { sha: true, parents: true, authorName: true, authorEmail: true, committedAt: true, message: true, changedPaths: true } }),
   ]);
   const group = <T extends { environmentId: string | null }>(list: T[]) => {
     const m = new Map<string, T[]>();
@@ -137,7 +131,6 @@ async function related(db: Db, rows: EnvRow[]): Promise<Related> {
     alerts: group(alerts),
     runs: runByEnv,
     histories: new Map(histories.map((h) => [h.repositoryId, h])),
-    commits: new Map(looseCommits.map((c) => [c.sha, { ...c, committedAt: c.committedAt.toISOString() }])),
   };
 }
 
@@ -239,10 +232,12 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
     statusReason: status.reason,
     flags: status.flags,
     source: { repository: row.repository?.name ?? null, branch: row.branch, path: row.path, render: spec.render },
-    approved: revisionOf(row.approvedSha, h?.commits ?? rel.commits),
-    applied: revisionOf(row.appliedSha, h?.commits ?? rel.commits),
-    appliedSource: row.appliedSource === "controller" || row.appliedSource === "inferred" ? row.appliedSource : null,
-    appliedSince: iso(row.appliedSince),
+    // An environment without a source of its own stores its first application's revisions: read as the environment's
+    // they would be one application's, so it has none (each application's are on the environment page and its own).
+    approved: row.repositoryId ? revisionOf(row.approvedSha, h?.commits) : null,
+    applied: row.repositoryId ? revisionOf(row.appliedSha, h?.commits) : null,
+    appliedSource: row.repositoryId && (row.appliedSource === "controller" || row.appliedSource === "inferred") ? row.appliedSource : null,
+    appliedSince: row.repositoryId ? iso(row.appliedSince) : null,
     behind,
     drift: { total: counts.total, Modified: counts.Modified, Missing: counts.Missing, Extra: counts.Extra, unowned: counts.unowned },
     controller: controller
@@ -331,10 +326,29 @@ function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: Array
   return { current: revisionDto(current, h?.commits.get(current)), targets };
 }
 
+/** Each application's approved and applied revisions, resolved in its own repository: an environment without a source of its own has none. */
+async function applicationRevisions(db: Db, row: EnvRow): Promise<ApplicationRevisionsDto[] | null> {
+  if (row.repositoryId !== null) return null;
+  const apps = await db.application.findMany({
+    where: { environmentId: row.id, removedAt: null },
+    select: { name: true, sources: true, approvedSha: true, appliedSha: true, appliedSince: true, appliedBehind: true },
+    orderBy: { name: "asc" },
+  });
+  const commits = await applicationCommits(db, apps.map((a) => a.sources));
+  return apps.map((a) => ({
+    name: a.name,
+    href: applicationPagePath(row.name, a.name),
+    approved: commits.revision(a.sources, a.approvedSha),
+    applied: commits.revision(a.sources, a.appliedSha),
+    appliedSince: iso(a.appliedSince),
+    behind: a.appliedBehind,
+  }));
+}
+
 export async function getEnvironmentDetail(db: Db, name: string, now = new Date()): Promise<EnvironmentDetailDto> {
   const row = await db.environment.findFirst({ where: { name, removedAt: null }, select: envSelect });
   if (!row) throw notFound(`environment "${name}"`);
-  const [rel, lastRun, lastGoodRun, ignoredRows, applied, kinds, namespaces, applications] = await Promise.all([
+  const [rel, lastRun, lastGoodRun, ignoredRows, applied, kinds, namespaces, applications, perApplication] = await Promise.all([
     related(db, [row]),
     row.lastRunId ? db.collectionRun.findUnique({ where: { id: row.lastRunId } }) : null,
     row.lastGoodRunId ? db.collectionRun.findUnique({ where: { id: row.lastGoodRunId }, select: { stats: true } }) : null,
@@ -352,6 +366,7 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
       WHERE d."environmentId" = ${row.id}::uuid AND d."resolvedAt" IS NULL
         AND (SELECT count(*) FROM "Application" x WHERE x."environmentId" = ${row.id}::uuid AND x."removedAt" IS NULL) > 1
       ORDER BY 1`,
+    applicationRevisions(db, row),
   ]);
   const summary = summarise(row, rel, now);
   const h = row.repositoryId ? rel.histories.get(row.repositoryId) : undefined;
@@ -370,6 +385,7 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
     lastRun: lastRun ? runDto(row.name, lastRun) : null,
     ignored: { total: typeof stats.ignored === "number" ? stats.ignored : null, byRule },
     rollback: rollbackTargets(row, h, applied),
+    applicationRevisions: perApplication,
     facets: { kinds: kinds.map((k) => k.v), namespaces: namespaces.map((n) => n.v), applications: applications.map((a) => a.v) },
     now: now.toISOString(),
   };

@@ -8,6 +8,7 @@ import { findEnvironment } from "./environments";
 import { claimRef, changeDtos, driftItemDto, type DriftRow } from "./mappers";
 import { partsOfKey } from "./object-key";
 import { revisionDto } from "./revisions";
+import { repositoryIdsByName, storedSources } from "./application-sources";
 import { objectDiff } from "./yaml-diff";
 
 function isKubeObject(v: unknown): v is KubeObject {
@@ -31,23 +32,40 @@ function browsableUrl(url: string | null | undefined): string | null {
   return url.replace(/\.git$/, "");
 }
 
+/**
+ * The commit an object was rendered from, and the repository holding it: the
+ * environment's own, or, in an environment whose applications follow sources
+ * of their own, one of the object's application's sources.
+ */
+async function renderedFrom(db: PrismaClient, environmentRepositoryId: string | null, applicationId: string | null, sha: string) {
+  let repositoryIds: string[] = environmentRepositoryId ? [environmentRepositoryId] : [];
+  if (!environmentRepositoryId && applicationId) {
+    const [app, ids] = await Promise.all([db.application.findUnique({ where: { id: applicationId }, select: { sources: true } }), repositoryIdsByName(db)]);
+    repositoryIds = storedSources(app?.sources, ids).map((s) => s.repositoryId);
+  }
+  if (repositoryIds.length === 0) return null;
+  const revision = await db.revision.findFirst({ where: { repositoryId: { in: repositoryIds }, sha }, include: { repository: { select: { url: true } } } });
+  if (revision) return { revision, url: revision.repository.url };
+  const repository = await db.repository.findUnique({ where: { id: repositoryIds[0]! }, select: { url: true } });
+  return { revision: null, url: repository?.url ?? null };
+}
+
 export async function getObjectDetail(db: PrismaClient, environment: string, key: string, now = new Date()): Promise<ObjectDetailDto> {
   const parts = partsOfKey(key);
   if (!parts) throw notFound(`object "${key}"`);
   const env = await findEnvironment(db, environment);
   const where = { environmentId_key: { environmentId: env.id, key } };
-  const [desired, live, items, repo] = await Promise.all([
+  const [desired, live, items] = await Promise.all([
     db.desiredObject.findUnique({ where }),
     db.liveObject.findUnique({ where }),
     db.driftItem.findMany({ where: { environmentId: env.id, key }, orderBy: { openedAt: "desc" }, take: 100 }),
-    env.repositoryId ? db.repository.findUnique({ where: { id: env.repositoryId }, select: { url: true } }) : null,
   ]);
   if (!desired && !live && items.length === 0) throw notFound(`object ${key} in environment "${environment}"`);
 
   const hashes = [desired?.blobHash, live?.blobHash].filter((h): h is string => Boolean(h));
-  const [blobs, revision, claims] = await Promise.all([
+  const [blobs, rendered, claims] = await Promise.all([
     hashes.length ? db.objectBlob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, body: true } }) : [],
-    desired && env.repositoryId ? db.revision.findUnique({ where: { repositoryId_sha: { repositoryId: env.repositoryId, sha: desired.revisionSha } } }) : null,
+    desired ? renderedFrom(db, env.repositoryId, desired.applicationId, desired.revisionSha) : null,
     items.length
       ? db.claimItem.findMany({
           where: { driftItemId: { in: items.map((i) => i.id) } },
@@ -75,10 +93,10 @@ export async function getObjectDetail(db: PrismaClient, environment: string, key
       desired && diff.desiredYaml !== null
         ? {
             yaml: diff.desiredYaml,
-            revision: revisionDto(desired.revisionSha, revision ? { ...revision, committedAt: revision.committedAt.toISOString() } : null),
+            revision: revisionDto(desired.revisionSha, rendered?.revision ? { ...rendered.revision, committedAt: rendered.revision.committedAt.toISOString() } : null),
             sourcePath: desired.sourcePath,
             updatedAt: desired.updatedAt.toISOString(),
-            repositoryUrl: browsableUrl(repo?.url),
+            repositoryUrl: browsableUrl(rendered?.url),
           }
         : null,
     live: live && diff.liveYaml !== null ? { yaml: diff.liveYaml, resourceVersion: live.resourceVersion, updatedAt: live.updatedAt.toISOString() } : null,

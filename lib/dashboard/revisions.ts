@@ -30,7 +30,7 @@ interface Cached {
 
 const holder = globalThis as typeof globalThis & { __driftwatchRepoHistory?: Map<string, Cached> };
 
-export async function repoHistory(db: PrismaClient, repositoryId: string): Promise<RepoHistory> {
+export async function repoHistory(db: Pick<PrismaClient, "$queryRaw" | "revision">, repositoryId: string): Promise<RepoHistory> {
   const cache = (holder.__driftwatchRepoHistory ??= new Map());
   const [v] = await db.$queryRaw<Array<{ n: bigint; latest: Date | null }>>`
     SELECT count(*) AS n, max("ingestedAt") AS latest FROM "Revision" WHERE "repositoryId" = ${repositoryId}::uuid`;

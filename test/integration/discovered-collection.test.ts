@@ -186,8 +186,8 @@ forEachCluster((server) => {
       const [card] = (await listEnvironments(db, { path: "driftwatch.yaml", exists: true, declared: 1 })).environments;
       expect(card).toMatchObject({ status: "Stale", applications: { total: 9, stale: 1 }, behind: null });
       expect(card?.statusReason).toMatch(/^1 application has not applied the approved revision, the oldest for 1h/);
-      expect(card?.approved?.message).toEqual(expect.any(String));
-      expect(card?.applied?.message).toEqual(expect.any(String));
+      // No revision is the environment's own (the one it stores is its first application's): each application has its own.
+      expect(card).toMatchObject({ approved: null, applied: null });
       // The card reads as the environment's applications, not as its first one's revisions and controller.
       const shown = renderToString(createElement(EnvironmentCard, { env: card!, now: Date.now() })).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
       expect(shown).toMatch(/Applications 9 applications/);

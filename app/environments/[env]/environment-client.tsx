@@ -16,6 +16,7 @@ import { useFallbackPoll } from "@/components/live/live-updates";
 import type { DriftListDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
 import { Panel, RefreshNow, PauseBanner, RollbackTarget, ROLLBACK_SHOWN } from "./environment-panels-client";
+import { ApplicationRevisions } from "@/components/application-revisions";
 import { DriftSection } from "./environment-drift-client";
 import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
 
@@ -135,36 +136,40 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Panel title="Revisions">
-          <dl className="space-y-2 text-sm">
-            <div>
-              <dt className="text-slate-500">
-                {env.source.branch ? `Approved (newest commit on ${env.source.branch} changing what this environment renders)` : "Approved (of its primary application; each application has its own)"}
-              </dt>
-              <dd>
-                <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
-              </dd>
-            </div>
-            <div>
-              <dt className="text-slate-500">Applied {env.appliedSource === "inferred" ? "(inferred from live state)" : env.appliedSource === "controller" ? "(reported by the controller)" : ""}</dt>
-              <dd>
-                <RevisionLine rev={env.applied}>
-                  {env.appliedSince && (
-                    <span className="text-xs text-slate-500">
-                      since <Time iso={env.appliedSince} />
-                    </span>
-                  )}
-                </RevisionLine>
-              </dd>
-            </div>
-            {env.behind && (
+          {env.applicationRevisions ? (
+            <ApplicationRevisions environment={env.name} applications={env.applicationRevisions} now={now} />
+          ) : (
+            <dl className="space-y-2 text-sm">
               <div>
-                <dt className="sr-only">Behind</dt>
-                <dd className="rounded bg-violet-50 px-2 py-1 text-violet-950">
-                  Behind by {plural(env.behind.commits, "approved commit")} since <Time iso={env.behind.since} /> (<Ago iso={env.behind.since} now={now} />).
+                <dt className="text-slate-500">
+                  Approved (newest commit on {env.source.branch} changing what this environment renders)
+                </dt>
+                <dd>
+                  <RevisionLine rev={env.approved}>{env.approved?.committedAt && <Ago iso={env.approved.committedAt} now={now} className="text-xs text-slate-500" />}</RevisionLine>
                 </dd>
               </div>
-            )}
-          </dl>
+              <div>
+                <dt className="text-slate-500">Applied {env.appliedSource === "inferred" ? "(inferred from live state)" : env.appliedSource === "controller" ? "(reported by the controller)" : ""}</dt>
+                <dd>
+                  <RevisionLine rev={env.applied}>
+                    {env.appliedSince && (
+                      <span className="text-xs text-slate-500">
+                        since <Time iso={env.appliedSince} />
+                      </span>
+                    )}
+                  </RevisionLine>
+                </dd>
+              </div>
+              {env.behind && (
+                <div>
+                  <dt className="sr-only">Behind</dt>
+                  <dd className="rounded bg-violet-50 px-2 py-1 text-violet-950">
+                    Behind by {plural(env.behind.commits, "approved commit")} since <Time iso={env.behind.since} /> (<Ago iso={env.behind.since} now={now} />).
+                  </dd>
+                </div>
+              )}
+            </dl>
+          )}
         </Panel>
 
         <Panel title="Controller">

@@ -6,7 +6,7 @@ import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
 import { applicationKindSchema, FOLLOWS_KINDS } from "@/lib/applications/spec";
 import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
-import { HelmReleaseDto } from "./environments";
+import { HelmReleaseDto, RevisionDto } from "./environments";
 import { envName } from "./params";
 import { count, isoTime, named, object } from "./schema";
 
@@ -76,8 +76,10 @@ export const ApplicationDetailDto = named(
   object({
     environment: z.string(),
     application: ApplicationSummaryDto,
+    approved: RevisionDto.nullable().describe("The approved revision's commit, resolved in the application's own repository (message null for a chart version or a commit not fetched yet)"),
+    applied: RevisionDto.nullable().describe("The applied revision's commit, resolved in the application's own repository"),
     drift: z.array(object({ key: z.string(), type: z.enum(DRIFT_TYPES), kind: z.string(), namespace: z.string(), name: z.string(), openedAt: isoTime, attributionManager: z.string().nullable() })),
-    revisions: z.array(object({ sha: z.string(), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
+    revisions: z.array(object({ sha: z.string(), revision: RevisionDto.nullable().describe("The commit in the application's repository; null for a chart version"), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
     helm: HelmReleaseDto.nullable().describe("A Flux HelmRelease application's release (chart, version, masked values diff, history) as of its last collection; null for any other"),
   }),
   "One application: its summary, its open drift (up to 500, by key), the revisions it applied (newest first, up to 50) and, for a HelmRelease, its release",

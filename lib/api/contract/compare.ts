@@ -16,7 +16,13 @@ export const CompareObjectDto = object({
 });
 export type CompareObjectDto = z.infer<typeof CompareObjectDto>;
 
-const side = object({ environment: z.string(), revision: RevisionDto.nullable() });
+const side = object({
+  environment: z.string(),
+  revision: RevisionDto.nullable().describe("What the environment runs (Git at, in desired mode); narrowed to an application, that application's, resolved in its own repository"),
+  perApplication: z
+    .boolean()
+    .describe("The environment's applications follow sources of their own (discover:) and no application was chosen: no one revision is the environment's, so revision is null and each application's commit is in applications"),
+});
 
 const applicationSide = object({
   name: z.string(),

@@ -210,8 +210,8 @@ const environmentSummaryShape = {
   statusReason: z.string(),
   flags: z.array(StatusFlag),
   source: object({ repository: z.string().nullable(), branch: z.string(), path: z.string(), render: z.string().nullable() }),
-  approved: RevisionDto.nullable(),
-  applied: RevisionDto.nullable(),
+  approved: RevisionDto.nullable().describe("null for an environment whose applications follow sources of their own (discover:): each has its own, see applicationRevisions"),
+  applied: RevisionDto.nullable().describe("null for an environment whose applications follow sources of their own (discover:)"),
   appliedSource: z.enum(["controller", "inferred"]).nullable().describe('"controller" when the GitOps controller reports it; "inferred" when matched from live state'),
   appliedSince: isoTime.nullable(),
   behind: object({ since: isoTime, commits: count })
@@ -262,6 +262,16 @@ export const RollbackTargetDto = object({
 });
 export type RollbackTargetDto = z.infer<typeof RollbackTargetDto>;
 
+export const ApplicationRevisionsDto = object({
+  name: z.string(),
+  href: z.string().describe("The application's page"),
+  approved: RevisionDto.nullable(),
+  applied: RevisionDto.nullable(),
+  appliedSince: isoTime.nullable(),
+  behind: z.boolean().describe("The approved revision is not contained in the applied one, by the ancestry the collector checked"),
+});
+export type ApplicationRevisionsDto = z.infer<typeof ApplicationRevisionsDto>;
+
 export const EnvironmentDetailDto = named(
   "EnvironmentDetail",
   object({
@@ -270,6 +280,10 @@ export const EnvironmentDetailDto = named(
     lastRun: RunDto.nullable(),
     ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
     rollback: object({ current: RevisionDto.nullable(), targets: z.array(RollbackTargetDto) }),
+    applicationRevisions: z
+      .array(ApplicationRevisionsDto)
+      .nullable()
+      .describe("An environment whose applications follow sources of their own (discover:): each application's approved and applied revisions, resolved in its own repository, by name; null for an environment with one source"),
     facets: object({ kinds: z.array(z.string()), namespaces: z.array(z.string()), applications: z.array(z.string()).describe("The applications with open drift, when the environment holds more than one") }),
     now: isoTime,
   }),

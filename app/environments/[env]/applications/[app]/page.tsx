@@ -13,7 +13,7 @@ import { Breadcrumb } from "@/components/breadcrumb";
 import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { Follows } from "@/components/follows";
 import { ApplicationSources } from "@/components/application-sources";
-import { RevisionText } from "@/components/revision";
+import { RevisionLine, RevisionText } from "@/components/revision";
 import { Time } from "@/components/time";
 import { sourceText } from "@/lib/dashboard/format";
 import { DriftTypeBadge } from "@/components/status-badge";
@@ -66,9 +66,11 @@ export default async function ApplicationPage({ params }: Props) {
           <Follows sources={a.sources} />
         </dd>
         <dt className="text-slate-600">Approved</dt>
-        <dd>{a.approvedSha ? <RevisionText value={a.approvedSha} /> : "—"}</dd>
+        <dd>{detail.approved?.message ? <RevisionLine rev={detail.approved} /> : a.approvedSha ? <RevisionText value={a.approvedSha} /> : "—"}</dd>
         <dt className="text-slate-600">Applied</dt>
-        <dd>{a.appliedSha ? <RevisionText value={a.appliedSha} /> : "—"} {a.appliedSource ? `(${a.appliedSource})` : ""}</dd>
+        <dd className="flex flex-wrap items-baseline gap-x-2">
+          {detail.applied?.message ? <RevisionLine rev={detail.applied} /> : a.appliedSha ? <RevisionText value={a.appliedSha} /> : "—"} {a.appliedSource ? `(${a.appliedSource})` : ""}
+        </dd>
         <dt className="text-slate-600">Objects</dt>
         <dd>{a.objectCount}</dd>
         {a.lastError && (
@@ -113,7 +115,7 @@ export default async function ApplicationPage({ params }: Props) {
         <ul className="text-sm">
           {detail.revisions.map((r) => (
             <li key={`${r.sha}${r.firstSeenAt}`} className="flex gap-3 py-0.5">
-              <RevisionText value={r.sha} />{" "}
+              {r.revision?.message ? <RevisionLine rev={r.revision} /> : <RevisionText value={r.sha} />}{" "}
               <span className="text-slate-600">
                 from <Time iso={r.firstSeenAt} />
               </span>

@@ -1,0 +1,47 @@
+// The revisions of an environment whose applications follow sources of their
+// own: no one approved or applied revision is the environment's, so each
+// application's is listed with its commit (from its own repository), those
+// behind first.
+import Link from "next/link";
+import type { ApplicationRevisionsDto } from "@/lib/api/contract";
+import { Ago } from "./time";
+import { RevisionLine } from "./revision";
+
+/** Enough to see which applications run what; the applications page lists every one. */
+export const APPLICATION_REVISIONS_SHOWN = 10;
+
+export function ApplicationRevisions({ environment, applications, now }: { environment: string; applications: ApplicationRevisionsDto[]; now: number }) {
+  if (applications.length === 0) return <p className="text-sm text-slate-600">No applications yet: each one&apos;s revisions show here once collected.</p>;
+  const ordered = [...applications].sort((a, b) => Number(b.behind) - Number(a.behind));
+  const shown = ordered.slice(0, APPLICATION_REVISIONS_SHOWN);
+  return (
+    <div className="space-y-2 text-sm">
+      <p className="text-slate-600">Each application follows its own source: its applied revision, and the approved one when it has not applied it.</p>
+      <ul className="space-y-2" aria-label="Revisions per application">
+        {shown.map((a) => (
+          <li key={a.name}>
+            <Link href={a.href} className="font-medium text-blue-700 hover:underline">
+              {a.name}
+            </Link>
+            <div className="pl-3">
+              <RevisionLine rev={a.applied}>{a.appliedSince && <Ago iso={a.appliedSince} now={now} className="text-xs text-slate-500" />}</RevisionLine>
+              {a.behind && a.approved && (
+                <div className="flex flex-wrap items-baseline gap-x-2 text-violet-950">
+                  <span className="text-xs">approved, not applied:</span>
+                  <RevisionLine rev={a.approved} />
+                </div>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {applications.length > shown.length && (
+        <p>
+          <Link href={`/environments/${encodeURIComponent(environment)}/applications`} className="text-blue-700 hover:underline">
+            {applications.length - shown.length} more applications
+          </Link>
+        </p>
+      )}
+    </div>
+  );
+}

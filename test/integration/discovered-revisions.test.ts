@@ -1,0 +1,129 @@
+// The commits of an environment that only discovers its applications (the Flux
+// fleet estate, test/fixtures/estates/flux-fleet, committed into a real Git
+// repository and reconciled as Flux would): the environment has no repository
+// of its own, so every revision a page shows is resolved in its application's
+// repository. On the imitation and on a real kube-apiserver.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { forEachCluster, type TestCluster } from "../support/clusters";
+import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { runCollection } from "../support/collector-env";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { getApplication } from "@/lib/dashboard/applications";
+import { getObjectDetail } from "@/lib/dashboard/objects";
+import { compareEnvironments } from "@/lib/dashboard/compare";
+import { compareQuerySchema } from "@/lib/api/contract/compare";
+import { ApplicationDetailDto, EnvironmentDetailDto } from "@/lib/api/contract";
+import { ApplicationRevisions } from "@/components/application-revisions";
+import { SideRevision } from "@/app/compare/compare-client";
+
+const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
+/** Every Kustomization of the fleet's production cluster. */
+const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
+
+const db = getPrisma();
+let dir: string;
+let cluster: TestCluster | undefined;
+let fleet: TestRepo;
+let config: DriftwatchConfig;
+const kubectl = kubectlFor(() => cluster);
+
+const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
+/** What Flux reports once it has reconciled a push: every Kustomization of the repository at the branch's head. */
+async function fluxApplies(sha: string) {
+  const status = JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
+  for (const name of KUSTOMIZATIONS) await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status]);
+}
+const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ");
+
+forEachCluster((server) => {
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-discovered-revisions-"));
+    cluster = await server().forCase(dir);
+    fleet = TestRepo.create("flux-fleet");
+    commitFluxFleet(fleet);
+    config = parseConfig(
+      stringify({
+        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+        environments: [
+          // A single-source environment beside it, to compare with (never collected: it only has to exist).
+          { name: "staging", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], source: { repository: "fleet", branch: "main", path: "apps/staging" } },
+          { name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } },
+        ],
+      }),
+    );
+    await resetDatabase(db);
+    await reconcileFleetProduction(kubectl, cluster);
+  }, 120_000);
+  afterEach(async () => {
+    await cluster?.release();
+    cluster = undefined;
+    fleet.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  describe("the revisions of an environment whose applications follow sources of their own", () => {
+    it("the environment, object and compare pages name each application's commits from its own repository, never one revision as the environment's", async () => {
+      const estate = fleet.head();
+      await fluxApplies(estate);
+      await run();
+      fleet.write("apps/production/api/README.md", "# shop-api\n");
+      const api = fleet.commit("api: a readme");
+      await fluxApplies(api);
+      await run();
+
+      // The environment: no approved or applied revision of its own (the one it stores is its first application's);
+      // each application's, with the commit message from the fleet repository.
+      const env = EnvironmentDetailDto.parse(await getEnvironmentDetail(db, "production"));
+      expect(env).toMatchObject({ approved: null, applied: null, appliedSource: null, appliedSince: null });
+      const byName = new Map(env.applicationRevisions?.map((a) => [a.name, a]));
+      expect(byName.get("flux-system/shop-api")).toMatchObject({
+        href: "/environments/production/applications/flux-system%2Fshop-api",
+        approved: { sha: api, message: "api: a readme", authorName: expect.any(String) },
+        applied: { sha: api, message: "api: a readme" },
+        behind: false,
+      });
+      // The cart's files did not change: approved is the estate's commit, applied the head Flux reports.
+      expect(byName.get("flux-system/shop-cart")).toMatchObject({ approved: { sha: estate, message: "flux-fleet" }, applied: { sha: api, message: "api: a readme" } });
+      expect(env.applicationRevisions?.filter((a) => (a.approved && !a.approved.message) || (a.applied && !a.applied.message))).toEqual([]);
+      // The application's page: its revisions with their commits too.
+      const shopApi = ApplicationDetailDto.parse(await getApplication(db, "production", "flux-system/shop-api"));
+      expect(shopApi).toMatchObject({ approved: { sha: api, message: "api: a readme" }, applied: { sha: api, message: "api: a readme" } });
+      expect(shopApi.revisions.map((r) => r.revision?.message)).toEqual(["api: a readme", "flux-fleet"]);
+      const shown = text(renderToString(createElement(ApplicationRevisions, { environment: env.name, applications: env.applicationRevisions ?? [], now: Date.now() })));
+      expect(shown).toContain("flux-system/shop-api");
+      expect(shown).toContain("api: a readme");
+      expect(shown).not.toContain("commit not fetched yet");
+
+      // The object page: the commit its desired state was rendered from, found in its application's repository.
+      const object = await getObjectDetail(db, "production", "apps/Deployment/shop/api");
+      const messages = new Map([
+        [estate, "flux-fleet"],
+        [api, "api: a readme"],
+      ]);
+      expect(messages.has(object.desired?.revision?.sha ?? "")).toBe(true);
+      expect(object.desired?.revision?.message).toBe(messages.get(object.desired?.revision?.sha ?? ""));
+
+      // Compare: unnarrowed, the discovered side has no one revision (each application's is in the table);
+      // narrowed to an application, its own commit with its message.
+      const compare = (q: Record<string, string>) => compareEnvironments(db, compareQuerySchema.parse(q));
+      const all = await compare({ from: "production", to: "staging" });
+      expect(all.from).toEqual({ environment: "production", revision: null, perApplication: true });
+      expect(all.to).toMatchObject({ environment: "staging", perApplication: false });
+      expect(all.applications.find((a) => a.promotionKey === "api")?.from).toMatchObject({ name: "flux-system/shop-api", appliedSha: api });
+      expect(text(renderToString(createElement(SideRevision, { side: all.from, mode: all.mode })))).toContain("Each application runs its own commit");
+      const narrowed = await compare({ from: "production", to: "staging", application: "api" });
+      expect(narrowed.from).toMatchObject({ perApplication: false, revision: { sha: api, message: "api: a readme" } });
+      expect(text(renderToString(createElement(SideRevision, { side: narrowed.from, mode: narrowed.mode })))).toContain("api: a readme");
+    }, 180_000);
+  });
+});
