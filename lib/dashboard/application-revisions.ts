@@ -4,8 +4,8 @@
 // (approved, applied, rendered from) through the repositories of its sources.
 import type { PrismaClient } from "@/lib/db/generated/client";
 import type { RevisionDto } from "@/lib/api/contract";
-import { repositoryIdsByName, storedSources } from "./application-sources";
-import { repoHistory, revisionDto, type CommitInfo } from "./revisions";
+import { primaryStoredSource, repositoryIdsByName, storedSources, type StoredSource } from "./application-sources";
+import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
 
 type Db = Pick<PrismaClient, "$queryRaw" | "revision" | "repository">;
 
@@ -14,6 +14,8 @@ export interface ApplicationCommits {
   commit(sources: unknown, sha: string): CommitInfo | undefined;
   /** The revision for display; null for no sha. A chart version (not a commit) has no message. */
   revision(sources: unknown, sha: string | null): RevisionDto | null;
+  /** The source the application renders from, with its repository's history (for ancestry and rollback). */
+  primary(sources: unknown): { source: StoredSource; history: RepoHistory } | null;
 }
 
 /** Loads the histories of the repositories the given applications' sources read (each once, cached across requests). */
@@ -31,5 +33,10 @@ export async function applicationCommits(db: Db, sourcesOfApplications: readonly
   return {
     commit,
     revision: (sources, sha) => (sha ? revisionDto(sha, commit(sources, sha)) : null),
+    primary: (sources) => {
+      const source = primaryStoredSource(sources, ids);
+      const history = source ? histories.get(source.repositoryId) : undefined;
+      return source && history ? { source, history } : null;
+    },
   };
 }

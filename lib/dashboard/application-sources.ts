@@ -37,3 +37,9 @@ export function storedFollowedRef(ref: unknown, fallback = ""): string {
   const r = storedGitRef(ref);
   return Object.keys(r).length > 0 ? followedRefOf(r) : fallback;
 }
+
+/** The source an application renders from: its first that is not only an Argo CD `ref:`; null when that one is not a declared repository's (a chart from a Helm repository, an unknown URL). */
+export function primaryStoredSource(sources: unknown, repositoryIds: ReadonlyMap<string, string>): StoredSource | null {
+  const first = (Array.isArray(sources) ? sources : []).find((s) => rec(s).refOnly !== true);
+  return first === undefined ? null : (storedSources([first], repositoryIds)[0] ?? null);
+}

@@ -9,6 +9,7 @@ import { followsOf } from "@/lib/applications/refs";
 import { followedRefOf } from "@/lib/git/followed-ref";
 import { storedGitRef } from "./application-sources";
 import { applicationCommits } from "./application-revisions";
+import { rollbackGuidance } from "./rollback";
 import type { ApplicationDetailDto, ApplicationListDto, ApplicationListQuery, ApplicationSummaryDto } from "@/lib/api/contract";
 import { controllerStatus, envSpec, iso, rec, str } from "./mappers";
 import { findEnvironment } from "./environments";
@@ -162,6 +163,12 @@ export async function getApplication(db: Db, environment: string, name: string, 
     db.appliedRevision.findMany({ where: { applicationId: row.id }, select: { sha: true, source: true, firstSeenAt: true, lastSeenAt: true, endedAt: true }, orderBy: { firstSeenAt: "desc" }, take: 50 }),
     applicationCommits(db, [row.sources]),
   ]);
+  // Rollback on the application's own source: its repository, path and applied history. Its controller may report
+  // every push's head (Flux does), so only the commits that changed its path are reverted, never its neighbours'.
+  const primary = commits.primary(row.sources);
+  const rollback = primary
+    ? rollbackGuidance({ name: row.name, path: primary.source.path, approvedSha: row.approvedSha, appliedSha: row.appliedSha }, primary.history, revisions, { ownCommitsOnly: true })
+    : null;
   return {
     environment: env.name,
     application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs, resolutions),
@@ -169,6 +176,7 @@ export async function getApplication(db: Db, environment: string, name: string, 
     applied: commits.revision(row.sources, row.appliedSha),
     drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),
     revisions: revisions.map((r) => ({ sha: r.sha, revision: /^[0-9a-f]{40}$/.test(r.sha) ? commits.revision(row.sources, r.sha) : null, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
+    rollback,
     helm: controllerStatus(row.controller)?.helm ?? null,
   };
 }

@@ -6,11 +6,12 @@ import { rollupApplications, rollupInputs, worstApplications, type PauseTarget }
 import { applicationPagePath } from "./object-key";
 import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
-import { behindSince, revertCommand, touchesPath } from "@/lib/lineage";
-import type { ApplicationRevisionsDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RollbackTargetDto, RevisionDto } from "@/lib/api/contract";
+import { behindSince, touchesPath } from "@/lib/lineage";
+import type { ApplicationRevisionsDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RevisionDto } from "@/lib/api/contract";
 import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
 import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
 import { applicationCommits } from "./application-revisions";
+import { NO_ROLLBACK, rollbackGuidance, type AppliedRow, type Rollback } from "./rollback";
 
 type Db = PrismaClient;
 
@@ -281,49 +282,12 @@ export async function findEnvironment(db: Db, name: string): Promise<{ id: strin
   return env;
 }
 
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9._/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: Array<{ sha: string; source: string; firstSeenAt: Date; endedAt: Date | null }>): { current: RevisionDto | null; targets: RollbackTargetDto[] } {
+function rollbackTargets(row: EnvRow, h: RepoHistory | undefined, applied: AppliedRow[]): Rollback {
   // An environment of applications with sources of their own has no one branch and path to revert: its applied
   // revisions are several applications' (listed together they read as rewritten history, and a restore of "."
-  // would roll back the whole repository). Each application reverts on its own source.
-  if (row.repositoryId === null) return { current: null, targets: [] };
-  // Reverting must land on what the branch will apply next: the newest approved revision, or what runs now.
-  const current = row.approvedSha ?? row.appliedSha;
-  if (!current) return { current: null, targets: [] };
-  const seen = new Set<string>([current, ...(row.appliedSha ? [row.appliedSha] : [])]);
-  const targets: RollbackTargetDto[] = [];
-  const path = row.path.replace(/^\.\//, "") || ".";
-  for (const a of applied) {
-    if (seen.has(a.sha)) continue;
-    seen.add(a.sha);
-    const contained = h ? h.graph.contains(current, a.sha) : false;
-    const range = contained && h ? h.graph.range(a.sha, current) : [];
-    let touchesOther = 0;
-    let merges = 0;
-    for (const sha of range) {
-      const c = h?.commits.get(sha);
-      if (!c) continue;
-      if (c.parents.length > 1) merges++;
-      if (c.changedPaths.some((p) => !touchesPath([p], row.path))) touchesOther++;
-    }
-    const short = a.sha.slice(0, 7);
-    targets.push({
-      revision: revisionDto(a.sha, h?.commits.get(a.sha)),
-      source: a.source,
-      firstSeenAt: a.firstSeenAt.toISOString(),
-      endedAt: iso(a.endedAt),
-      revertCommand: contained ? revertCommand(a.sha, current) : null,
-      commits: range.length,
-      touchesOtherPaths: touchesOther,
-      mergeCommits: merges,
-      restoreCommand: `git restore --source=${a.sha} -- ${shellQuote(path)} && git commit -m ${shellQuote(`Roll back ${row.name} to ${short}`)}`,
-    });
-    if (targets.length >= 10) break;
-  }
-  return { current: revisionDto(current, h?.commits.get(current)), targets };
+  // would roll back the whole repository). Each application reverts on its own source (its page says how).
+  if (row.repositoryId === null) return NO_ROLLBACK;
+  return rollbackGuidance({ name: row.name, path: row.path, approvedSha: row.approvedSha, appliedSha: row.appliedSha }, h, applied);
 }
 
 /** Each application's approved and applied revisions, resolved in its own repository: an environment without a source of its own has none. */

@@ -2,7 +2,8 @@
 // fleet estate, test/fixtures/estates/flux-fleet, committed into a real Git
 // repository and reconciled as Flux would): the environment has no repository
 // of its own, so every revision a page shows is resolved in its application's
-// repository. On the imitation and on a real kube-apiserver.
+// repository, and rollback is given per application, on its own path, from
+// its own applied history. On the imitation and on a real kube-apiserver.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +25,7 @@ import { compareEnvironments } from "@/lib/dashboard/compare";
 import { compareQuerySchema } from "@/lib/api/contract/compare";
 import { ApplicationDetailDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { ApplicationRevisions } from "@/components/application-revisions";
+import { ApplicationRollback } from "@/components/application-rollback";
 import { SideRevision } from "@/app/compare/compare-client";
 
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
@@ -124,6 +126,53 @@ forEachCluster((server) => {
       const narrowed = await compare({ from: "production", to: "staging", application: "api" });
       expect(narrowed.from).toMatchObject({ perApplication: false, revision: { sha: api, message: "api: a readme" } });
       expect(text(renderToString(createElement(SideRevision, { side: narrowed.from, mode: narrowed.mode })))).toContain("api: a readme");
+    }, 180_000);
+
+    it("an application's rollback reverts its own commit on its own path, never a neighbour's commit Flux also applied", async () => {
+      const estate = fleet.head();
+      await fluxApplies(estate);
+      await run();
+      fleet.write("apps/production/api/README.md", "# shop-api\n");
+      const api = fleet.commit("api: a readme");
+      fleet.write("apps/production/cart/README.md", "# shop-cart\n");
+      const cart = fleet.commit("cart: a readme");
+      // Flux reconciles the push: every Kustomization reports the head, the cart's commit.
+      await fluxApplies(cart);
+      await run();
+
+      const detail = async (name: string) => ApplicationDetailDto.parse(await getApplication(db, "production", name));
+      const shopApi = await detail("flux-system/shop-api");
+      expect(shopApi.approved).toMatchObject({ sha: api, message: "api: a readme" });
+      expect(shopApi.applied).toMatchObject({ sha: cart, message: "cart: a readme" });
+      expect(shopApi.revisions.map((r) => r.revision?.message)).toEqual(["cart: a readme", "flux-fleet"]);
+      // Back to the estate: the api's commit alone (the range holds nothing else), touching only its path.
+      expect(shopApi.rollback).toEqual({
+        current: expect.objectContaining({ sha: api, message: "api: a readme" }),
+        targets: [
+          expect.objectContaining({
+            revision: expect.objectContaining({ sha: estate, message: "flux-fleet" }),
+            revertCommand: `git revert --no-edit ${estate}..${api}`,
+            commits: 1,
+            touchesOtherPaths: 0,
+            mergeCommits: 0,
+            restoreCommand: `git restore --source=${estate} -- apps/production/api && git commit -m 'Roll back flux-system/shop-api to ${estate.slice(0, 7)}'`,
+          }),
+        ],
+      });
+      // The cart: the range back to the estate holds the api's commit too; only the cart's own is reverted.
+      const shopCart = await detail("flux-system/shop-cart");
+      expect(shopCart.rollback?.targets).toEqual([expect.objectContaining({ revertCommand: `git revert --no-edit ${cart}`, commits: 1, touchesOtherPaths: 0 })]);
+      // The web application's files never changed: nothing to roll back.
+      expect((await detail("flux-system/shop-web")).rollback).toMatchObject({ current: { sha: estate }, targets: [] });
+
+      // What the page shows, and the command doing what it says in the repository: only the api's files go back.
+      const shown = text(renderToString(createElement(ApplicationRollback, { detail: shopApi })));
+      expect(shown).toContain(`git revert --no-edit ${estate}..${api}`);
+      expect(shown).toContain("Reverts 1 commit.");
+      expect(shown).toContain("On fleet, path apps/production/api");
+      for (const command of [shopCart.rollback!.targets[0]!.revertCommand!, shopApi.rollback!.targets[0]!.revertCommand!]) fleet.git(...command.replace(/^git /, "").split(" "));
+      expect(fleet.git("diff", "--name-only", cart, "HEAD").trim().split("\n").sort()).toEqual(["apps/production/api/README.md", "apps/production/cart/README.md"]);
+      expect(fleet.git("diff", "--name-only", estate, "HEAD").trim()).toBe("");
     }, 180_000);
   });
 });

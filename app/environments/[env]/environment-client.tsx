@@ -15,7 +15,8 @@ import { fetchJson, queryKeys } from "@/lib/dashboard/client";
 import { useFallbackPoll } from "@/components/live/live-updates";
 import type { DriftListDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { plural } from "@/lib/dashboard/format";
-import { Panel, RefreshNow, PauseBanner, RollbackTarget, ROLLBACK_SHOWN } from "./environment-panels-client";
+import { Panel, RefreshNow, PauseBanner } from "./environment-panels-client";
+import { RollbackGuidance } from "@/components/rollback-guidance";
 import { ApplicationRevisions } from "@/components/application-revisions";
 import { DriftSection } from "./environment-drift-client";
 import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
@@ -277,34 +278,11 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         <Panel title="Rollback guidance" id="rollback">
           {env.source.repository === null ? (
             <p className="text-sm text-slate-600">
-              {env.name}&apos;s applications follow sources of their own: roll one back by reverting on its repository and branch (see its page). Driftwatch
-              gives no rollback for the environment as a whole.
+              {env.name}&apos;s applications follow sources of their own: roll one back by reverting on its repository and branch (its page gives the commands).
+              Driftwatch gives no rollback for the environment as a whole.
             </p>
-          ) : env.rollback.targets.length === 0 ? (
-            <p className="text-sm text-slate-600">No earlier applied revision is recorded for {env.name} yet.</p>
           ) : (
-            <div className="space-y-3 text-sm">
-              <p className="text-slate-600">
-                To return {env.name} to an earlier revision, revert the commits after it on {env.source.branch ? <code>{env.source.branch}</code> : "its application's branch"} and merge that
-                through your normal review.
-                Driftwatch never pushes. Current: <RevisionLine rev={env.rollback.current} />
-              </p>
-              <ol className="space-y-3">
-                {env.rollback.targets.slice(0, ROLLBACK_SHOWN).map((t) => (
-                  <RollbackTarget key={t.revision.sha} t={t} env={env} />
-                ))}
-              </ol>
-              {env.rollback.targets.length > ROLLBACK_SHOWN && (
-                <details>
-                  <summary className="cursor-pointer py-0.5 text-blue-700">{env.rollback.targets.length - ROLLBACK_SHOWN} older revisions</summary>
-                  <ol className="mt-3 space-y-3">
-                    {env.rollback.targets.slice(ROLLBACK_SHOWN).map((t) => (
-                      <RollbackTarget key={t.revision.sha} t={t} env={env} />
-                    ))}
-                  </ol>
-                </details>
-              )}
-            </div>
+            <RollbackGuidance rollback={env.rollback} scope={{ name: env.name, what: "environment", branch: env.source.branch, path: env.source.path }} />
           )}
         </Panel>
       </div>

@@ -1,17 +1,14 @@
 "use client";
 // The panels and banners around the environment page: who paused it, a
-// "Refresh now" button that follows its run, and the revisions to roll back to.
+// "Refresh now" button that follows its run (rollback guidance: components/rollback-guidance.tsx).
 import { useEffect, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { ResumeActionSlot } from "@/components/action-slots";
-import { CopyButton } from "@/components/copy-button";
-import { RevisionLine } from "@/components/revision";
 import { RunProgressLine } from "@/components/run-progress";
 import { Ago, Time } from "@/components/time";
 import { canOperate } from "@/components/use-session";
 import { fetchJson, queryKeys, sendJson, type SessionInfo } from "@/lib/dashboard/client";
-import type { EnvironmentDetailDto, PauseDto, RunDto } from "@/lib/api/contract";
-import { plural } from "@/lib/dashboard/format";
+import type { PauseDto, RunDto } from "@/lib/api/contract";
 
 export function Panel({ title, children, id }: { title: string; children: React.ReactNode; id?: string }) {
   return (
@@ -118,41 +115,5 @@ export function PauseBanner({ pauses, now, session }: { pauses: PauseDto[]; now:
         </div>
       ))}
     </div>
-  );
-}
-
-/** The most recent earlier revisions are what an on-call engineer rolls back to; older ones fold away. */
-export const ROLLBACK_SHOWN = 3;
-
-export function RollbackTarget({ t, env }: { t: EnvironmentDetailDto["rollback"]["targets"][number]; env: EnvironmentDetailDto }) {
-  return (
-    <li className="rounded border border-slate-200 p-3">
-      <RevisionLine rev={t.revision} />
-      <p className="text-xs text-slate-500">
-        applied <Time iso={t.firstSeenAt} /> – {t.endedAt ? <Time iso={t.endedAt} /> : "now"}
-        {t.source === "inferred" ? " (inferred)" : ""}
-      </p>
-      {t.revertCommand ? (
-        <>
-          <div className="mt-2 flex items-start gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-slate-900 px-2 py-1 font-mono text-xs text-slate-50">{t.revertCommand}</code>
-            <CopyButton text={t.revertCommand} />
-          </div>
-          <p className="mt-1 text-xs text-slate-600">
-            Reverts {plural(t.commits, "commit")}.
-            {t.mergeCommits > 0 && ` ${plural(t.mergeCommits, "merge commit")} in the range need${t.mergeCommits === 1 ? "s" : ""} \`-m 1\`.`}
-            {t.touchesOtherPaths > 0 && ` ${plural(t.touchesOtherPaths, "commit")} also change${t.touchesOtherPaths === 1 ? "s" : ""} files outside ${env.source.path}; to roll back only this environment:`}
-          </p>
-          {t.touchesOtherPaths > 0 && (
-            <div className="mt-1 flex items-start gap-2">
-              <code className="block min-w-0 flex-1 break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs">{t.restoreCommand}</code>
-              <CopyButton text={t.restoreCommand} />
-            </div>
-          )}
-        </>
-      ) : (
-        <p className="mt-1 text-xs text-amber-900">This revision is not an ancestor of the current one (history was rewritten); restore its files instead: <code className="break-all">{t.restoreCommand}</code></p>
-      )}
-    </li>
   );
 }

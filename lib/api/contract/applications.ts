@@ -6,7 +6,7 @@ import { APPLICATION_STATUSES } from "@/lib/applications/rollup";
 import { applicationKindSchema, FOLLOWS_KINDS } from "@/lib/applications/spec";
 import { ApplicationRollupDto } from "./application-rollup";
 import { DRIFT_TYPES } from "./drift";
-import { HelmReleaseDto, RevisionDto } from "./environments";
+import { HelmReleaseDto, RevisionDto, RollbackDto } from "./environments";
 import { envName } from "./params";
 import { count, isoTime, named, object } from "./schema";
 
@@ -80,9 +80,12 @@ export const ApplicationDetailDto = named(
     applied: RevisionDto.nullable().describe("The applied revision's commit, resolved in the application's own repository"),
     drift: z.array(object({ key: z.string(), type: z.enum(DRIFT_TYPES), kind: z.string(), namespace: z.string(), name: z.string(), openedAt: isoTime, attributionManager: z.string().nullable() })),
     revisions: z.array(object({ sha: z.string(), revision: RevisionDto.nullable().describe("The commit in the application's repository; null for a chart version"), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
+    rollback: RollbackDto.nullable().describe(
+      "Rollback guidance for the application's own source (its repository, branch and path, from its own applied revisions); null when it has none to revert: a chart from a Helm repository, or a source whose repository is not declared",
+    ),
     helm: HelmReleaseDto.nullable().describe("A Flux HelmRelease application's release (chart, version, masked values diff, history) as of its last collection; null for any other"),
   }),
-  "One application: its summary, its open drift (up to 500, by key), the revisions it applied (newest first, up to 50) and, for a HelmRelease, its release",
+  "One application: its summary, its open drift (up to 500, by key), the revisions it applied (newest first, up to 50), rollback guidance for its own source and, for a HelmRelease, its release",
 );
 export type ApplicationDetailDto = z.infer<typeof ApplicationDetailDto>;
 

@@ -254,13 +254,25 @@ export const RollbackTargetDto = object({
   source: z.string(),
   firstSeenAt: isoTime,
   endedAt: isoTime.nullable(),
-  revertCommand: z.string().nullable().describe("`git revert --no-edit <target>..<current>`; null when target is not an ancestor of current (history rewritten)"),
+  revertCommand: z
+    .string()
+    .nullable()
+    .describe(
+      "`git revert --no-edit <target>..<current>`; for an application whose range holds other applications' commits, `git revert --no-edit <sha>…` of the commits that change its path, newest first; null when target is not an ancestor of current (history rewritten)",
+    ),
   commits: count.describe("Commits the revert would undo"),
-  touchesOtherPaths: count.describe("Of those, commits that also change paths outside this environment"),
+  touchesOtherPaths: count.describe("Of those, commits that also change paths outside this environment's (or application's) path"),
   mergeCommits: count,
-  restoreCommand: z.string().describe("Restores only this environment's path: safer when the range touches other paths"),
+  restoreCommand: z.string().describe("Restores only this environment's (or application's) path: safer when the range touches other paths"),
 });
 export type RollbackTargetDto = z.infer<typeof RollbackTargetDto>;
+
+export const RollbackDto = named(
+  "Rollback",
+  object({ current: RevisionDto.nullable().describe("What a revert lands on: the newest approved revision, or what runs now"), targets: z.array(RollbackTargetDto) }),
+  "Earlier applied revisions to return to, newest first (up to 10), each with the revert Driftwatch prints and never pushes",
+);
+export type RollbackDto = z.infer<typeof RollbackDto>;
 
 export const ApplicationRevisionsDto = object({
   name: z.string(),
@@ -279,7 +291,7 @@ export const EnvironmentDetailDto = named(
     rollout: z.array(RolloutStatus),
     lastRun: RunDto.nullable(),
     ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
-    rollback: object({ current: RevisionDto.nullable(), targets: z.array(RollbackTargetDto) }),
+    rollback: RollbackDto.describe("Empty for an environment whose applications follow sources of their own: each application's page gives its own"),
     applicationRevisions: z
       .array(ApplicationRevisionsDto)
       .nullable()

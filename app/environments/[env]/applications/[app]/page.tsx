@@ -14,6 +14,7 @@ import { ApplicationStatusBadge } from "@/components/application-status-badge";
 import { Follows } from "@/components/follows";
 import { ApplicationSources } from "@/components/application-sources";
 import { RevisionLine, RevisionText } from "@/components/revision";
+import { ApplicationRollback } from "@/components/application-rollback";
 import { Time } from "@/components/time";
 import { sourceText } from "@/lib/dashboard/format";
 import { DriftTypeBadge } from "@/components/status-badge";
@@ -110,6 +111,7 @@ export default async function ApplicationPage({ params }: Props) {
           </ul>
         )}
       </section>
+      {!a.removedAt && <ApplicationRollback detail={detail} />}
       <section aria-label="Applied revisions">
         <h2 className="text-lg font-semibold text-slate-900">Applied revisions</h2>
         <ul className="text-sm">
