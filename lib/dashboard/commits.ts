@@ -100,7 +100,9 @@ async function lineageTracks(db: Db, now: Date): Promise<LineageTrack[]> {
   const repositoryIdOf = new Map(repositories.map((r) => [r.name, r.id]));
   const tracks: LineageTrack[] = [];
   for (const e of envs) {
-    if (e.applications.length <= 1) {
+    // An environment with a source of its own and at most one application answers as a whole; one whose applications
+    // follow sources of their own (discover:) answers per application even with one, on that application's repository.
+    if (e.applications.length <= 1 && e.repositoryId !== null) {
       tracks.push({
         environment: e.name,
         position: e.position,

@@ -22,6 +22,7 @@ import { getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { getApplication } from "@/lib/dashboard/applications";
 import { getObjectDetail } from "@/lib/dashboard/objects";
 import { compareEnvironments } from "@/lib/dashboard/compare";
+import { getLineage, lookupCommit } from "@/lib/dashboard/commits";
 import { compareQuerySchema } from "@/lib/api/contract/compare";
 import { ApplicationDetailDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { ApplicationRevisions } from "@/components/application-revisions";
@@ -173,6 +174,35 @@ forEachCluster((server) => {
       for (const command of [shopCart.rollback!.targets[0]!.revertCommand!, shopApi.rollback!.targets[0]!.revertCommand!]) fleet.git(...command.replace(/^git /, "").split(" "));
       expect(fleet.git("diff", "--name-only", cart, "HEAD").trim().split("\n").sort()).toEqual(["apps/production/api/README.md", "apps/production/cart/README.md"]);
       expect(fleet.git("diff", "--name-only", estate, "HEAD").trim()).toBe("");
+    }, 180_000);
+
+    it("a commit lookup answers for the one application an environment discovers, on that application's repository", async () => {
+      config = parseConfig(
+        stringify({
+          repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+          environments: [{ name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: { include: ["shop-api"] } } }],
+        }),
+      );
+      const estate = fleet.head();
+      await fluxApplies(estate);
+      await run();
+      fleet.write("apps/production/api/README.md", "# shop-api\n");
+      const api = fleet.commit("api: a readme");
+      await run();
+      expect((await db.application.findMany({ select: { name: true } })).map((a) => a.name)).toEqual(["flux-system/shop-api"]);
+
+      const badges = async (sha: string) => {
+        const r = await lookupCommit(db, sha);
+        if (r.match !== "exact") throw new Error(`${sha} is ambiguous`);
+        return r.commit.environments.map((b) => [b.environment, b.application, b.state]);
+      };
+      // Flux still applies the estate: it is live there, the api's commit approved and waiting.
+      expect(await badges(estate)).toEqual([["production", "flux-system/shop-api", "live"]]);
+      expect(await badges(api)).toEqual([["production", "flux-system/shop-api", "pending"]]);
+      const lineage = await getLineage(db);
+      expect(lineage.repositories.map((r) => [r.name, r.branches.map((b) => [b.branch, b.tracks])])).toEqual([
+        ["fleet", [["main", [{ environment: "production", application: "flux-system/shop-api", path: "apps/production/api" }]]]],
+      ]);
     }, 180_000);
   });
 });
