@@ -25,18 +25,7 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
         <ShaLookup />
       </div>
       <StaleDataNotice error={q.error} updatedAt={q.dataUpdatedAt} />
-      {l.environments.length > 0 && (
-        <ol className="flex flex-wrap gap-2 text-sm" aria-label="Applied revision per environment, in promotion order">
-          {l.environments.map((e, i) => (
-            <li key={e.name} className="flex items-center gap-2">
-              {i > 0 && <span aria-hidden="true" className="text-slate-400">→</span>}
-              <span className="rounded border border-slate-200 bg-white px-2 py-1">
-                <strong>{e.name}</strong> {e.applied ? <RevisionText value={e.applied.sha} /> : <span className="text-slate-500">unknown</span>}
-              </span>
-            </li>
-          ))}
-        </ol>
-      )}
+      <EnvironmentStrip environments={l.environments} />
       {l.repositories.length === 0 ? (
         <EmptyState title="No commits yet">
           <p>Commits appear once the collector has fetched each environment&apos;s repository. If this stays empty, check the environments page for collection errors.</p>
@@ -73,5 +62,29 @@ export function LineageClient({ initial }: { initial: LineageDto }) {
         )
       )}
     </div>
+  );
+}
+
+/** Each environment in promotion order with what it runs; one whose applications follow sources of their own runs no one revision. */
+export function EnvironmentStrip({ environments }: { environments: LineageDto["environments"] }) {
+  if (environments.length === 0) return null;
+  return (
+    <ol className="flex flex-wrap gap-2 text-sm" aria-label="Applied revision per environment, in promotion order">
+      {environments.map((e, i) => (
+        <li key={e.name} className="flex items-center gap-2">
+          {i > 0 && <span aria-hidden="true" className="text-slate-400">→</span>}
+          <span className="rounded border border-slate-200 bg-white px-2 py-1">
+            <strong>{e.name}</strong>{" "}
+            {e.perApplication ? (
+              <span className="text-slate-500">per application</span>
+            ) : e.applied ? (
+              <RevisionText value={e.applied.sha} />
+            ) : (
+              <span className="text-slate-500">unknown</span>
+            )}
+          </span>
+        </li>
+      ))}
+    </ol>
   );
 }

@@ -290,7 +290,9 @@ export async function getLineage(db: Db, opts: { perBranch?: number } = {}, now 
     environments: envs.map((e) => ({
       name: e.name,
       position: e.position,
-      applied: e.appliedSha ? revisionDto(e.appliedSha, e.repositoryId ? histories.get(e.repositoryId)?.commits.get(e.appliedSha) : null) : null,
+      // Without a source of its own, the revision an environment stores is its first application's, not the environment's.
+      applied: e.appliedSha && e.repositoryId ? revisionDto(e.appliedSha, histories.get(e.repositoryId)?.commits.get(e.appliedSha)) : null,
+      perApplication: e.repositoryId === null,
     })),
     now: now.toISOString(),
   };

@@ -28,6 +28,7 @@ import { ApplicationDetailDto, EnvironmentDetailDto } from "@/lib/api/contract";
 import { ApplicationRevisions } from "@/components/application-revisions";
 import { ApplicationRollback } from "@/components/application-rollback";
 import { SideRevision } from "@/app/compare/compare-client";
+import { EnvironmentStrip } from "@/app/lineage/lineage-client";
 
 const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 /** Every Kustomization of the fleet's production cluster. */
@@ -203,6 +204,9 @@ forEachCluster((server) => {
       expect(lineage.repositories.map((r) => [r.name, r.branches.map((b) => [b.branch, b.tracks])])).toEqual([
         ["fleet", [["main", [{ environment: "production", application: "flux-system/shop-api", path: "apps/production/api" }]]]],
       ]);
+      // The strip of environments names no one revision as the environment's: its applications' columns do.
+      expect(lineage.environments).toEqual([{ name: "production", position: 0, applied: null, perApplication: true }]);
+      expect(text(renderToString(createElement(EnvironmentStrip, { environments: lineage.environments })))).toContain("production per application");
     }, 180_000);
   });
 });

@@ -79,7 +79,14 @@ export const LineageDto = named(
         ),
       }),
     ),
-    environments: z.array(object({ name: z.string(), position: count, applied: RevisionDto.nullable() })),
+    environments: z.array(
+      object({
+        name: z.string(),
+        position: count,
+        applied: RevisionDto.nullable().describe("What the environment runs; null when unknown, or when its applications follow sources of their own (perApplication)"),
+        perApplication: z.boolean().describe("The environment's applications follow sources of their own (discover:): no one revision is the environment's; each application's column says what it runs"),
+      }),
+    ),
     now: isoTime,
   }),
   "Newest commits that change an environment's or application's path, per repository and branch, with a badge per environment (or per application where an environment holds several)",
