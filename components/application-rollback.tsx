@@ -24,7 +24,9 @@ export function ApplicationRollback({ detail }: { detail: ApplicationDetailDto }
             ? `${a.name} has no source to revert on.`
             : source.chart
               ? `${a.name} installs a chart from a Helm repository: roll it back by pinning an earlier chart version where it is declared.`
-              : `${a.name}'s repository (${source.url}) is not declared in driftwatch.yaml: Driftwatch has not read its history.`}
+              : source.follows.kind !== "branch" && source.follows.kind !== "default-branch"
+                ? `${a.name} follows ${source.follows.text}, not a branch: roll it back by pointing its ref at an earlier revision where it is declared.`
+                : `${a.name}'s repository (${source.url}) is not declared in driftwatch.yaml: Driftwatch has not read its history.`}
         </p>
       )}
     </section>

@@ -163,15 +163,18 @@ export async function getApplication(db: Db, environment: string, name: string, 
     db.appliedRevision.findMany({ where: { applicationId: row.id }, select: { sha: true, source: true, firstSeenAt: true, lastSeenAt: true, endedAt: true }, orderBy: { firstSeenAt: "desc" }, take: 50 }),
     applicationCommits(db, [row.sources]),
   ]);
+  const application = summary(row, rollupRows.get(row.id)!, now, staleAfterMs, resolutions);
   // Rollback on the application's own source: its repository, path and applied history. Its controller may report
   // every push's head (Flux does), so only the commits that changed its path are reverted, never its neighbours'.
-  const primary = commits.primary(row.sources);
+  // A revert lands on a branch: a tag, range or pinned commit is rolled back where its ref is declared instead.
+  const follows = application.sources.find((s) => !s.refOnly)?.follows.kind;
+  const primary = follows === "branch" || follows === "default-branch" ? commits.primary(row.sources) : null;
   const rollback = primary
     ? rollbackGuidance({ name: row.name, path: primary.source.path, approvedSha: row.approvedSha, appliedSha: row.appliedSha }, primary.history, revisions, { ownCommitsOnly: true })
     : null;
   return {
     environment: env.name,
-    application: summary(row, rollupRows.get(row.id)!, now, staleAfterMs, resolutions),
+    application,
     approved: commits.revision(row.sources, row.approvedSha),
     applied: commits.revision(row.sources, row.appliedSha),
     drift: drift.map((d) => ({ ...d, openedAt: d.openedAt.toISOString() })),

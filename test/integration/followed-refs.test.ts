@@ -125,6 +125,11 @@ forEachCluster((server) => {
       expect(await follows("flux-system/ranged")).toEqual(["semver >=1.0.0 <2.0.0 → v1.1.0"]);
       expect(await follows("flux-system/pinned")).toEqual([`commit ${commits.one!.slice(0, 7)}`]);
       expect(await follows("argocd/default")).toEqual(["default branch (main)"]);
+      // A revert lands on a branch: only the default-branch follower gets rollback guidance on its page.
+      const rollbackOf = async (name: string) => (await getApplication(db, "production", name)).rollback;
+      expect(await rollbackOf("flux-system/tagged")).toBeNull();
+      expect(await rollbackOf("flux-system/pinned")).toBeNull();
+      expect(await rollbackOf("argocd/default")).toMatchObject({ current: { sha: commits.three }, targets: [] });
       // One fetch for the four applications.
       expect(first.stats).toMatchObject({ repositoriesFetched: 1 });
 

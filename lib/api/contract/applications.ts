@@ -81,7 +81,7 @@ export const ApplicationDetailDto = named(
     drift: z.array(object({ key: z.string(), type: z.enum(DRIFT_TYPES), kind: z.string(), namespace: z.string(), name: z.string(), openedAt: isoTime, attributionManager: z.string().nullable() })),
     revisions: z.array(object({ sha: z.string(), revision: RevisionDto.nullable().describe("The commit in the application's repository; null for a chart version"), source: z.string(), firstSeenAt: isoTime, lastSeenAt: isoTime, endedAt: isoTime.nullable() })),
     rollback: RollbackDto.nullable().describe(
-      "Rollback guidance for the application's own source (its repository, branch and path, from its own applied revisions); null when it has none to revert: a chart from a Helm repository, or a source whose repository is not declared",
+      "Rollback guidance for the application's own source (its repository, branch and path, from its own applied revisions); null when it has none to revert: a source that follows no branch (a tag, semver range or pinned commit: rolled back where its ref is declared), a chart from a Helm repository, or a source whose repository is not declared",
     ),
     helm: HelmReleaseDto.nullable().describe("A Flux HelmRelease application's release (chart, version, masked values diff, history) as of its last collection; null for any other"),
   }),
