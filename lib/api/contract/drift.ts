@@ -97,7 +97,7 @@ const list = <T extends string>(values: readonly [T, ...T[]]) =>
 /** Comma-separated names: "Deployment,Service". */
 const names = z
   .string()
-  .max(2000)
+  .max(1000)
   .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
   .pipe(z.array(z.string().max(253)).max(50));
 
