@@ -4,9 +4,11 @@
 // steady-state runs (Git unchanged, 1% of live objects changed before each),
 // each against a bare paged list + JSON.parse of the same objects from the
 // same server. Each size runs in a process of its own (bench/support/
-// collect-child.ts), so one size's heap does not carry into the next; its
-// peak resident memory is the kernel's high-water mark (VmHWM), reset before
-// the cold run and before each steady-state run. The bare list baseline's
+// collect-child.ts: objects generated and seeded, churn), and its collector in
+// another that only collects (bench/support/collector-child.ts), so neither
+// one size's heap nor the harness's is counted as the collector's; the
+// collector's peak resident memory is the kernel's high-water mark (VmHWM),
+// reset after a full GC before the cold run and before each steady-state run. The bare list baseline's
 // memory is a process that only lists (bench/support/bare-list-child.ts); the
 // API server is measured apart.
 //
@@ -29,13 +31,13 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createClusterClient } from "../lib/kube/client";
-import { gitProcessCounts, resetGitProcessCounts } from "../lib/git/exec";
 import { resetDatabase } from "../lib/db/testing";
 import { bareListOf, startBenchCluster, type BenchCluster } from "./support/cluster";
 import type { BenchDatabase } from "./support/db";
 import { COLLECTOR_HEAP_MIB } from "../scripts/collector-heap";
-import { benchApplication, benchConfig, benchContext, benchObjects, churn, collectOnce, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
-import { flag, isMain, loadAverage, median, MiB, round, runChildJson, stringArg, withHighWaterRss } from "./support/stats";
+import { benchApplication, benchConfig, benchObjects, churn, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
+import { flag, isMain, loadAverage, median, MiB, round, runChildJson, stringArg } from "./support/stats";
+import { startCollectorChild, type CollectorChild } from "./support/collector-process";
 
 export interface CollectSizeResult {
   objects: number;
@@ -59,6 +61,8 @@ export interface CollectSizeResult {
   peakRssMiB: { baseline: number; cold: number; steady: number };
   /** The collector process's V8 heap limit, when one was set (--collector-heap). */
   collectorHeapMiB: number | null;
+  /** The collector process before its first run (modules loaded, database client made; after a full GC). */
+  collectorStartRssMiB: number;
   apiServerPeakRssMiB: number;
   setupMs: number;
   /** Whether a commit landed on the branch before each steady-state run (--git-commit-each-run). */
@@ -84,43 +88,11 @@ function bareList(cluster: BenchCluster, namespaces: string[]): Promise<number> 
   return bareListOf(createClusterClient({ kubeconfig: cluster.kubeconfigPath, context: "bench-readonly" }, { timeoutMs: 120_000 }), cluster.discovery, namespaces);
 }
 
-/**
- * CPU profile of the steady-state runs only (--profile <file prefix>): the
- * profiler runs during runs and is paused while the cluster is being changed.
- */
-export async function startProfiler(): Promise<{ resume(): Promise<void>; pause(): Promise<void>; save(file: string): Promise<void> }> {
-  const { Session } = await import("node:inspector/promises");
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 200 });
-  const profiles: unknown[] = [];
-  return {
-    resume: async () => void (await session.post("Profiler.start")),
-    pause: async () => void profiles.push((await session.post("Profiler.stop")).profile),
-    async save(file) {
-      for (const [i, p] of profiles.entries()) await fsp.writeFile(file.replace(/\.cpuprofile$/, `-${i + 1}.cpuprofile`), JSON.stringify(p));
-      session.disconnect();
-    },
-  };
-}
-
 /** What churn needs of a live object. */
 function churnView(o: Record<string, unknown>): Record<string, unknown> {
   const meta = o.metadata as { name: string; namespace: string };
   const replicas = (o.spec as { replicas?: number } | undefined)?.replicas;
   return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: meta.name, namespace: meta.namespace }, ...(replicas === undefined ? {} : { spec: { replicas } }) };
-}
-
-/**
- * Peak RSS of the collector doing `fn`. The harness's own garbage (objects
- * generated and seeded, churn, the paired bare list) is collected first when
- * the process may (node --expose-gc; the child is started so), so it is not
- * counted as the collector's; the kernel's high-water mark is reset after that.
- */
-function collectorPeak<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
-  (globalThis as { gc?: () => void }).gc?.();
-  return withHighWaterRss(fn);
 }
 
 export interface SizeOptions {
@@ -130,14 +102,17 @@ export interface SizeOptions {
   trackingLabel?: string;
   applications?: number;
   gitCommitEachRun?: boolean;
+  /** Node flags of the collector process (its heap limit). */
+  collectorNodeFlags?: string[];
 }
 
 /** One size, in this process (bench/support/collect-child.ts runs it in a process of its own). */
-export async function benchSize(database: BenchDatabase, { objects, steadyRuns, profileTo, trackingLabel, applications = 1, gitCommitEachRun = false }: SizeOptions): Promise<CollectSizeResult> {
+export async function benchSize(database: BenchDatabase, { objects, steadyRuns, profileTo, trackingLabel, applications = 1, gitCommitEachRun = false, collectorNodeFlags = [] }: SizeOptions): Promise<CollectSizeResult> {
   const setupStart = performance.now();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `driftwatch-bench-collect-${objects}-`));
   const cluster = await startBenchCluster(dir);
   const repo = newRepo("bench-collect");
+  let collector: CollectorChild | null = null;
   try {
     const generated = benchObjects(objects);
     await cluster.seed(generated.live, "kustomize-controller");
@@ -147,9 +122,12 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     // would sit in the collector process's memory and be counted as the collector's.
     const set = { namespaces: generated.namespaces, live: generated.live.map(churnView) };
     await resetDatabase(database.db);
-    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, [{ name: "bench", namespaces: set.namespaces, path: "envs/bench", trackingLabel, applications: applications > 1 ? applications : undefined }]);
+    const envs = [{ name: "bench", namespaces: set.namespaces, path: "envs/bench", trackingLabel, applications: applications > 1 ? applications : undefined }];
+    const { config } = benchConfig(repo.dir, cluster.kubeconfigPath, envs);
     await syncConfig(database.db, config);
-    const ctx = benchContext(database.db, config, path.join(dir, "mirrors"));
+    // The collector in a process of its own that only collects (this one generated and seeded the objects).
+    collector = await startCollectorChild({ repoDir: repo.dir, kubeconfigPath: cluster.kubeconfigPath, envs, mirrorsDir: path.join(dir, "mirrors"), environment: "bench" }, collectorNodeFlags);
+    const collectorStartRss = (await collector.rss()).rss;
     const setupMs = performance.now() - setupStart;
 
     // The baseline's memory: a process that does nothing but the bare list.
@@ -164,9 +142,8 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     }
     const baselineMs = median(baselines);
 
-    resetGitProcessCounts();
-    const cold = await collectorPeak(() => collectOnce(ctx, "bench"));
-    const coldGit = gitProcessCounts().total;
+    const cold = await collector.collect();
+    const coldGit = cold.git.total;
     if (cold.value.stats?.live !== objects) throw new Error(`cold run saw ${cold.value.stats?.live} live objects, expected ${objects}`);
     const collected = (cold.value.stats as { applications?: number } | undefined)?.applications ?? 1;
     if (collected !== applications) throw new Error(`cold run collected ${collected} applications, expected ${applications}`);
@@ -179,7 +156,6 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     let lastGit: Record<string, number> = {};
     let last = cold.value;
     const churnPerRun = Math.round(objects * 0.01);
-    const profiler = profileTo ? await startProfiler() : null;
     for (let n = 1; n <= steadyRuns; n++) {
       await churn(cluster, set.live, 0.01, n);
       if (gitCommitEachRun) {
@@ -193,11 +169,8 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
       await bareList(cluster, set.namespaces);
       const pairedBaseline = performance.now() - t;
       steadyBaselines.push(pairedBaseline);
-      await profiler?.resume();
-      resetGitProcessCounts();
-      const run = await collectorPeak(() => collectOnce(ctx, "bench"));
-      await profiler?.pause();
-      const counted = gitProcessCounts();
+      const run = await collector.collect({ profile: Boolean(profileTo) });
+      const counted = run.git;
       steadyGit.push(counted.total);
       lastGit = counted.bySubcommand;
       steady.push(run.value.ms);
@@ -205,7 +178,7 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
       steadyPeak = Math.max(steadyPeak, run.peakRss);
       last = run.value;
     }
-    if (profiler && profileTo) await profiler.save(`${profileTo}-${objects}.cpuprofile`);
+    if (profileTo) await collector.saveProfile(`${profileTo}-${objects}.cpuprofile`);
     const steadyMs = median(steady);
     return {
       objects,
@@ -219,22 +192,24 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
       churnPerRun,
       lastSteady: { objectsChanged: last.stats?.objectsChanged ?? 0, blobsWritten: last.stats?.blobsWritten ?? 0, drift: last.stats?.drift ?? { Modified: 0, Missing: 0, Extra: 0 } },
       peakRssMiB: { baseline: round(bare.peakRss / MiB), cold: round(cold.peakRss / MiB), steady: round(steadyPeak / MiB) },
-      collectorHeapMiB: heapLimitMiB(),
+      collectorHeapMiB: heapLimitMiB(collectorNodeFlags),
+      collectorStartRssMiB: round(collectorStartRss / MiB),
       apiServerPeakRssMiB: round(cluster.memory().peak / MiB),
       setupMs: round(setupMs),
       gitCommitEachRun,
       gitProcesses: { cold: coldGit, steadyRuns: steadyGit, steadyMedian: median(steadyGit), lastSteadyBySubcommand: lastGit },
     };
   } finally {
+    await collector?.stop();
     await cluster.stop();
     repo.cleanup();
     await fsp.rm(dir, { recursive: true, force: true });
   }
 }
 
-/** The V8 heap limit this process was started with (--max-old-space-size), if any. */
-function heapLimitMiB(): number | null {
-  const set = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].find((a) => a.startsWith("--max-old-space-size="));
+/** The V8 heap limit the collector process was started with (--max-old-space-size), if any. */
+function heapLimitMiB(flags: readonly string[]): number | null {
+  const set = [...flags, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].find((a) => a.startsWith("--max-old-space-size="));
   return set ? Number(set.split("=")[1]) : null;
 }
 
@@ -245,11 +220,19 @@ export async function runCollectBench(
   const log = opts.log ?? (() => {});
   const results: CollectSizeResult[] = [];
   for (const n of sizes) {
-    const size: SizeOptions = { objects: n, steadyRuns: opts.steadyRuns ?? 5, profileTo: opts.profile, trackingLabel: opts.trackingLabel, applications: opts.applications, gitCommitEachRun: opts.gitCommitEachRun };
     // The collector as `npm run collector` runs it (its default heap limit), unless told otherwise (0: Node's own default).
     const heapMiB = opts.collectorHeapMiB ?? COLLECTOR_HEAP_MIB;
     const heap = heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : [];
-    const r = await runChildJson<CollectSizeResult>(path.join(import.meta.dirname, "support", "collect-child.ts"), [JSON.stringify(size)], ["--expose-gc", ...heap]);
+    const size: SizeOptions = {
+      objects: n,
+      steadyRuns: opts.steadyRuns ?? 5,
+      profileTo: opts.profile,
+      trackingLabel: opts.trackingLabel,
+      applications: opts.applications,
+      gitCommitEachRun: opts.gitCommitEachRun,
+      collectorNodeFlags: heap,
+    };
+    const r = await runChildJson<CollectSizeResult>(path.join(import.meta.dirname, "support", "collect-child.ts"), [JSON.stringify(size)]);
     log(
       `collect ${n}${r.applications > 1 ? ` in ${r.applications} applications` : ""}: baseline ${r.baselineMs} ms, cold ${r.coldMs} ms (${r.coldRatio}x), steady ${r.steadyMs} ms (${r.steadyRatio}x), peak RSS ${r.peakRssMiB.cold}/${r.peakRssMiB.steady} MiB (bare list ${r.peakRssMiB.baseline} MiB), git processes cold ${r.gitProcesses.cold}, per steady run ${r.gitProcesses.steadyMedian}${r.gitCommitEachRun ? " (a new commit before each)" : ""} ${JSON.stringify(r.gitProcesses.lastSteadyBySubcommand)}`,
     );

@@ -31,7 +31,7 @@ import { createClusterClient } from "../lib/kube/client";
 import { bareListOf, startBenchCluster } from "./support/cluster";
 import { startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, newRepo, refOf, syncConfig, viewerCookie, writeManifests } from "./support/fixtures";
-import { startProfiler } from "./collect";
+import { startProfiler } from "./support/profiler";
 import { flag, runIfMain, loadAverage, median, numberArg, percentile, round, stringArg } from "./support/stats";
 
 export interface LatencyStats {

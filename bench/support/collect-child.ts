@@ -1,9 +1,9 @@
 // One size of the collection benchmark in a process of its own (started by
-// bench/collect.ts): a database of its own, the size's runs, one JSON line
-// with the result. A process per size keeps one size's heap (and the V8 heap
-// limit under test) from carrying into the next.
+// bench/collect.ts): a database of its own, the objects generated and seeded,
+// the size's runs (by a collector process of its own, collector-child.ts,
+// under the heap limit under test), one JSON line with the result.
 //
-//   node [--max-old-space-size=N] --import tsx bench/support/collect-child.ts '{"objects":50000,"steadyRuns":5}'
+//   node --import tsx bench/support/collect-child.ts '{"objects":50000,"steadyRuns":5,"collectorNodeFlags":["--max-old-space-size=768"]}'
 import { benchSize, type SizeOptions } from "../collect";
 import { startBenchDatabase } from "./db";
 import { runIfMain } from "./stats";
