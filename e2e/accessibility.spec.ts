@@ -74,7 +74,8 @@ for (const theme of THEMES) {
         const scan = new AccessibilityScan(page);
         const envs = new EnvironmentsPage(page);
         await envs.open();
-        const sha = (await envs.card("production").shaLink("Approved").innerText()).trim();
+        // Test is one application, so its card names the approved commit (production's applications each have their own).
+        const sha = (await envs.card("test").shaLink("Approved").innerText()).trim();
         await open(page, `/commits/${sha}`);
         await scan.scan("commit");
         expect(scan.violations, report(scan)).toEqual([]);
