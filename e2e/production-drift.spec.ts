@@ -38,7 +38,7 @@ test.describe("production drift", () => {
     // Production is many applications: each row names the one whose Git declares the object, and the list narrows to one.
     await expect(api.getByRole("link", { name: "flux-system/shop-api" })).toBeVisible();
     await expect(worker.getByRole("link", { name: "flux-system/shop-worker" })).toBeVisible();
-    await page.getByLabel("Application").selectOption("flux-system/shop-worker");
+    await page.getByRole("combobox", { name: "Application" }).selectOption("flux-system/shop-worker");
     await expect(page).toHaveURL(/application=flux-system%2Fshop-worker/);
     await expect(prod.driftRow("Deployment shop/api")).toHaveCount(0);
     await expect(prod.driftRow("Deployment shop/worker")).toBeVisible();

@@ -80,11 +80,14 @@ function commitsTouching(h: RepoHistory, path: string): readonly CommitInfo[] {
 }
 
 /** Adds the chain's hop durations for `commits`, keeping only hops that end in an environment `keep` accepts. */
-function addHopSamples(h: RepoHistory, chain: ChainLink[], commits: readonly CommitInfo[], keep: (to: string) => boolean, hopSamples: HopSamples): void {
+function addHopSamples(h: RepoHistory, chain: ChainLink[], commits: readonly CommitInfo[], keep: (to: string) => boolean, hopSamples: HopSamples, fromWhereChanged = false): void {
   for (const c of commits) {
+    // A commit that changed a later environment's files (a promotion commit) did not pass through the ones before it:
+    // its hops start where it was made, or it would time a hop it never took (staging → production at 0 ms).
+    const start = fromWhereChanged ? Math.max(0, chain.findIndex((e) => touchesPath(c.changedPaths, e.path))) : 0;
     const hops = promotionHops(
       c.committedAt,
-      chain.map((e) => ({ environment: e.environment, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt })),
+      chain.slice(start).map((e) => ({ environment: e.environment, firstLiveAt: liveness(h.graph, e.history, c.sha).firstLiveAt })),
     );
     for (const hop of hops) {
       if (hop.durationMs === null || !keep(hop.to)) continue;
@@ -217,9 +220,10 @@ async function applicationRollup(
       (a, b) => order.get(a.environment)! - order.get(b.environment)!,
     );
     const h = await historyOfRepo(repositoryId);
-    // The key's changes: commits in the window that change its files in any environment holding it.
-    const counted = new Set(own.flatMap((l) => commitsTouching(h, l.path)).filter((c) => c.committedAt >= from && c.committedAt <= to));
-    addHopSamples(h, links, [...counted], (env) => rolledNames.has(env), hopSamples);
+    // The key's changes: commits in the window that change its files in any environment of the chain (an
+    // environment with a source of its own included: a change made in test and promoted is timed from test).
+    const counted = new Set(links.flatMap((l) => commitsTouching(h, l.path)).filter((c) => c.committedAt >= from && c.committedAt <= to));
+    addHopSamples(h, links, [...counted], (env) => rolledNames.has(env), hopSamples, true);
   }
   return rolled.map((e) => ({ environment: e.name, ...unionOfIntervals(spans.get(e.name) ?? []) }));
 }
