@@ -5,21 +5,18 @@
 // the old revision. Every run is followed by what a worker runs after it
 // (detected pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { kubectlFor } from "../support/estate-kube";
 import { runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { endFleetCase, startFleetCase } from "../support/fleet-case";
+import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { resetDatabase } from "@/lib/db/testing";
 import { collectorContext } from "@/lib/collector";
 import { afterRunHooks } from "@/lib/collector/hooks";
 import { listAlerts } from "@/lib/alerts";
@@ -31,8 +28,6 @@ import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { EnvironmentCard } from "@/components/environment-card";
 import { logger } from "@/lib/log";
 
-/** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
-const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
 const db = getPrisma();
@@ -81,24 +76,11 @@ const short = (sha: string) => sha.slice(0, 12);
 
 forEachCluster((server) => {
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-alerts-apps-"));
-    cluster = await server().forCase(dir);
-    fleet = TestRepo.create("flux-fleet");
-    commitFluxFleet(fleet);
-    config = parseConfig(
-      stringify({
-        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
-      }),
-    );
-    await resetDatabase(db);
-    await reconcileFleetProduction(kubectl, cluster);
+    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-alerts-apps-"));
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endFleetCase({ dir, cluster, fleet });
     cluster = undefined;
-    fleet.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   describe("alerts of an environment that discovers its applications", () => {

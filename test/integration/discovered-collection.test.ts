@@ -6,19 +6,18 @@
 // removal and a source nobody allowed show on the application they concern.
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { applyFleetAsFlux, commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { applyFleetAsFlux, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { FLEET_URL, endFleetCase, startFleetCase } from "../support/fleet-case";
 import { startGitHttpServer } from "@/lib/git/test-support/git-http-server";
 import { setProcessEnv } from "../support/process-env";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { resetDatabase } from "@/lib/db/testing";
 import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
 import { getTimeline } from "@/lib/dashboard/timeline";
@@ -35,8 +34,6 @@ import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
-/** The URL the fixture's GitRepository names; driftwatch.yaml declares the test repository with it as an alias. */
-const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const UNKNOWN_URL = "https://git.unknown.example/other/manifests.git";
 
 const db = getPrisma();
@@ -54,24 +51,11 @@ const COLLECTED = ["flux-system/apps", "flux-system/flux-system", "flux-system/i
 
 forEachCluster((server) => {
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-discovered-"));
-    cluster = await server().forCase(dir);
-    fleet = TestRepo.create("flux-fleet");
-    commitFluxFleet(fleet);
-    config = parseConfig(
-      stringify({
-        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
-      }),
-    );
-    await resetDatabase(db);
-    await reconcileFleetProduction(kubectl, cluster);
+    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-discovered-"));
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endFleetCase({ dir, cluster, fleet });
     cluster = undefined;
-    fleet.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   describe("an environment that only discovers its applications", () => {

@@ -4,20 +4,18 @@
 // of its own, so every revision a page shows is resolved in its application's
 // repository, and rollback is given per application, on its own path, from
 // its own applied history. On the imitation and on a real kube-apiserver.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { kubectlFor } from "../support/estate-kube";
 import { runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { FLEET_URL, endFleetCase, startFleetCase } from "../support/fleet-case";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { resetDatabase } from "@/lib/db/testing";
 import { getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { getApplication } from "@/lib/dashboard/applications";
 import { getObjectDetail } from "@/lib/dashboard/objects";
@@ -30,7 +28,6 @@ import { ApplicationRollback } from "@/components/application-rollback";
 import { SideRevision } from "@/app/compare/compare-client";
 import { EnvironmentStrip } from "@/app/lineage/lineage-client";
 
-const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 /** Every Kustomization of the fleet's production cluster. */
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
@@ -51,28 +48,14 @@ const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g,
 
 forEachCluster((server) => {
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-discovered-revisions-"));
-    cluster = await server().forCase(dir);
-    fleet = TestRepo.create("flux-fleet");
-    commitFluxFleet(fleet);
-    config = parseConfig(
-      stringify({
-        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-        environments: [
-          // A single-source environment beside it, to compare with (never collected: it only has to exist).
-          { name: "staging", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], source: { repository: "fleet", branch: "main", path: "apps/staging" } },
-          { name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } },
-        ],
-      }),
-    );
-    await resetDatabase(db);
-    await reconcileFleetProduction(kubectl, cluster);
+    // A single-source environment beside it, to compare with (never collected: it only has to exist).
+    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-discovered-revisions-", (c) => [
+      { name: "staging", cluster: { kubeconfig: c.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], source: { repository: "fleet", branch: "main", path: "apps/staging" } },
+    ]));
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endFleetCase({ dir, cluster, fleet });
     cluster = undefined;
-    fleet.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   describe("the revisions of an environment whose applications follow sources of their own", () => {

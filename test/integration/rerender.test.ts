@@ -12,15 +12,15 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startClusterServer, type ClusterServer, type TestCluster } from "../support/clusters";
-import { FLUX_FLEET as FLEET, commitFluxFleet, installControllerCrds, kubectlFor, reconcileFleetProduction } from "../support/estate-kube";
+import { FLUX_FLEET as FLEET, installControllerCrds, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { endFleetCase, startFleetCase } from "../support/fleet-case";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { rendersRunCount } from "@/lib/git/render";
 
-const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
 const db = getPrisma();
@@ -62,27 +62,14 @@ afterAll(async () => {
 
 describe("a Flux estate", () => {
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-rerender-"));
-    cluster = await server!.forCase(dir);
-    fleet = TestRepo.create("flux-fleet");
-    commitFluxFleet(fleet);
-    config = parseConfig(
-      stringify({
-        repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-        environments: [{ name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
-      }),
-    );
-    await resetDatabase(db);
-    await reconcileFleetProduction(kubectl, cluster);
+    ({ dir, cluster, fleet, config } = await startFleetCase(server!, "driftwatch-rerender-"));
     await fluxAppliedEverywhere(fleet.head());
     const first = await run();
     expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endFleetCase({ dir, cluster, fleet });
     cluster = undefined;
-    fleet.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   describe("a push Flux applied to every Kustomization of the repository", () => {

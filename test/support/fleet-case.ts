@@ -1,0 +1,48 @@
+// One test case on the Flux fleet estate (test/fixtures/estates/flux-fleet):
+// the fixture committed into a real Git repository, its production cluster
+// reconciled as Flux would have left it, an empty database, and a
+// driftwatch.yaml whose production discovers its applications. The discovered-
+// estate suites share it, so each states only what its own case adds.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { stringify } from "yaml";
+import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import type { ClusterServer, TestCluster } from "./clusters";
+import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "./estate-kube";
+
+/** The URL the fixture's GitRepository names; the configuration declares the test repository with it as an alias. */
+export const FLEET_URL = "https://git.example.com/acme/flux-fleet.git";
+
+export interface FleetCase {
+  dir: string;
+  cluster: TestCluster;
+  fleet: TestRepo;
+  config: DriftwatchConfig;
+}
+
+/** `before`: environments placed ahead of production in the configuration (and so in promotion order). */
+export async function startFleetCase(server: ClusterServer, tmpPrefix: string, before: (cluster: TestCluster) => object[] = () => []): Promise<FleetCase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
+  const cluster = await server.forCase(dir);
+  const fleet = TestRepo.create("flux-fleet");
+  commitFluxFleet(fleet);
+  const config = parseConfig(
+    stringify({
+      repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+      environments: [...before(cluster), { name: "production", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+    }),
+  );
+  await resetDatabase(getPrisma());
+  await reconcileFleetProduction(kubectlFor(() => cluster), cluster);
+  return { dir, cluster, fleet, config };
+}
+
+export async function endFleetCase(c: Partial<FleetCase>): Promise<void> {
+  await c.cluster?.release();
+  c.fleet?.cleanup();
+  if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
+}
