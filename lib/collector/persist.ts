@@ -14,7 +14,7 @@ import { appendVersions, deleteRows, moveDesiredRevision, moveDesiredSourcePaths
 import type { CollectorContext } from "./collect-environment";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
-import { rememberedRows, rememberRows, forgetRows } from "./run-memo";
+import { rememberedRows, rememberRows, forgetRows, type CurrentRows } from "./run-memo";
 import { desiredBlobHash, storedForm, type LiveEntry } from "./live-intake";
 import { insertDriftItems, nextConflict, updateDriftContent, type NewDriftRow, type StoredConflict } from "./persist-drift-rows";
 
@@ -408,10 +408,11 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const soleShare = apps.length === 1 && primary.rollout.length === state.rollout.length;
   const rolloutJsonOf = (app: ApplicationState) => (soleShare ? rolloutJson : JSON.stringify(app.rollout));
   const controllerJson = JSON.stringify(primary.controller ?? null);
+  const written: CurrentRows["applications"] = { registered: new Map(), summaries: new Map() };
   await db.$transaction(
     async (tx) => {
       // Applications first: the rows below refer to them.
-      await upsertApplications(tx, envId, state, now);
+      written.registered = await upsertApplications(tx, envId, state, remembered?.applications.registered ?? null, now);
       stats.blobsWritten = await writeBlobs(tx, blobs);
       await upsertLiveRows(tx, envId, liveUpserts, now);
       await touchResourceVersions(tx, envId, rvTouches);
@@ -540,7 +541,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
           events.push({ action: "revision.approved", targetId: app.approvedSha, key: null, before: { sha: before }, after: tagged(app, { sha: app.approvedSha }) });
         }
       }
-      await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, rolloutJsonOf, now);
+      written.summaries = await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, rolloutJsonOf, remembered?.applications.summaries ?? null, now);
       const rollup = await rollupOf(tx, envId, now, state.staleAfterMs);
       const primaryApplied = applied.get(primary.id) ?? { sha: null, source: "inferred" as const };
       // The environment's summary and the run's stats in one statement. The
@@ -608,7 +609,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     if (row) prevDesired.set(m.key, { ...row, applicationId: m.applicationId });
   }
   for (const key of desiredDeleted) prevDesired.delete(key);
-  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson });
+  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson, applications: written });
   // Carried or frozen rows kept beside the set make the sizes differ, and the next run goes through them.
   desiredWritten.set(prevDesired, state.desired);
   return { stats, appliedSha: applied.get(primary.id)?.sha ?? null };
@@ -635,29 +636,44 @@ function partition<V>(map: Map<string, V>, ownerOf: (key: string) => string, onl
  * every other application of the environment marked removed, its rows and
  * history kept.
  */
-async function upsertApplications(tx: Tx, envId: string, state: CollectedState, now: Date): Promise<void> {
+async function upsertApplications(tx: Tx, envId: string, state: CollectedState, written: ReadonlyMap<string, string> | null, now: Date): Promise<Map<string, string>> {
   const all = [...state.applications.map((a) => ({ id: a.id, spec: a.spec })), ...state.skipped.map((a) => ({ id: a.id, spec: a.spec }))];
+  const registration = new Map(all.map((a) => [a.id, json([a.spec.name, a.spec.kind, a.spec.promotionKey, a.spec.controller, a.spec.sources, a.spec])]));
+  // A row this process wrote in the last good run, from the same spec, is as it was: only its lastSeenAt moves, and only
+  // once per LAST_SEEN_STEP_MS (rewriting hundreds of rows with their specs every run was a fifth of a steady run).
+  const changed = written ? all.filter((a) => written.get(a.id) !== registration.get(a.id)) : all;
+  const unchanged = written ? all.filter((a) => written.get(a.id) === registration.get(a.id)).map((a) => a.id) : [];
   // One statement however many applications: values as parallel arrays.
-  if (all.length > 0) {
+  if (changed.length > 0) {
     await tx.$executeRaw`
       INSERT INTO "Application" (id, "environmentId", name, kind, "promotionKey", "controllerRef", sources, spec, "firstSeenAt", "lastSeenAt", "updatedAt")
       SELECT v.id, ${envId}::uuid, v.name, v.kind, v.key, v.controller::jsonb, v.sources::jsonb, v.spec::jsonb, ${now}, ${now}, ${now}
       FROM unnest(
-        ${all.map((a) => a.id)}::uuid[],
-        ${all.map((a) => a.spec.name)}::text[],
-        ${all.map((a) => a.spec.kind)}::text[],
-        ${all.map((a) => a.spec.promotionKey)}::text[],
-        ${all.map((a) => json(a.spec.controller))}::text[],
-        ${all.map((a) => json(a.spec.sources))}::text[],
-        ${all.map((a) => json(a.spec))}::text[]
+        ${changed.map((a) => a.id)}::uuid[],
+        ${changed.map((a) => a.spec.name)}::text[],
+        ${changed.map((a) => a.spec.kind)}::text[],
+        ${changed.map((a) => a.spec.promotionKey)}::text[],
+        ${changed.map((a) => json(a.spec.controller))}::text[],
+        ${changed.map((a) => json(a.spec.sources))}::text[],
+        ${changed.map((a) => json(a.spec))}::text[]
       ) AS v(id, name, kind, key, controller, sources, spec)
       ON CONFLICT ("environmentId", name) DO UPDATE SET kind = EXCLUDED.kind, "promotionKey" = EXCLUDED."promotionKey", "controllerRef" = EXCLUDED."controllerRef",
         sources = EXCLUDED.sources, spec = EXCLUDED.spec, "lastSeenAt" = EXCLUDED."lastSeenAt", "removedAt" = NULL, "updatedAt" = EXCLUDED."updatedAt"`;
   }
+  if (unchanged.length > 0) {
+    await tx.$executeRaw`
+      UPDATE "Application" SET "lastSeenAt" = ${now}
+      WHERE id = ANY(${unchanged}::uuid[]) AND "lastSeenAt" < ${new Date(now.getTime() - LAST_SEEN_STEP_MS)}`;
+  }
   await tx.application.updateMany({ where: { environmentId: envId, removedAt: null, id: { notIn: all.map((a) => a.id) } }, data: { removedAt: now } });
+  return registration;
 }
 
-/** What each collected application now is: revisions, controller, rollout, objects, open drift; skipped ones keep theirs and show why. */
+/**
+ * What each collected application now is: revisions, controller, rollout, objects, open drift; skipped ones keep
+ * theirs and show why. Returns each application's summary as written, as text: a row whose text is the same next
+ * run is not written again (hundreds of rows with their rollouts, every run), only its open drift count checked.
+ */
 async function writeApplicationSummaries(
   tx: Tx,
   state: CollectedState,
@@ -665,14 +681,40 @@ async function writeApplicationSummaries(
   appliedSince: Map<string, Date>,
   appOf: (key: string) => ApplicationState,
   rolloutJsonOf: (app: ApplicationState) => string,
+  written: ReadonlyMap<string, string> | null,
   now: Date,
-): Promise<void> {
+): Promise<Map<string, string>> {
   const objects = new Map<string, number>();
-  for (const key of state.live.keys()) objects.set(appOf(key).id, (objects.get(appOf(key).id) ?? 0) + 1);
-  if (state.applications.length === 0) return;
-  // One statement for every application (an environment may hold hundreds): values as parallel arrays.
-  const column = <T>(f: (app: (typeof state.applications)[number]) => T) => state.applications.map(f);
-  await tx.$executeRaw`
+  for (const key of state.live.keys()) {
+    const id = appOf(key).id;
+    objects.set(id, (objects.get(id) ?? 0) + 1);
+  }
+  const summaries = new Map<string, string>();
+  if (state.applications.length === 0) return summaries;
+  const rows = state.applications.map((app) => {
+    const revision = applied.get(app.id);
+    const row = {
+      id: app.id,
+      approved: app.approvedSha,
+      approvedAt: app.approvedAt?.toISOString() ?? null,
+      applied: revision?.sha ?? null,
+      source: revision?.sha ? revision.source : null,
+      since: appliedSince.get(app.id)?.toISOString() ?? null,
+      behind: revision?.behind ?? false,
+      controller: json(app.controller),
+      rollout: rolloutJsonOf(app),
+      objects: objects.get(app.id) ?? 0,
+    };
+    return { row, text: json(row) };
+  });
+  const changed = rows.filter((r) => written?.get(r.row.id) !== r.text).map((r) => r.row);
+  const unchanged = rows.filter((r) => written?.get(r.row.id) === r.text).map((r) => r.row.id);
+  const column = <T>(f: (row: (typeof changed)[number]) => T) => changed.map(f);
+  // One statement for every changed application (an environment may hold hundreds): values as parallel arrays.
+  const settled =
+    changed.length === 0
+      ? []
+      : await tx.$queryRaw<Array<{ id: string; settled: boolean }>>`
     UPDATE "Application" AS a SET
       "approvedSha" = v.approved,
       "approvedAt" = COALESCE(v.approved_at, (SELECT "committedAt" FROM "Revision" WHERE sha = v.approved LIMIT 1)),
@@ -687,25 +729,42 @@ async function writeApplicationSummaries(
       "lastError" = NULL,
       "updatedAt" = ${now}
     FROM unnest(
-      ${column((app) => app.id)}::uuid[],
-      ${column((app) => app.approvedSha)}::text[],
-      ${column((app) => app.approvedAt?.toISOString() ?? null)}::timestamptz[],
-      ${column((app) => applied.get(app.id)?.sha ?? null)}::text[],
-      ${column((app) => (applied.get(app.id)?.sha ? applied.get(app.id)!.source : null))}::text[],
-      ${column((app) => appliedSince.get(app.id)?.toISOString() ?? null)}::timestamptz[],
-      ${column((app) => applied.get(app.id)?.behind ?? false)}::boolean[],
-      ${column((app) => json(app.controller))}::text[],
-      ${column(rolloutJsonOf)}::text[],
-      ${column((app) => objects.get(app.id) ?? 0)}::int[]
+      ${column((r) => r.id)}::uuid[],
+      ${column((r) => r.approved)}::text[],
+      ${column((r) => r.approvedAt)}::timestamptz[],
+      ${column((r) => r.applied)}::text[],
+      ${column((r) => r.source)}::text[],
+      ${column((r) => r.since)}::timestamptz[],
+      ${column((r) => r.behind)}::boolean[],
+      ${column((r) => r.controller)}::text[],
+      ${column((r) => r.rollout)}::text[],
+      ${column((r) => r.objects)}::int[]
     ) AS v(id, approved, approved_at, applied, source, since, behind, controller, rollout, objects)
     LEFT JOIN (
       SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
       WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1
     ) open ON open.id = v.id
-    WHERE a.id = v.id`;
+    WHERE a.id = v.id
+    RETURNING a.id::text AS id, (a."approvedAt" IS NOT NULL OR a."approvedSha" IS NULL) AS settled`;
+  if (unchanged.length > 0) {
+    // The same summary as last run: only its open drift count may have moved (this run opened or resolved items).
+    await tx.$executeRaw`
+      UPDATE "Application" AS a SET "driftCount" = COALESCE(open.n, 0), "updatedAt" = ${now}
+      FROM unnest(${unchanged}::uuid[]) AS v(id)
+      LEFT JOIN (
+        SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
+        WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1
+      ) open ON open.id = v.id
+      WHERE a.id = v.id AND a."driftCount" IS DISTINCT FROM COALESCE(open.n, 0)`;
+  }
+  const text = new Map(rows.map((r) => [r.row.id, r.text]));
+  for (const id of unchanged) summaries.set(id, text.get(id)!);
+  // A commit time not known yet (its Revision row not ingested) is looked up again next run.
+  for (const r of settled) if (r.settled) summaries.set(r.id, text.get(r.id)!);
   for (const s of state.skipped) {
     await tx.application.update({ where: { id: s.id }, data: { lastError: { ...s.error, at: now.toISOString() }, updatedAt: now } });
   }
+  return summaries;
 }
 
 /** The environment's rollup over its applications as now stored (pauses included). */

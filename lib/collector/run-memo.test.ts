@@ -41,8 +41,8 @@ describe("run memo bounds", () => {
 
   it("keeps current rows within twice the budget (desired + live)", () => {
     resetRunMemo({ objects: 100 });
-    rememberRows("e1", { runId: 1, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}" });
-    rememberRows("e2", { runId: 2, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}" });
+    rememberRows("e1", { runId: 1, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}", applications: { registered: new Map(), summaries: new Map() } });
+    rememberRows("e2", { runId: 2, live: rows(60), desired: rows(60), rollout: "{}", controller: "{}", applications: { registered: new Map(), summaries: new Map() } });
     expect(rememberedRows("e1", 1)).toBeNull();
     expect(rememberedRows("e2", 2)?.live.size).toBe(60);
   });

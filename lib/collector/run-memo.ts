@@ -249,13 +249,15 @@ export function forgetCluster(environment: string): void {
   memo().clusters.delete(environment);
 }
 
-interface CurrentRows {
+export interface CurrentRows {
   runId: number;
   live: Map<string, StoredRow>;
   desired: Map<string, StoredRow>;
   /** The environment's rollout and controller summaries as written, JSON. */
   rollout: string;
   controller: string;
+  /** Each application's row as written, by id: its registration (spec) and its summary, as text (persist.ts). */
+  applications: { registered: Map<string, string>; summaries: Map<string, string> };
 }
 
 /**

@@ -118,6 +118,16 @@ forEachCluster((server) => {
       // The audit log names the application of each drift.
       const opened = await db.auditEvent.findMany({ where: { action: "drift.opened" }, select: { reason: true, after: true }, orderBy: { id: "asc" } });
       expect(opened.map((e) => [e.reason, (e.after as { application?: string }).application]).sort()).toEqual([["/ConfigMap/shop/api-debug", "api"], ["apps/Deployment/shop/web", "web"]]);
+
+      // Put back by hand: the applications' summaries are as they were (not written again), their drift counts follow.
+      await admin.client.requestJson("PATCH", resourcePath(deployments, "shop", "web") + "/scale", { body: { spec: { replicas: 2 } }, contentType: "application/merge-patch+json", userAgent: KUBECTL_UA });
+      await admin.client.requestJson("DELETE", resourcePath(admin.discovery.lookup("v1", "ConfigMap")!, "shop", "api-debug"));
+      expect((await run()).stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
+      const after = await applications();
+      expect([...after.values()].map((a) => [a.name, a.driftCount, a.objectCount])).toEqual([["api", 0, 2], ["infra", 0, 1], ["web", 0, 1]]);
+      // Seen in every run; lastSeenAt moves at most once per five minutes for an unchanged application.
+      expect([...after.values()].map((a) => a.lastSeenAt)).toEqual([...apps.values()].map((a) => a.lastSeenAt));
+      expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 3, applicationsInSync: 3, applicationsDrifted: 0 });
     });
 
     it("marks an application that left the configuration removed and keeps its history; it comes back under the same id", async () => {

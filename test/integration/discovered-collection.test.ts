@@ -121,6 +121,16 @@ forEachCluster((server) => {
       expect((await getMetrics(db, 7)).applications).toEqual(expect.arrayContaining(["api", "cart", "web", "worker"]));
       expect([...apps.values()].filter((a) => a.driftCount > 0).map((a) => [a.name, a.driftCount])).toEqual([["flux-system/shop-api", 1]]);
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsDrifted: 1 });
+
+      // The api's Service edited by hand, then put back: no workload moves and Flux reports the same revision, so the
+      // application's summary is as the last run wrote it; its drift count follows all the same.
+      const driftCountOfApi = async () => (await applications()).get("flux-system/shop-api")?.driftCount;
+      await kubectl(["-n", "shop", "patch", "service", "api", "--type=merge", "-p", '{"spec":{"selector":{"app.kubernetes.io/name":"api-canary"}}}']);
+      expect((await run()).stats).toMatchObject({ drift: { Modified: 2, Missing: 0, Extra: 0 } });
+      expect(await driftCountOfApi()).toBe(2);
+      await kubectl(["-n", "shop", "patch", "service", "api", "--type=merge", "-p", '{"spec":{"selector":{"app.kubernetes.io/name":"api"}}}']);
+      expect((await run()).stats).toMatchObject({ drift: { Modified: 1, Missing: 0, Extra: 0 } });
+      expect(await driftCountOfApi()).toBe(1);
     }, 120_000);
 
     it("Flux applying a newer branch head is not stale for applications that commit did not touch; one whose Kustomization still reports an older revision is", async () => {

@@ -53,7 +53,7 @@ export const ApplicationSummaryDto = named(
     driftCount: count,
     lastError: object({ message: z.string(), at: isoTime.nullable() }).nullable(),
     firstSeenAt: isoTime,
-    lastSeenAt: isoTime.nullable(),
+    lastSeenAt: isoTime.nullable().describe("When a collection last saw it, to within 5 minutes (a removed application: removedAt is exact)"),
     removedAt: isoTime.nullable(),
   }),
   "One application as the last good collection saw it",
