@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ControllerCondition, ControllerStatus } from "@/lib/kube/controller-status";
+import { fluxStatus, type ControllerCondition, type ControllerStatus } from "@/lib/kube/controller-status";
 import { controllerObjectOf, controllerRollup, groupByFailingObject } from "./controller-objects";
 
 const at = (min: number) => new Date(Date.UTC(2026, 11, 7, 12, 0) - min * 60_000).toISOString();
@@ -8,29 +8,10 @@ function cond(object: string, over: Partial<ControllerCondition> = {}): Controll
   return { object, type: "Ready", status: "True", reason: "ReconciliationSucceeded", message: null, lastTransitionTime: at(60), ...over };
 }
 
-/** A Flux Kustomization of flux-system as the collector stores it, ready unless told otherwise. */
+/** A Flux Kustomization of flux-system as the collector reads it, Ready unless told otherwise. */
 function kustomization(name: string, over: Partial<ControllerStatus> = {}): ControllerStatus {
-  const object = `Kustomization/flux-system/${name}`;
-  return {
-    type: "flux",
-    kind: "Kustomization",
-    namespace: "flux-system",
-    name,
-    found: true,
-    suspended: false,
-    suspendedBy: null,
-    appliedRevision: null,
-    attemptedRevision: null,
-    sourceRevision: null,
-    ready: "True",
-    failure: null,
-    conditions: [cond(object)],
-    automatedSync: null,
-    history: [],
-    inventory: [],
-    health: "Healthy",
-    ...over,
-  };
+  const live = { kind: "Kustomization", metadata: { namespace: "flux-system", name }, spec: {}, status: { conditions: [{ type: "Ready", status: "True", reason: "ReconciliationSucceeded", lastTransitionTime: at(60) }] } };
+  return { ...fluxStatus({ namespace: "flux-system", name }, live, null), ...over };
 }
 
 const authFailed = cond("GitRepository/flux-system/flux-system", { status: "False", reason: "AuthenticationFailed", message: "authentication required", lastTransitionTime: at(120) });
