@@ -1,11 +1,39 @@
 // The revisions of an environment whose applications follow sources of their
 // own: no one approved or applied revision is the environment's, so each
-// application's is listed with its commit (from its own repository), those
-// behind first.
+// application's is listed with its commit (from its own repository), or the
+// chart version it runs when it comes from a chart repository, those behind first.
 import Link from "next/link";
 import type { ApplicationRevisionsDto } from "@/lib/api/contract";
 import { Ago } from "./time";
 import { RevisionLine } from "./revision";
+
+type ChartRevision = NonNullable<ApplicationRevisionsDto["chart"]>;
+
+/** A chart from a chart repository runs a chart version: "ingress-nginx 4.11.3 (app 1.11.3)", and what Git asks for when it differs. */
+function ChartRevisionLines({ chart }: { chart: ChartRevision }) {
+  return (
+    <div className="pl-3">
+      {chart.applied ? (
+        <span>
+          <strong>{chart.name}</strong> <span className="font-mono">{chart.applied.version}</span>
+          {chart.applied.appVersion && <span className="text-xs text-slate-500"> (app {chart.applied.appVersion})</span>}
+        </span>
+      ) : (
+        <span className="text-slate-600">
+          <strong>{chart.name}</strong>: nothing released yet
+        </span>
+      )}
+      {chart.approved && (
+        <div className="flex flex-wrap items-baseline gap-x-2 text-violet-950">
+          <span className="text-xs">approved, not applied:</span>
+          <span>
+            {chart.name} <span className="font-mono">{chart.approved === "*" ? "(newest)" : chart.approved}</span>
+          </span>
+        </div>
+      )}
+    </div>
+  );
+}
 
 /** Enough to see which applications run what; the applications page lists every one. */
 export const APPLICATION_REVISIONS_SHOWN = 10;
@@ -23,15 +51,19 @@ export function ApplicationRevisions({ environment, applications, now }: { envir
             <Link href={a.href} className="font-medium text-blue-700 hover:underline">
               {a.name}
             </Link>
-            <div className="pl-3">
-              <RevisionLine rev={a.applied}>{a.appliedSince && <Ago iso={a.appliedSince} now={now} className="text-xs text-slate-500" />}</RevisionLine>
-              {a.behind && a.approved && (
-                <div className="flex flex-wrap items-baseline gap-x-2 text-violet-950">
-                  <span className="text-xs">approved, not applied:</span>
-                  <RevisionLine rev={a.approved} />
-                </div>
-              )}
-            </div>
+            {a.chart ? (
+              <ChartRevisionLines chart={a.chart} />
+            ) : (
+              <div className="pl-3">
+                <RevisionLine rev={a.applied}>{a.appliedSince && <Ago iso={a.appliedSince} now={now} className="text-xs text-slate-500" />}</RevisionLine>
+                {a.behind && a.approved && (
+                  <div className="flex flex-wrap items-baseline gap-x-2 text-violet-950">
+                    <span className="text-xs">approved, not applied:</span>
+                    <RevisionLine rev={a.approved} />
+                  </div>
+                )}
+              </div>
+            )}
           </li>
         ))}
       </ul>

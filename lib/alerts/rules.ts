@@ -3,6 +3,7 @@
 // them is sync.ts's job; these rules only say what is wrong.
 import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
 import { applicationFlags } from "@/lib/applications/rollup";
+import { groupByFailingObject } from "@/lib/applications/controller-objects";
 
 export const ALERT_TYPES = [
   "environment_stale",
@@ -168,8 +169,6 @@ function sustainedFailure(controller: ControllerStatus | null, intervalMs: numbe
 function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotApplication[], t: number): DesiredAlert[] {
   const out: DesiredAlert[] = [];
   const now = new Date(t);
-  // One failing object is one problem however many applications it holds up (a GitRepository feeding them all).
-  const failingObjects = new Map<string, { failure: NonNullable<ControllerStatus["failure"]>; applications: string[] }>();
   for (const app of apps) {
     const subject = `${env.id}:${app.id}`;
     const label = `${env.name}/${app.name}`;
@@ -195,15 +194,9 @@ function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotAppl
         },
       }));
     }
-    const failing = sustainedFailure(app.controller, env.intervalMs, t);
-    if (failing) {
-      const group = failingObjects.get(failing.object) ?? { failure: failing, applications: [] };
-      group.applications.push(app.name);
-      failingObjects.set(failing.object, group);
-    }
   }
-  for (const [object, { failure, applications }] of failingObjects) {
-    const sorted = [...applications].sort();
+  // One failing object is one problem however many applications it holds up (a GitRepository feeding them all).
+  for (const { object, failure, applications: sorted } of groupByFailingObject(apps, (app) => sustainedFailure(app.controller, env.intervalMs, t))) {
     const one = sorted.length === 1 ? sorted[0] : undefined;
     out.push(alertAbout("convergence_failing", `${env.id}:${object}`, env, {
       title: one

@@ -3,14 +3,17 @@
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { rollupApplications, rollupInputs, worstApplications, type PauseTarget } from "@/lib/applications/rollup";
+import { controllerRollup } from "@/lib/applications/controller-objects";
+import { judgedPerApplication } from "@/lib/applications/per-application";
 import { applicationPagePath } from "./object-key";
 import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, touchesPath } from "@/lib/lineage";
-import type { ApplicationRevisionsDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RevisionDto } from "@/lib/api/contract";
+import type { ApplicationRevisionsDto, ControllerRollupDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RevisionDto } from "@/lib/api/contract";
 import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
 import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
 import { applicationCommits } from "./application-revisions";
+import { chartRevisionOf } from "./chart-revision";
 import { NO_ROLLBACK, rollbackGuidance, type AppliedRow, type Rollback } from "./rollback";
 
 type Db = PrismaClient;
@@ -295,7 +298,7 @@ async function applicationRevisions(db: Db, row: EnvRow): Promise<ApplicationRev
   if (row.repositoryId !== null) return null;
   const apps = await db.application.findMany({
     where: { environmentId: row.id, removedAt: null },
-    select: { name: true, sources: true, approvedSha: true, appliedSha: true, appliedSince: true, appliedBehind: true },
+    select: { name: true, sources: true, approvedSha: true, appliedSha: true, appliedSince: true, appliedBehind: true, controller: true },
     orderBy: { name: "asc" },
   });
   const commits = await applicationCommits(db, apps.map((a) => a.sources));
@@ -304,9 +307,40 @@ async function applicationRevisions(db: Db, row: EnvRow): Promise<ApplicationRev
     href: applicationPagePath(row.name, a.name),
     approved: commits.revision(a.sources, a.approvedSha),
     applied: commits.revision(a.sources, a.appliedSha),
+    chart: chartRevisionOf({ sources: a.sources, approvedSha: a.approvedSha, appliedSha: a.appliedSha, helm: controllerStatus(a.controller)?.helm ?? null }),
     appliedSince: iso(a.appliedSince),
     behind: a.appliedBehind,
   }));
+}
+
+/** How many applications a controller object row names; the count says the rest. */
+const APPLICATIONS_NAMED = 20;
+
+/**
+ * The Controller panel of an environment whose applications have sources of
+ * their own: its applications' controller objects rolled up. Null for a
+ * single-source environment, whose own controller object is the panel's.
+ */
+function environmentControllers(row: EnvRow, apps: readonly ApplicationRow[]): ControllerRollupDto | null {
+  if (!judgedPerApplication(row.spec)) return null;
+  const rollup = controllerRollup(apps.map((a) => ({ name: a.name, controller: controllerStatus(a.controller) })));
+  return {
+    ...rollup,
+    attention: rollup.attention.map((o) => {
+      const [kind = "", namespace = "", name = ""] = o.object.split("/");
+      return {
+        object: o.object,
+        kind,
+        namespace,
+        name,
+        state: o.state,
+        condition: o.condition,
+        suspendedBy: o.suspendedBy,
+        applications: o.applications.slice(0, APPLICATIONS_NAMED).map((a) => ({ name: a, href: applicationPagePath(row.name, a) })),
+        applicationCount: o.applications.length,
+      };
+    }),
+  };
 }
 
 export async function getEnvironmentDetail(db: Db, name: string, now = new Date()): Promise<EnvironmentDetailDto> {
@@ -349,6 +383,7 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
     lastRun: lastRun ? runDto(row.name, lastRun) : null,
     ignored: { total: typeof stats.ignored === "number" ? stats.ignored : null, byRule },
     rollback: rollbackTargets(row, h, applied),
+    controllerRollup: environmentControllers(row, rel.applications.get(row.id) ?? []),
     applicationRevisions: perApplication,
     facets: { kinds: kinds.map((k) => k.v), namespaces: namespaces.map((n) => n.v), applications: applications.map((a) => a.v) },
     now: now.toISOString(),

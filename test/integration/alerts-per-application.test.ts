@@ -9,12 +9,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { forEachCluster, type TestCluster } from "../support/clusters";
 import { kubectlFor } from "../support/estate-kube";
 import { runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { endFleetCase, startFleetCase } from "../support/fleet-case";
+import { pageText } from "../support/page-text";
 import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { collectorContext } from "@/lib/collector";
@@ -50,25 +50,6 @@ async function reportApplied(sha: string, names: string[]): Promise<void> {
   for (const name of names) {
     await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } })]);
   }
-}
-
-/** Page text as the server renders it for the first paint (with the router contexts a page has), tags dropped. */
-async function pageText(node: ReturnType<typeof createElement>, pathname: string): Promise<string> {
-  const { AppRouterContext } = await import("next/dist/shared/lib/app-router-context.shared-runtime");
-  const { SearchParamsContext, PathnameContext } = await import("next/dist/shared/lib/hooks-client-context.shared-runtime");
-  const router = { back() {}, forward() {}, refresh() {}, push() {}, replace() {}, prefetch() {} };
-  const html = renderToString(
-    createElement(
-      QueryClientProvider,
-      { client: new QueryClient() },
-      createElement(
-        AppRouterContext.Provider,
-        { value: router as never },
-        createElement(PathnameContext.Provider, { value: pathname }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, node)),
-      ),
-    ),
-  );
-  return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 }
 
 const openAlerts = async () => (await listAlerts(db, { open: true })).map((a) => ({ type: a.type, title: a.title, application: a.details.application ?? null }));

@@ -21,10 +21,10 @@ import pino from "pino";
 import { NextRequest } from "next/server";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "../support/collector-env";
+import { pageHtml } from "../support/page-text";
 import { resourcePath } from "@/lib/kube/discovery";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import { logger } from "@/lib/log";
@@ -349,21 +349,6 @@ describe("canary Secret value", () => {
 
     // HTML: each page hands its loader's result to a client component; render those to strings
     // (with the router contexts a page has), as the server does for the first paint.
-    const { AppRouterContext } = await import("next/dist/shared/lib/app-router-context.shared-runtime");
-    const { SearchParamsContext, PathnameContext } = await import("next/dist/shared/lib/hooks-client-context.shared-runtime");
-    const router = { back() {}, forward() {}, refresh() {}, push() {}, replace() {}, prefetch() {} };
-    const render = (pathname: string, node: ReturnType<typeof createElement>) =>
-      renderToString(
-        createElement(
-          QueryClientProvider,
-          { client: new QueryClient() },
-          createElement(
-            AppRouterContext.Provider,
-            { value: router as never },
-            createElement(PathnameContext.Provider, { value: pathname }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, node)),
-          ),
-        ),
-      );
     const { EnvironmentsClient } = await import("@/app/environments-client");
     const { EnvironmentClient } = await import("@/app/environments/[env]/environment-client");
     const { ObjectClient } = await import("@/app/environments/[env]/objects/[...key]/object-client");
@@ -382,7 +367,7 @@ describe("canary Secret value", () => {
       ["/compare", createElement(CompareClient, { environments: ["test", "staging"], initial: loaded.compare as contract.CompareDto, initialParams: "from=test&to=staging", problem: null })],
       ["/metrics", createElement(MetricsClient, { initial: loaded.metrics as contract.MetricsDto })],
     ];
-    for (const [pathname, node] of pages) outputs.push({ where: `HTML ${pathname}`, text: render(pathname, node) });
+    for (const [pathname, node] of pages) outputs.push({ where: `HTML ${pathname}`, text: await pageHtml(node, pathname) });
     // The pages that show the Secret did render it (masked), so its values' absence means something.
     expect(outputs.find((o) => o.where === "HTML /environments/test/objects/_/Secret/shop/api-credentials")?.text).toMatch(/api-credentials[\s\S]*PAYMENT_API_KEY/);
     expect(outputs.find((o) => o.where === "HTML /environments/test")?.text).toContain("api-credentials");

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -45,4 +46,21 @@ export async function endFleetCase(c: Partial<FleetCase>): Promise<void> {
   await c.cluster?.release();
   c.fleet?.cleanup();
   if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
+}
+
+/**
+ * A fresh fleet case around every test of the suite: its fields are set from
+ * the suite's beforeEach on, and `cluster` is undefined again once a test's
+ * case has ended (so a kubectl left running fails rather than reaching the next).
+ */
+export function eachFleetCase(server: () => ClusterServer, tmpPrefix: string, before?: (cluster: TestCluster) => object[]): Partial<FleetCase> {
+  const c: Partial<FleetCase> = {};
+  beforeEach(async () => {
+    Object.assign(c, await startFleetCase(server(), tmpPrefix, before));
+  }, 120_000);
+  afterEach(async () => {
+    await endFleetCase(c);
+    c.cluster = undefined;
+  }, 60_000);
+  return c;
 }

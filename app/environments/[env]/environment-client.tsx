@@ -18,6 +18,8 @@ import { plural } from "@/lib/dashboard/format";
 import { Panel, RefreshNow, PauseBanner } from "./environment-panels-client";
 import { RollbackGuidance } from "@/components/rollback-guidance";
 import { ApplicationRevisions } from "@/components/application-revisions";
+import { ControllerRollup } from "@/components/controller-rollup";
+import { ConditionDetail } from "@/components/controller-condition";
 import { DriftSection } from "./environment-drift-client";
 import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
 
@@ -174,7 +176,9 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         </Panel>
 
         <Panel title="Controller">
-          {!ctrl ? (
+          {env.controllerRollup ? (
+            <ControllerRollup rollup={env.controllerRollup} now={now} />
+          ) : !ctrl ? (
             <p className="text-sm text-slate-600">No GitOps controller is configured; the applied revision is inferred from live state.</p>
           ) : (
             <div className="space-y-2 text-sm">
@@ -189,18 +193,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
                     const failing = ctrl.failure !== null && c.object === ctrl.failure.object && c.type === ctrl.failure.type;
                     return (
                       <li key={i} className={`py-1.5 ${failing ? "text-red-800" : ""}`}>
-                        <span className="font-mono [overflow-wrap:anywhere]">{c.object}</span>{" "}
-                        <strong>
-                          {c.type}={c.status}
-                        </strong>
-                        {c.reason && <> · {c.reason}</>}
-                        {c.lastTransitionTime && (
-                          <>
-                            {" "}
-                            · since <Ago iso={c.lastTransitionTime} now={now} />
-                          </>
-                        )}
-                        {c.message && <span className="block text-slate-600 [overflow-wrap:anywhere]">{c.message}</span>}
+                        <span className="font-mono [overflow-wrap:anywhere]">{c.object}</span> <ConditionDetail condition={c} now={now} />
                       </li>
                     );
                   })}
@@ -211,7 +204,8 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
         </Panel>
       </div>
 
-      {ctrl?.helm && <HelmReleasePanel release={ctrl.helm} />}
+      {/* An environment of many applications: a HelmRelease among them shows its release on its own page. */}
+      {!env.controllerRollup && ctrl?.helm && <HelmReleasePanel release={ctrl.helm} />}
 
       {env.rollout.length > 0 && (
         <Panel title="Rollout health">

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ENVIRONMENT_STATUSES, type EnvironmentStatus as DomainEnvironmentStatus, type StatusFlag as DomainStatusFlag } from "@/lib/environments/status";
 import type { ControllerCondition as DomainCondition } from "@/lib/kube/controller-status";
 import type { EnvironmentError as DomainEnvironmentError, RolloutStatus as DomainRolloutStatus, RunError as DomainRunError, RunProgress as DomainRunProgress } from "@/lib/domain/types";
+import { CONTROLLER_OBJECT_STATES, type ControllerObjectState as DomainControllerObjectState } from "@/lib/applications/controller-objects";
 import { ApplicationRollupDto, WorstApplicationDto } from "./application-rollup";
 import { assertSameShape, count, isoTime, named, object, type SameShape } from "./schema";
 
@@ -202,6 +203,37 @@ const controllerSummary = object({
   helm: HelmReleaseDto.nullable(),
 });
 
+export const ControllerObjectState = z.enum(CONTROLLER_OBJECT_STATES);
+assertSameShape<SameShape<z.infer<typeof ControllerObjectState>, DomainControllerObjectState>>();
+
+export const ControllerRollupDto = named(
+  "ControllerRollup",
+  object({
+    objects: count.describe("Distinct controller objects: each application's own (Kustomization, HelmRelease, Application) and each failing object they share (a GitRepository)"),
+    ready: count,
+    failing: count,
+    suspended: count,
+    notReady: count.describe("Not found in the cluster, or not (yet) reporting Ready"),
+    attention: z
+      .array(
+        object({
+          object: z.string().describe('"GitRepository/flux-system/flux-system"'),
+          kind: z.string(),
+          namespace: z.string(),
+          name: z.string(),
+          state: ControllerObjectState,
+          condition: ControllerCondition.nullable().describe("Why: the failing condition, or a not-ready object's own Ready condition; null when none says"),
+          suspendedBy: object({ manager: z.string(), time: isoTime.nullable() }).nullable(),
+          applications: z.array(object({ name: z.string(), href: z.string().describe("The application's page") })).max(20).describe("The applications it holds up (failing) or runs, by name, up to 20"),
+          applicationCount: count,
+        }),
+      )
+      .describe("Every controller object that is not ready, worst first: failing ones holding up the most applications, then the longest failing; then not found, not ready, suspended"),
+  }),
+  "An environment of many applications: its applications' controller objects by state, a failing object shared by several applications listed once",
+);
+export type ControllerRollupDto = z.infer<typeof ControllerRollupDto>;
+
 const environmentSummaryShape = {
   name: z.string(),
   description: z.string().nullable(),
@@ -218,7 +250,7 @@ const environmentSummaryShape = {
     .nullable()
     .describe("The approved revision is not contained in the applied one: since when, and how many approved commits are missing"),
   drift: DriftCountsDto,
-  controller: controllerSummary.nullable(),
+  controller: controllerSummary.nullable().describe("Its controller object; an environment of many applications has none of its own (this is its first application's): see controllerRollup on its detail"),
   objectCount: count,
   lastCollectedAt: isoTime.nullable(),
   lastGoodCollectedAt: isoTime.nullable(),
@@ -277,8 +309,15 @@ export type RollbackDto = z.infer<typeof RollbackDto>;
 export const ApplicationRevisionsDto = object({
   name: z.string(),
   href: z.string().describe("The application's page"),
-  approved: RevisionDto.nullable(),
+  approved: RevisionDto.nullable().describe("Its approved revision; for a chart application see chart (a Flux HelmRelease's is the commit of the Kustomization declaring it)"),
   applied: RevisionDto.nullable(),
+  chart: object({
+    name: z.string(),
+    applied: object({ version: z.string(), appVersion: z.string().nullable() }).nullable().describe("The release Helm last installed (Flux), or the version Argo CD synced; null when nothing is released yet"),
+    approved: z.string().nullable().describe("The version (or range) Git asks for, only where it is not the one applied"),
+  })
+    .nullable()
+    .describe("An application released from a chart repository (Flux HelmRelease from a HelmRepository, Argo CD chart source): what it runs is a chart version, not a commit; null for a Git source"),
   appliedSince: isoTime.nullable(),
   behind: z.boolean().describe("The approved revision is not contained in the applied one, by the ancestry the collector checked"),
 });
@@ -292,6 +331,9 @@ export const EnvironmentDetailDto = named(
     lastRun: RunDto.nullable(),
     ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
     rollback: RollbackDto.describe("Empty for an environment whose applications follow sources of their own: each application's page gives its own"),
+    controllerRollup: ControllerRollupDto.nullable().describe(
+      "An environment whose applications follow sources of their own (discover: or applications:): their controller objects rolled up; null for an environment with one source (controller is its own)",
+    ),
     applicationRevisions: z
       .array(ApplicationRevisionsDto)
       .nullable()
