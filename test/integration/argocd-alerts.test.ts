@@ -2,8 +2,8 @@
 // (issue 19): the estate of test/fixtures/estates/argocd-app-of-apps committed
 // into a real Git repository, its Applications synced as Argo CD would have
 // (test/support/app-of-apps-case.ts). Git moves on; one Application stays on
-// the old revision, one has its automated sync turned off, one reports a
-// failing condition. Every run is followed by what a worker runs after it
+// the old revision, two are paused the Argo CD way (automated sync turned off,
+// reconcile skipped), one reports a failing condition. Every run is followed by what a worker runs after it
 // (detected pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import path from "node:path";
