@@ -11,22 +11,18 @@ import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { forEachCluster, type TestCluster } from "../support/clusters";
 import { kubectlFor } from "../support/estate-kube";
-import { runCollection } from "../support/collector-env";
+import { openAlertsNamed, runAsWorker } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { endFleetCase, startFleetCase } from "../support/fleet-case";
 import { pageText } from "../support/page-text";
 import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { collectorContext } from "@/lib/collector";
-import { afterRunHooks } from "@/lib/collector/hooks";
-import { listAlerts } from "@/lib/alerts";
 import { getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { listDrift } from "@/lib/dashboard/drift";
 import { driftQuerySchema } from "@/lib/api/contract";
 import { EnvironmentClient } from "@/app/environments/[env]/environment-client";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { EnvironmentCard } from "@/components/environment-card";
-import { logger } from "@/lib/log";
 
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
@@ -38,12 +34,7 @@ let config: DriftwatchConfig;
 const kubectl = kubectlFor(() => cluster);
 
 /** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
-async function run(): Promise<void> {
-  const mirrorsDir = path.join(dir, "mirrors");
-  await runCollection(db, config, mirrorsDir, "production");
-  const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
-  await afterRunHooks(collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) }), env.id);
-}
+const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production");
 
 /** Flux reports `sha` applied for these Kustomizations. */
 async function reportApplied(sha: string, names: string[]): Promise<void> {
@@ -52,7 +43,7 @@ async function reportApplied(sha: string, names: string[]): Promise<void> {
   }
 }
 
-const openAlerts = async () => (await listAlerts(db, { open: true })).map((a) => ({ type: a.type, title: a.title, application: a.details.application ?? null }));
+const openAlerts = () => openAlertsNamed(db);
 const short = (sha: string) => sha.slice(0, 12);
 
 forEachCluster((server) => {

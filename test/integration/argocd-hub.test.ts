@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ARGOCD_APPLICATION_CRD, startKubeSim, type KubeSim } from "@driftwatch/kubesim";
 import { forEachCluster, type TestCluster } from "../support/clusters";
-import { ESTATES, kubectlFor } from "../support/estate-kube";
+import { kubectlFor } from "../support/estate-kube";
+import { APP_OF_APPS as ESTATE, APP_OF_APPS_URL as ESTATE_URL, commitAppOfApps } from "../support/app-of-apps-case";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { runProcess } from "../support/run-process";
 import { requiredKubectl } from "../support/required-tools";
@@ -22,8 +23,6 @@ import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { createPause, pausePolicy } from "@/lib/pauses";
 
-const ESTATE = path.join(ESTATES, "argocd-app-of-apps");
-const ESTATE_URL = "https://git.example.com/acme/argocd-app-of-apps.git";
 
 const db = getPrisma();
 let dir: string;
@@ -51,11 +50,7 @@ forEachCluster((server) => {
     cluster = await server().forCase(dir);
     hub = await startKubeSim({ kubeconfigPath: path.join(dir, "hub-kubeconfig"), clusterName: "hub", adminPort: false });
     repo = TestRepo.create("argocd-app-of-apps");
-    for (const file of fs.readdirSync(ESTATE, { recursive: true, encoding: "utf8" })) {
-      const full = path.join(ESTATE, file);
-      if (fs.statSync(full).isFile()) repo.write(file, fs.readFileSync(full));
-    }
-    repo.commit("app-of-apps");
+    commitAppOfApps(repo);
     // The hub: Argo CD's Applications, one for this cluster and one for another.
     await hubKubectl(["apply", "--server-side", "-f", "-"], JSON.stringify(ARGOCD_APPLICATION_CRD));
     await hubKubectl(["create", "namespace", "argocd"]);

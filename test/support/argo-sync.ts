@@ -2,7 +2,7 @@
 // cluster's argocd namespace, and a sync as the application controller does
 // it — the rendered documents of its sources joined in order (the last copy
 // of a repeated object wins), each given the destination namespace and the
-// tracking annotation, applied client-side as argocd-controller, then the
+// tracking annotation beside its own annotations, applied client-side as argocd-controller, then the
 // revision(s) it synced written to the Application's status.
 import { parseAllDocuments, stringify } from "yaml";
 import type { Kubectl } from "./estate-kube";
@@ -22,9 +22,10 @@ export async function argoSync(kubectl: Kubectl, name: string, namespace: string
     for (const doc of parseAllDocuments(text)) {
       const o = doc.toJS() as Obj | null;
       if (!o) continue;
-      const m = o.metadata as { name: string };
+      const m = o.metadata as { name: string; annotations?: Record<string, string> };
       const group = String(o.apiVersion).includes("/") ? String(o.apiVersion).split("/")[0] : "";
-      byKey.set(`${group}/${String(o.kind)}/${namespace}/${m.name}`, { ...o, metadata: { ...m, namespace, annotations: { "argocd.argoproj.io/tracking-id": `${name}:${group}/${String(o.kind)}:${namespace}/${m.name}` } } });
+      const tracking = { "argocd.argoproj.io/tracking-id": `${name}:${group}/${String(o.kind)}:${namespace}/${m.name}` };
+      byKey.set(`${group}/${String(o.kind)}/${namespace}/${m.name}`, { ...o, metadata: { ...m, namespace, annotations: { ...m.annotations, ...tracking } } });
     }
   }
   await kubectl(["apply", "--field-manager=argocd-controller", "-f", "-"], [...byKey.values()].map((o) => stringify(o)).join("---\n"));

@@ -12,6 +12,8 @@ import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
 import { resetDatabase } from "@/lib/db/testing";
 import { syncConfigToDatabase, collectorContext, enqueueRun, leaseRunById, executeRun, type RunOutcome } from "@/lib/collector";
+import { afterRunHooks } from "@/lib/collector/hooks";
+import { listAlerts } from "@/lib/alerts";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover } from "@/lib/kube/discovery";
 import { serverSideApply, type DemoKube } from "@/demo/kube-writer";
@@ -47,6 +49,18 @@ export async function runCollection(db: PrismaClient, config: DriftwatchConfig, 
   const outcome = await executeRun(ctx, leased, "test-worker", 60_000);
   const stats = (await db.collectionRun.findUniqueOrThrow({ where: { id: runId } })).stats as Record<string, unknown> | null;
   return { ...outcome, stats };
+}
+
+/** One run of `environment`, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
+export async function runAsWorker(db: PrismaClient, config: DriftwatchConfig, mirrorsDir: string, environment: string): Promise<void> {
+  await runCollection(db, config, mirrorsDir, environment);
+  const env = await db.environment.findUniqueOrThrow({ where: { name: environment } });
+  await afterRunHooks(collectorContext(db, config, { mirrorsDir, secretKey: Buffer.from("test-instance-key-0123456789abcdef"), log: logger.child({ test: true }) }), env.id);
+}
+
+/** The open alerts as a reader scans them: type, title and the application named. */
+export async function openAlertsNamed(db: PrismaClient): Promise<Array<{ type: string; title: string; application: unknown }>> {
+  return (await listAlerts(db, { open: true })).map((a) => ({ type: a.type, title: a.title, application: a.details.application ?? null }));
 }
 
 /** Every Application row, by name. */

@@ -1,0 +1,198 @@
+// Alerts and the incident report of an Argo CD app-of-apps environment
+// (issue 19): the estate of test/fixtures/estates/argocd-app-of-apps committed
+// into a real Git repository, its Applications synced as Argo CD would have
+// (test/support/app-of-apps-case.ts). Git moves on; one Application stays on
+// the old revision, two are paused the Argo CD way (automated sync turned off,
+// reconcile skipped), one reports a failing condition. Every run is followed by what a worker runs after it
+// (detected pauses, then alerts), so the alerts are the product's own.
+// On the imitation and on a real kube-apiserver, with the same assertions.
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forEachCluster, type TestCluster } from "../support/clusters";
+import { kubectlFor } from "../support/estate-kube";
+import { openAlertsNamed, runAsWorker } from "../support/collector-env";
+import { endAppOfAppsCase, reportApplication, startAppOfAppsCase, syncApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
+import { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import { type DriftwatchConfig } from "@/lib/config";
+import { getPrisma } from "@/lib/db";
+import { loadIncidentReport } from "@/lib/reports/load-incident";
+
+const db = getPrisma();
+let dir: string;
+let cluster: TestCluster | undefined;
+let repo: TestRepo;
+let config: DriftwatchConfig;
+const kubectl = kubectlFor(() => cluster);
+
+/** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
+const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production");
+
+const sync = async (...names: AppOfAppsApplication[]) => {
+  for (const name of names) await syncApplication(kubectl, { dir, repo }, name);
+};
+
+/** Argo CD has compared the Application with the branch's new head and found it differs, and has not synced it. */
+const outOfSync = (name: AppOfAppsApplication) => reportApplication(kubectl, name, { sync: { status: "OutOfSync", revision: repo.head() } });
+
+/** A commit approved `ago` milliseconds ago, changing `files`. */
+function commitAgo(message: string, files: Record<string, string>, ago: number): string {
+  for (const [file, content] of Object.entries(files)) repo.write(file, content);
+  return repo.commit(message, { date: new Date(Date.now() - ago) });
+}
+
+/** The fixture's file with `from` replaced by `to` (a change to what the Application renders). */
+function edited(file: string, from: string, to: string): string {
+  const text = repo.git("show", `HEAD:${file}`);
+  if (!text.includes(from)) throw new Error(`${file} has no "${from}"`);
+  return text.replace(from, to);
+}
+
+const HOUR = 3_600_000;
+const openAlerts = () => openAlertsNamed(db);
+const short = (sha: string) => sha.slice(0, 12);
+
+forEachCluster((server) => {
+  beforeEach(async () => {
+    ({ dir, cluster, repo, config } = await startAppOfAppsCase(server(), "driftwatch-argocd-alerts-"));
+  }, 120_000);
+  afterEach(async () => {
+    await endAppOfAppsCase({ dir, cluster, repo });
+    cluster = undefined;
+  }, 60_000);
+
+  describe("alerts of an Argo CD app-of-apps environment", () => {
+    it("one Application left on an old revision opens its own stale alert, which resolves when it catches up; paused ones (automated sync off, reconcile skipped) raise none", async () => {
+      const estate = repo.head();
+      await run();
+      const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      expect(env.repositoryId).toBeNull();
+      expect((await db.application.findMany({ orderBy: { name: "asc" } })).map((a) => [a.name, a.appliedSha])).toEqual(
+        ["root", "shop-api", "shop-cart", "shop-web", "shop-worker"].map((n) => [`argocd/${n}`, estate]),
+      );
+      expect(await openAlerts()).toEqual([]);
+
+      // A new worker image, two web replicas and a longer cart session, approved an hour ago. Argo CD syncs the
+      // root and the api; the worker's sync is stuck (OutOfSync, its last sync still the old revision). The
+      // web's automated sync was turned off by hand, and the cart's reconciliation skipped (Argo CD leaves its
+      // status as it was: Synced at the old revision), so both are behind on purpose.
+      await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"syncPolicy":{"automated":{"enabled":false}}}}']);
+      await kubectl(["-n", "argocd", "annotate", "applications.argoproj.io", "shop-cart", "argocd.argoproj.io/skip-reconcile=true"]);
+      const moved = commitAgo(
+        "worker 1.9.0, web at two replicas, cart sessions of an hour",
+        {
+          "services/worker/staging/deployment.yaml": edited("services/worker/staging/deployment.yaml", "shop-worker:1.8.0", "shop-worker:1.9.0"),
+          "services/web/staging/kustomization.yaml": edited("services/web/staging/kustomization.yaml", "count: 1", "count: 2"),
+          "services/cart/staging/settings.yaml": edited("services/cart/staging/settings.yaml", "session-ttl: 30m", "session-ttl: 60m"),
+        },
+        HOUR,
+      );
+      await sync("root", "shop-api");
+      await outOfSync("shop-worker");
+      await outOfSync("shop-web");
+      await run();
+
+      const apps = new Map((await db.application.findMany()).map((a) => [a.name, a]));
+      expect(apps.get("argocd/shop-worker")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      expect(apps.get("argocd/shop-web")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      expect(apps.get("argocd/shop-cart")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      // The api synced a head that holds no change of its own: up to date, not behind.
+      expect(apps.get("argocd/shop-api")).toMatchObject({ appliedSha: moved, appliedBehind: false });
+      const open = await openAlerts();
+      expect(open.filter((a) => a.type === "environment_stale")).toEqual([
+        { type: "environment_stale", title: expect.stringMatching(new RegExp(`^production/argocd/shop-worker is stale: ${short(moved)} approved (59|60|61) min ago, ${short(estate)} still applied$`)), application: "argocd/shop-worker" },
+      ]);
+      // The paused ones are pauses (their own alerts, naming them and who paused them), not stale.
+      expect(open.filter((a) => a.type !== "environment_stale").sort((a, b) => a.title.localeCompare(b.title))).toEqual([
+        { type: "pause_unattributed", title: "production/argocd/shop-cart: reconciliation paused outside Driftwatch (by kubectl-annotate)", application: "argocd/shop-cart" },
+        { type: "pause_unattributed", title: "production/argocd/shop-web: reconciliation paused outside Driftwatch (by kubectl-patch)", application: "argocd/shop-web" },
+      ]);
+      const stale = await db.alert.findFirstOrThrow({ where: { type: "environment_stale", resolvedAt: null } });
+      expect(stale).toMatchObject({ environmentId: env.id, fingerprint: `environment_stale:${env.id}:${apps.get("argocd/shop-worker")!.id}` });
+
+      // Another run with nothing changed keeps the same alert open (no churn).
+      await run();
+      expect((await db.alert.findMany({ where: { type: "environment_stale", resolvedAt: null } })).map((a) => a.id)).toEqual([stale.id]);
+
+      // Argo CD syncs the worker: its alert resolves.
+      await sync("shop-worker");
+      await run();
+      expect((await openAlerts()).filter((a) => a.type === "environment_stale")).toEqual([]);
+      expect(await db.alert.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
+      const audit = await db.auditEvent.findMany({ where: { targetId: stale.id }, select: { action: true }, orderBy: { id: "asc" } });
+      expect(audit.map((a) => a.action)).toEqual(["alert.opened", "alert.resolved"]);
+    }, 180_000);
+
+    it("an Application whose status reports a failing condition raises the convergence alert naming it, which resolves when the condition clears", async () => {
+      await run();
+      expect(await openAlerts()).toEqual([]);
+      // Argo CD cannot build the cart's target state any more, for ten minutes now.
+      const since = new Date(Date.now() - 10 * 60_000).toISOString();
+      const message = "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = authentication required";
+      await reportApplication(kubectl, "shop-cart", { sync: { status: "Unknown" }, conditions: [{ type: "ComparisonError", message, lastTransitionTime: since }] });
+      await run();
+
+      const cart = await db.application.findFirstOrThrow({ where: { name: "argocd/shop-cart" } });
+      const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      expect(await openAlerts()).toEqual([{ type: "convergence_failing", title: "production/argocd/shop-cart: Application/argocd/shop-cart is failing (ComparisonError)", application: "argocd/shop-cart" }]);
+      const alert = await db.alert.findFirstOrThrow({ where: { type: "convergence_failing", resolvedAt: null } });
+      expect(alert).toMatchObject({ fingerprint: `convergence_failing:${env.id}:Application/argocd/shop-cart`, details: expect.objectContaining({ applications: ["argocd/shop-cart"], condition: "ComparisonError", message, since }) });
+      expect(cart.appliedSha).toBe(repo.head());
+
+      // Its last sync failed as well: still one problem, one alert.
+      await reportApplication(kubectl, "shop-cart", { operationState: { phase: "Failed", message: "one or more objects failed to apply", finishedAt: since, syncResult: { revision: repo.head() } } });
+      await run();
+      expect((await openAlerts()).map((a) => a.type)).toEqual(["convergence_failing"]);
+
+      // Argo CD recovers: the condition goes, a sync succeeds, the alert resolves.
+      await reportApplication(kubectl, "shop-cart", { conditions: null });
+      await sync("shop-cart");
+      await run();
+      expect(await openAlerts()).toEqual([]);
+      expect(await db.alert.findUniqueOrThrow({ where: { id: alert.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
+    }, 180_000);
+  });
+
+  describe("the incident report of an Argo CD app-of-apps environment", () => {
+    it("lists the commits going live in each Application, from its own path, once, at the first Application that ran them", async () => {
+      const from = new Date(Date.now() - 60_000);
+      const estate = repo.head();
+      await run();
+      // A commit to the api's and the worker's files, approved an hour ago: Argo CD syncs the api first, the worker a run later.
+      const images = commitAgo(
+        "api at two replicas, worker on 1.9.0",
+        {
+          "services/api/staging/kustomization.yaml": edited("services/api/staging/kustomization.yaml", "count: 1", "count: 2"),
+          "services/worker/staging/deployment.yaml": edited("services/worker/staging/deployment.yaml", "shop-worker:1.8.0", "shop-worker:1.9.0"),
+        },
+        HOUR,
+      );
+      await sync("root", "shop-api", "shop-cart", "shop-web");
+      await outOfSync("shop-worker");
+      await run();
+      await sync("shop-worker");
+      await run();
+      // A change to the cart's settings that Argo CD has not synced: the other Applications run the new head,
+      // which holds it, but it is the cart's change and the cart does not run it yet.
+      const settings = commitAgo("cart: a longer session", { "services/cart/staging/settings.yaml": edited("services/cart/staging/settings.yaml", "session-ttl: 30m", "session-ttl: 60m") }, HOUR / 2);
+      await sync("root", "shop-api", "shop-web", "shop-worker");
+      await outOfSync("shop-cart");
+      await run();
+
+      const apps = new Map((await db.application.findMany({ include: { appliedRevisions: true } })).map((a) => [a.name, a]));
+      const ranAt = (app: string, sha: string) => apps.get(app)!.appliedRevisions.find((r) => r.sha === sha)!.firstSeenAt;
+      expect(ranAt("argocd/shop-worker", images).getTime()).toBeGreaterThan(ranAt("argocd/shop-api", images).getTime());
+      expect(apps.get("argocd/shop-cart")).toMatchObject({ approvedSha: settings, appliedSha: images });
+      const now = new Date(Date.now() + 1000);
+      const report = await loadIncidentReport(db, { environment: "production", window: { from: from.toISOString(), to: now.toISOString() }, now, generatedBy: "Tess Tester" });
+
+      // The estate's own commit went live in every Application at the first run; the cart's settings in none yet.
+      expect(report.leadTimes.map((l) => l.message)).toEqual(["app-of-apps", "api at two replicas, worker on 1.9.0"]);
+      const [first, second] = report.leadTimes;
+      expect(first).toMatchObject({ sha: estate, changes: ["argocd/root", "argocd/shop-api", "argocd/shop-cart", "argocd/shop-web", "argocd/shop-worker"] });
+      // It went live when the api ran it, about an hour after it was committed, not when the worker caught up.
+      expect(second).toMatchObject({ sha: images, changes: ["argocd/shop-api", "argocd/shop-worker"], liveAt: ranAt("argocd/shop-api", images).toISOString() });
+      expect(second!.leadTimeMs).toBeGreaterThan(59 * 60_000);
+      expect(report.counts.commitsLive).toBe(2);
+    }, 180_000);
+  });
+});
