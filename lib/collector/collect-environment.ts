@@ -16,8 +16,9 @@ import { LiveLists } from "./live-lists";
 import { ingestedOnce, keyOnce } from "./watch-ingest";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
-import { applicationIds, persistRun, readPersistInputs, readPrevious, sameComparison, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
+import { applicationIds, isDesiredAsStored, persistRun, readPersistInputs, readPrevious, sameComparison, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
 import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
+import { RunOwners } from "./run-owners";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
@@ -187,9 +188,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const merged = mergeDesired(apps);
     const desired = merged.desired;
     const carriedKeys = merged.carriedKeys;
-    const desiredOwner = merged.owners;
     // This run adds the owners of tracked live objects; the merged owners stay as they are for the next run.
-    const ownerOf = new Map(merged.owners);
+    const ownerOf = new RunOwners(merged.owners);
     const byId = new Map(apps.map((a) => [a.id, a]));
     for (const [i, a] of apps.entries()) {
       const shared = merged.shared[i] ?? 0;
@@ -239,6 +239,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       prevDesired: previous.prevDesired,
       sameComparison: (key) => sameComparison(previous, key),
       desired,
+      desiredAsStored: isDesiredAsStored(previous, desired),
       carriedKeys,
       compareContextOf: (key) => (byId.get(ownerOf.get(key) ?? "") ?? apps[0]!).desired.compareContext,
     };
@@ -325,7 +326,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const forget = (keys: readonly string[]) =>
       keys.forEach((k) => {
         live.delete(k);
-        if (!desiredOwner.has(k)) ownerOf.delete(k);
+        ownerOf.forget(k);
       });
     const listed = await lists.settle(client, wanted, { ingest, forget }, resources.size);
     const resourceName = (r: ApiResource) => `${r.resource}${r.group ? "." + r.group : ""}`;

@@ -70,7 +70,7 @@ export interface CollectedState {
   applications: ApplicationState[];
   skipped: SkippedApplication[];
   /** Which application each desired and live key belongs to (its Application id). */
-  ownerOf: Map<string, string>;
+  ownerOf: Pick<ReadonlyMap<string, string>, "get" | "has">;
   desired: Map<string, DesiredEntry>;
   /** Compact entries, hashed and compared as they arrived (live-intake.ts) against `previous`. */
   live: Map<string, LiveEntry>;
@@ -157,6 +157,14 @@ const IN_SYNC: ObjectDrift = Object.freeze({ type: "InSync", ignored: Object.fre
  * it while no render moves) has nothing to write on the desired side.
  */
 const desiredWritten = new WeakMap<Map<string, StoredRow>, ReadonlyMap<string, DesiredEntry>>();
+
+/**
+ * Whether `desired` is the very desired set the remembered rows were written from, with nothing kept beside it
+ * (carried or frozen rows make the sizes differ): then no desired row can differ, and nothing needs hashing.
+ */
+export function isDesiredAsStored(previous: Pick<PreviousRun, "remembered" | "prevDesired">, desired: ReadonlyMap<string, unknown>): boolean {
+  return previous.remembered !== null && desiredWritten.get(previous.prevDesired) === desired && previous.prevDesired.size === desired.size;
+}
 
 /**
  * What persistRun reads before it writes: the environment, its last good
@@ -271,8 +279,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const desiredRenamed: Array<{ key: string; sourcePath: string }> = []; // content stayed, its file did not
   const desiredReassigned: Array<{ key: string; applicationId: string }> = [];
   const desiredChanged = new Set<string>();
-  // The very desired set the remembered rows were written from, with nothing kept beside it: no row can differ.
-  const desiredAsStored = remembered !== null && desiredWritten.get(prevDesired) === state.desired && prevDesired.size === state.desired.size;
+  const desiredAsStored = isDesiredAsStored(state.previous, state.desired);
   for (const d of desiredAsStored ? [] : state.desired.values()) {
     const prev = prevDesired.get(d.key);
     const applicationId = ownerOf(d.key);
