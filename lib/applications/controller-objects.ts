@@ -23,10 +23,10 @@ export interface FailingObject {
   repository?: string;
 }
 
-/** An application as the grouping sees it: its name, and its sources' repository URLs in its controller's order. */
 /** When a failure began; one that does not say sorts last. */
 const since = (c: ControllerCondition | null) => (c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.POSITIVE_INFINITY);
 
+/** An application as the grouping sees it: its name, and its sources' repository URLs in its controller's order. */
 export interface GroupedApplication {
   name: string;
   sourceUrls?: readonly string[];
