@@ -180,6 +180,49 @@ describe("evaluateAlerts", () => {
       ]);
     });
 
+    it("raises one convergence alert for a repository every Argo CD Application of it cannot read, keeping its fingerprint while Applications join and recover", () => {
+      const repo = "https://git.example.com/acme/shop.git";
+      const failing = (name: string, message: string, minutesAgo = 30): ControllerStatus => ({
+        ...authFailure,
+        type: "argocd",
+        kind: "Application",
+        namespace: "argocd",
+        name,
+        failure: { object: `Application/argocd/${name}`, type: "ComparisonError", status: "True", reason: null, message, lastTransitionTime: ago(minutesAgo).toISOString() },
+      });
+      const auth = "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = failed to list refs: authentication required";
+      const argo = (name: string, id: string, message = auth, minutesAgo?: number) => app({ id, name: `argocd/${name}`, controller: failing(name, message, minutesAgo), sourceUrls: [repo] });
+      const apps = [
+        argo("shop-api", "a1", auth, 40),
+        argo("shop-cart", "a2"),
+        argo("shop-web", "a3"),
+        argo("shop-worker", "a4", "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = services/worker/staging: app path does not exist"),
+        app({ id: "a5", name: "argocd/root", sourceUrls: [repo] }),
+      ];
+      const alerts = evaluateAlerts(snap({ environments: [discovered(apps)] }), now).filter((a) => a.type === "convergence_failing");
+      expect(alerts.map((a) => [a.fingerprint, a.title])).toEqual([
+        ["convergence_failing:e1:Repository/https://git.example.com/acme/shop", `production: repository ${repo} is failing (ComparisonError), holding up 3 applications`],
+        ["convergence_failing:e1:Application/argocd/shop-worker", "production/argocd/shop-worker: Application/argocd/shop-worker is failing (ComparisonError)"],
+      ]);
+      expect(alerts[0]!.details).toEqual({
+        applications: ["argocd/shop-api", "argocd/shop-cart", "argocd/shop-web"],
+        applicationCount: 3,
+        object: `Repository/${repo}`,
+        repository: repo,
+        condition: "ComparisonError",
+        reason: null,
+        message: "Failed to load target state: rpc error: code = Unknown desc = failed to list refs: authentication required",
+        since: ago(40).toISOString(),
+      });
+      expect(runbookFor("convergence_failing", alerts[0]!.details).act[0]).toMatch(/Git credential/);
+
+      // One Application recovers, another's failure is too recent to page: the same alert, naming who is still held up.
+      const later = [argo("shop-api", "a1", auth, 40), argo("shop-cart", "a2", auth, 2), app({ id: "a3", name: "argocd/shop-web", sourceUrls: [repo] })];
+      expect(evaluateAlerts(snap({ environments: [discovered(later)] }), now).map((a) => [a.fingerprint, a.title, a.details.since])).toEqual([
+        ["convergence_failing:e1:Repository/https://git.example.com/acme/shop", `production/argocd/shop-api: repository ${repo} is failing (ComparisonError)`, ago(40).toISOString()],
+      ]);
+    });
+
     it("names the paused application in its pause's alerts; a pause of the whole environment names none", () => {
       const apps = [app({ id: "a1", name: "shop-web", paused: true })];
       const detected = { id: "p1", environmentId: "e1", origin: "detected" as const, owner: null, reason: null, expiresAt: null, controllerRef: "Kustomization/flux-system/shop-web", detectedManager: "kubectl-patch", detectedAt: ago(3), startedAt: ago(3), applicationId: "a1" };

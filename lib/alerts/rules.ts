@@ -58,6 +58,8 @@ export interface SnapshotApplication {
   controller: ControllerStatus | null;
   /** An active pause targets it or its whole environment. */
   paused: boolean;
+  /** Its sources' repository URLs, in its controller's order: which repository an Argo CD Application cannot read (lib/applications/controller-objects.ts). */
+  sourceUrls?: string[];
 }
 
 export interface SnapshotDrift {
@@ -195,18 +197,21 @@ function applicationAlerts(env: SnapshotEnvironment, apps: readonly SnapshotAppl
       }));
     }
   }
-  // One failing object is one problem however many applications it holds up (a GitRepository feeding them all).
-  for (const { object, failure, applications: sorted } of groupByFailingObject(apps, (app) => sustainedFailure(app.controller, env.intervalMs, t))) {
+  // One failing object is one problem however many applications it holds up (a GitRepository feeding them all, a
+  // repository every Argo CD Application of it cannot read); the fingerprint stays while applications join and leave.
+  for (const { key, object, failure, applications: sorted, repository } of groupByFailingObject(apps, (app) => sustainedFailure(app.controller, env.intervalMs, t))) {
     const one = sorted.length === 1 ? sorted[0] : undefined;
-    out.push(alertAbout("convergence_failing", `${env.id}:${object}`, env, {
+    const what = repository === undefined ? object : `repository ${repository}`;
+    out.push(alertAbout("convergence_failing", `${env.id}:${key}`, env, {
       title: one
-        ? `${env.name}/${one}: ${object} is failing (${failure.reason ?? failure.type})`
-        : `${env.name}: ${object} is failing (${failure.reason ?? failure.type}), holding up ${sorted.length} applications`,
+        ? `${env.name}/${one}: ${what} is failing (${failure.reason ?? failure.type})`
+        : `${env.name}: ${what} is failing (${failure.reason ?? failure.type}), holding up ${sorted.length} applications`,
       details: {
         ...(one ? { application: one } : {}),
         applications: sorted.slice(0, 20),
         applicationCount: sorted.length,
         object,
+        ...(repository === undefined ? {} : { repository }),
         condition: failure.type,
         reason: failure.reason,
         message: failure.message,

@@ -8,6 +8,7 @@ import { canonicalJson } from "@/lib/audit/canonical";
 import type { ControllerStatus, EnvironmentError } from "@/lib/domain/types";
 import { rollupInputs } from "@/lib/applications/rollup";
 import { judgedPerApplication } from "@/lib/applications/per-application";
+import { sourceUrlsOf } from "@/lib/applications/controller-objects";
 import { evaluateAlerts, type AlertSnapshot, type AlertType, type DesiredAlert, type Severity, type SnapshotApplication } from "./rules";
 import { alertPayload, contentHash, postWebhook, type AlertEvent, type DeliveryResult, type WebhookTarget } from "./deliver";
 import { runbookFor } from "./runbooks";
@@ -199,7 +200,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
       ? []
       : await db.application.findMany({
           where: { removedAt: null, environmentId: { in: perApplication.map((e) => e.id) } },
-          select: { id: true, environmentId: true, name: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, appliedBehind: true, controller: true, lastError: true },
+          select: { id: true, environmentId: true, name: true, removedAt: true, driftCount: true, approvedSha: true, approvedAt: true, appliedSha: true, appliedBehind: true, controller: true, lastError: true, sources: true },
           orderBy: { name: "asc" },
         });
   const applicationsOf = new Map<string, SnapshotApplication[]>();
@@ -218,6 +219,7 @@ export async function loadAlertSnapshot(db: Db, environmentId: string | null = n
         appliedBehind: a.appliedBehind,
         controller: (a.controller ?? null) as ControllerStatus | null,
         paused: inputs.get(a.id)!.paused,
+        sourceUrls: sourceUrlsOf(a.sources),
       })),
     );
   }

@@ -3,7 +3,7 @@
 import { Prisma, type PrismaClient } from "@/lib/db/generated/client";
 import { notFound } from "@/lib/api/errors";
 import { rollupApplications, rollupInputs, worstApplications, type PauseTarget } from "@/lib/applications/rollup";
-import { controllerRollup } from "@/lib/applications/controller-objects";
+import { controllerRollup, objectParts, sourceUrlsOf } from "@/lib/applications/controller-objects";
 import { judgedPerApplication } from "@/lib/applications/per-application";
 import { applicationPagePath } from "./object-key";
 import { controllerKindOf } from "@/lib/config";
@@ -92,6 +92,7 @@ const applicationSelect = {
   appliedBehind: true,
   controller: true,
   lastError: true,
+  sources: true,
 } satisfies Prisma.ApplicationSelect;
 
 type ApplicationRow = Prisma.ApplicationGetPayload<{ select: typeof applicationSelect }>;
@@ -323,16 +324,13 @@ const APPLICATIONS_NAMED = 20;
  */
 function environmentControllers(row: EnvRow, apps: readonly ApplicationRow[]): ControllerRollupDto | null {
   if (!judgedPerApplication(row.spec)) return null;
-  const rollup = controllerRollup(apps.map((a) => ({ name: a.name, controller: controllerStatus(a.controller) })));
+  const rollup = controllerRollup(apps.map((a) => ({ name: a.name, controller: controllerStatus(a.controller), sourceUrls: sourceUrlsOf(a.sources) })));
   return {
     ...rollup,
     attention: rollup.attention.map((o) => {
-      const [kind = "", namespace = "", name = ""] = o.object.split("/");
       return {
         object: o.object,
-        kind,
-        namespace,
-        name,
+        ...objectParts(o.object),
         state: o.state,
         condition: o.condition,
         suspendedBy: o.suspendedBy,

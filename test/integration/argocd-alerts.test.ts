@@ -3,19 +3,23 @@
 // into a real Git repository, its Applications synced as Argo CD would have
 // (test/support/app-of-apps-case.ts). Git moves on; one Application stays on
 // the old revision, two are paused the Argo CD way (automated sync turned off,
-// reconcile skipped), one reports a failing condition. Every run is followed by what a worker runs after it
-// (detected pauses, then alerts), so the alerts are the product's own.
+// reconcile skipped), one reports a failing condition of its own; the
+// repository they all read fails for all of them at once (one alert, not
+// five). Every run is followed by what a worker runs after it (detected
+// pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { forEachCluster, type TestCluster } from "../support/clusters";
 import { kubectlFor } from "../support/estate-kube";
 import { openAlertsNamed, runAsWorker } from "../support/collector-env";
-import { endAppOfAppsCase, reportApplication, startAppOfAppsCase, syncApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
+import { APP_OF_APPS_APPLICATIONS, APP_OF_APPS_URL, endAppOfAppsCase, reportApplication, startAppOfAppsCase, syncApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
+import { getEnvironmentDetail } from "@/lib/dashboard/environments";
+import { EnvironmentDetailDto } from "@/lib/api/contract";
 
 const db = getPrisma();
 let dir: string;
@@ -29,6 +33,14 @@ const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production
 
 const sync = async (...names: AppOfAppsApplication[]) => {
   for (const name of names) await syncApplication(kubectl, { dir, repo }, name);
+};
+
+/** Argo CD reads the Application's target state again: its condition goes and it syncs the head. */
+const recover = async (...names: AppOfAppsApplication[]) => {
+  for (const name of names) {
+    await reportApplication(kubectl, name, { conditions: null });
+    await sync(name);
+  }
 };
 
 /** Argo CD has compared the Application with the branch's new head and found it differs, and has not synced it. */
@@ -122,12 +134,12 @@ forEachCluster((server) => {
       expect(audit.map((a) => a.action)).toEqual(["alert.opened", "alert.resolved"]);
     }, 180_000);
 
-    it("an Application whose status reports a failing condition raises the convergence alert naming it, which resolves when the condition clears", async () => {
+    it("an Application whose status reports a failing condition of its own raises the convergence alert naming it, which resolves when the condition clears", async () => {
       await run();
       expect(await openAlerts()).toEqual([]);
-      // Argo CD cannot build the cart's target state any more, for ten minutes now.
+      // Argo CD cannot build the cart's target state any more (its path is gone from the repository), for ten minutes now.
       const since = new Date(Date.now() - 10 * 60_000).toISOString();
-      const message = "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = authentication required";
+      const message = "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = services/cart/staging: app path does not exist";
       await reportApplication(kubectl, "shop-cart", { sync: { status: "Unknown" }, conditions: [{ type: "ComparisonError", message, lastTransitionTime: since }] });
       await run();
 
@@ -144,8 +156,53 @@ forEachCluster((server) => {
       expect((await openAlerts()).map((a) => a.type)).toEqual(["convergence_failing"]);
 
       // Argo CD recovers: the condition goes, a sync succeeds, the alert resolves.
-      await reportApplication(kubectl, "shop-cart", { conditions: null });
-      await sync("shop-cart");
+      await recover("shop-cart");
+      await run();
+      expect(await openAlerts()).toEqual([]);
+      expect(await db.alert.findUniqueOrThrow({ where: { id: alert.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
+    }, 180_000);
+
+    it("a repository every Application fails to read (a rotated credential) raises one convergence alert naming it and the Applications, resolving when Argo CD reads it again", async () => {
+      await run();
+      expect(await openAlerts()).toEqual([]);
+      // The repository's credential was rotated ten minutes ago; Argo CD refreshed each Application a little apart since.
+      const cannotRead = (minutesAgo: number) => ({
+        sync: { status: "Unknown" },
+        conditions: [
+          {
+            type: "ComparisonError",
+            message: "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = failed to list refs: authentication required: Repository not found.",
+            lastTransitionTime: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+          },
+        ],
+      });
+      for (const [i, name] of APP_OF_APPS_APPLICATIONS.entries()) await reportApplication(kubectl, name, cannotRead(10 - i));
+      await run();
+
+      const everyApplication = APP_OF_APPS_APPLICATIONS.map((n) => `argocd/${n}`);
+      expect(await openAlerts()).toEqual([
+        { type: "convergence_failing", title: `production: repository ${APP_OF_APPS_URL} is failing (ComparisonError), holding up 5 applications`, application: null },
+      ]);
+      const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
+      const alert = await db.alert.findFirstOrThrow({ where: { type: "convergence_failing", resolvedAt: null } });
+      expect(alert).toMatchObject({
+        fingerprint: `convergence_failing:${env.id}:Repository/https://git.example.com/acme/argocd-app-of-apps`,
+        details: expect.objectContaining({ repository: APP_OF_APPS_URL, applications: everyApplication, applicationCount: 5, condition: "ComparisonError" }),
+      });
+      // The environment page's Controller panel lists the repository once, holding up every Application.
+      const detail = EnvironmentDetailDto.parse(await getEnvironmentDetail(db, "production"));
+      expect(detail.controllerRollup?.attention.map((o) => [o.object, o.kind, o.name, o.state, o.applicationCount])).toEqual([
+        [`Repository/${APP_OF_APPS_URL}`, "Repository", APP_OF_APPS_URL, "failing", 5],
+      ]);
+
+      // Argo CD reads the repository again for all but the worker: the same alert, naming the worker alone.
+      await recover("root", "shop-api", "shop-cart", "shop-web");
+      await run();
+      expect(await openAlerts()).toEqual([{ type: "convergence_failing", title: `production/argocd/shop-worker: repository ${APP_OF_APPS_URL} is failing (ComparisonError)`, application: "argocd/shop-worker" }]);
+      expect((await db.alert.findMany({ where: { type: "convergence_failing" } })).map((a) => a.id)).toEqual([alert.id]);
+
+      // And for the worker: the alert resolves.
+      await recover("shop-worker");
       await run();
       expect(await openAlerts()).toEqual([]);
       expect(await db.alert.findUniqueOrThrow({ where: { id: alert.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
