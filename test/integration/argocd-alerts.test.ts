@@ -17,6 +17,7 @@ import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
+import { getApplication } from "@/lib/dashboard/applications";
 
 const db = getPrisma();
 let dir: string;
@@ -134,6 +135,9 @@ forEachCluster((server) => {
       expect(await db.pause.findMany()).toEqual([]);
       expect(await openAlerts()).toEqual([]);
       expect((await db.application.findFirstOrThrow({ where: { name: "argocd/shop-cart" } })).controller).toMatchObject({ argoSync: "manual", suspended: false, automatedSync: false });
+      // Its page says so; the others sync automatically.
+      expect((await getApplication(db, "production", "argocd/shop-cart")).manualSync).toBe(true);
+      expect((await getApplication(db, "production", "argocd/shop-api")).manualSync).toBe(false);
 
       // Someone removes the web's automated policy by hand, though Git declares it. A longer cart session and two web
       // replicas are approved an hour ago; Argo CD has compared both with the new head and synced neither.
@@ -154,6 +158,7 @@ forEachCluster((server) => {
       expect(apps.get("argocd/shop-cart")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
       expect(apps.get("argocd/shop-web")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
       expect(apps.get("argocd/shop-web")!.controller).toMatchObject({ argoSync: "automated-removed", suspended: true, suspendedBy: null });
+      expect((await getApplication(db, "production", "argocd/shop-web")).manualSync).toBe(false);
       // The cart is stale (an approved commit nobody synced); the web is a pause, not stale. A removed field keeps no
       // owner in managedFields, so the pause names no writer rather than guess one.
       expect((await openAlerts()).sort((a, b) => a.type.localeCompare(b.type))).toEqual([
