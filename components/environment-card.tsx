@@ -159,6 +159,7 @@ export function EnvironmentCard({ env, now }: { env: EnvironmentSummaryDto; now:
                   <Pill tone={ctrl.health === "Degraded" ? "amber" : ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready ${ctrl.ready}`}</Pill>
                 )}{" "}
                 {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
+                {ctrl.manualSync && <Pill tone="slate">manual sync</Pill>}
                 {ctrl.failure && (
                   <span className="mt-1 block text-xs text-red-800">
                     {ctrl.failure.object.split("/")[0]} {ctrl.failure.reason ?? ctrl.failure.type}

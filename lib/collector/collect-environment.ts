@@ -22,6 +22,7 @@ import { RunOwners } from "./run-owners";
 import type { Logger } from "@/lib/log";
 import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
+import { declaredApplicationKey, withDeclaredApplication } from "@/lib/kube/controller-status";
 import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type ApplicationDesired } from "./application-desired";
@@ -370,7 +371,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         approvedSha: d.approved,
         approvedAt: d.approvedAt ?? null,
         compareSha: d.compareSha,
-        controller: d.controller,
+        // An Argo CD Application without automated sync is paused only when Git declares the policy: here, an app-of-apps parent's render.
+        controller: d.controller && withDeclaredApplication(d.controller, desired.get(declaredApplicationKey(d.controller))?.object),
         compareOptions: d.compareOptions,
         compareContext: d.compareContext,
         failingFiles: d.failingFiles,

@@ -181,5 +181,6 @@ export async function getApplication(db: Db, environment: string, name: string, 
     revisions: revisions.map((r) => ({ sha: r.sha, revision: /^[0-9a-f]{40}$/.test(r.sha) ? commits.revision(row.sources, r.sha) : null, source: r.source, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString(), endedAt: iso(r.endedAt) })),
     rollback,
     helm: controllerStatus(row.controller)?.helm ?? null,
+    manualSync: controllerStatus(row.controller)?.argoSync === "manual",
   };
 }

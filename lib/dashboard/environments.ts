@@ -254,12 +254,13 @@ function summarise(row: EnvRow, rel: Related, now: Date): EnvironmentSummaryDto 
           health: controller.health,
           suspended: controller.suspended,
           suspendedBy: controller.suspendedBy,
+          manualSync: controller.argoSync === "manual",
           failure: controller.failure,
           conditions: controller.conditions,
           helm: controller.helm ?? null,
         }
       : spec.controller
-        ? { type: spec.controller.type, ref: `${controllerKindOf(spec.controller)}/${spec.controller.namespace}/${spec.controller.name}`, found: false, ready: "Unknown", health: null, suspended: false, suspendedBy: null, failure: null, conditions: [], helm: null }
+        ? { type: spec.controller.type, ref: `${controllerKindOf(spec.controller)}/${spec.controller.namespace}/${spec.controller.name}`, found: false, ready: "Unknown", health: null, suspended: false, suspendedBy: null, manualSync: false, failure: null, conditions: [], helm: null }
         : null,
     objectCount: row.objectCount,
     lastCollectedAt: iso(row.lastCollectedAt),

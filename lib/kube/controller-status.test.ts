@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { argoStatus, fluxStatus, shaOfRevision } from "./controller-status";
+import { argoStatus, argoSyncMode, declaredApplicationKey, fluxStatus, shaOfRevision, withDeclaredApplication, type ArgoSyncMode } from "./controller-status";
+import { ANNOTATION_PAUSE_ID } from "@/lib/drift/own-pause";
 
 const SHA = "4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39";
 const OLD = "1111111111111111111111111111111111111111";
@@ -98,13 +99,45 @@ describe("argoStatus", () => {
       history: [{ revision: OLD, deployedAt: "2026-11-30T10:00:00Z" }, { revision: SHA, deployedAt: "2026-12-01T10:00:00Z" }],
     },
   };
-  it("treats removed automated sync as a pause without inventing who removed it", () => {
+  it("reads an Application without automated sync, declared nowhere, as syncing by hand: no pause", () => {
     const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, app);
     expect(s.automatedSync).toBe(false);
-    expect(s.suspended).toBe(true);
+    expect(s.argoSync).toBe("manual");
+    expect(s.suspended).toBe(false);
     expect(s.suspendedBy).toBeNull();
     expect(s.appliedRevision).toBe(SHA);
     expect(s.history.map((h) => h.revision)).toEqual([OLD, SHA]);
+  });
+  it("treats automated sync removed from an Application whose Git declaration has it as a pause, without inventing who removed it", () => {
+    const declared = { ...app, metadata: { name: "shop-staging", namespace: "argocd" }, spec: { syncPolicy: { automated: { prune: true } } }, status: undefined };
+    const s = withDeclaredApplication(argoStatus({ namespace: "argocd", name: "shop-staging" }, app), declared);
+    expect(s).toMatchObject({ argoSync: "automated-removed", suspended: true, suspendedBy: null, automatedSync: false, appliedRevision: SHA });
+  });
+  it("keeps a manual Application manual when Git declares it without automated sync", () => {
+    const declared = { ...app, spec: { syncPolicy: { syncOptions: ["CreateNamespace=true"] } } };
+    const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, app);
+    expect(withDeclaredApplication(s, declared)).toBe(s);
+  });
+  it("names Driftwatch as the writer of its own pause, which stays a pause whatever Git declares", () => {
+    const paused = {
+      ...app,
+      metadata: {
+        ...app.metadata,
+        annotations: { [ANNOTATION_PAUSE_ID]: "p-1" },
+        managedFields: [...app.metadata.managedFields, { manager: "driftwatch", operation: "Update", time: "2026-12-02T09:00:00Z", fieldsV1: { "f:metadata": { "f:annotations": { [`f:${ANNOTATION_PAUSE_ID}`]: {} } } } }],
+      },
+    };
+    const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, paused);
+    expect(s).toMatchObject({ argoSync: "driftwatch-pause", suspended: true, suspendedBy: { manager: "driftwatch", time: "2026-12-02T09:00:00Z" } });
+    expect(withDeclaredApplication(s, { spec: { syncPolicy: { automated: {} } } })).toBe(s);
+    expect(withDeclaredApplication(s, undefined)).toBe(s);
+  });
+  it("looks the Application up in Git under its object key", () => {
+    expect(declaredApplicationKey({ namespace: "argocd", name: "shop-cart" })).toBe("argoproj.io/Application/argocd/shop-cart");
+  });
+  it("leaves a Flux status as it is", () => {
+    const flux = fluxStatus({ namespace: "flux-system", name: "shop" }, { spec: { suspend: true }, status: {} }, null);
+    expect(withDeclaredApplication(flux, { spec: { syncPolicy: { automated: {} } } })).toBe(flux);
   });
   it("names the writer of automated.enabled=false", () => {
     const disabled = {
@@ -134,5 +167,40 @@ describe("argoStatus", () => {
   it("is not paused while automated sync is on", () => {
     const s = argoStatus({ namespace: "argocd", name: "shop-staging" }, { ...app, spec: { syncPolicy: { automated: { prune: true, selfHeal: true } } } });
     expect(s.suspended).toBe(false);
+  });
+});
+
+describe("argoSyncMode", () => {
+  const SKIP = { "argocd.argoproj.io/skip-reconcile": "true" };
+  const OWN = { [ANNOTATION_PAUSE_ID]: "p-1" };
+  const application = (automated: unknown, annotations: Record<string, string> = {}) => ({
+    metadata: { name: "shop-cart", namespace: "argocd", annotations },
+    spec: { syncPolicy: automated === undefined ? { syncOptions: ["CreateNamespace=true"] } : { automated } },
+  });
+  const ON = { prune: true, selfHeal: true };
+  const OFF = { prune: true, enabled: false };
+  const cases: Array<[string, ReturnType<typeof application>, ReturnType<typeof application> | undefined, ArgoSyncMode]> = [
+    ["automated live, declared nowhere", application(ON), undefined, "automated"],
+    ["`automated: {}` is on", application({}), undefined, "automated"],
+    ["automated live and in Git", application(ON), application(ON), "automated"],
+    ["no policy live, declared nowhere: manual by design", application(undefined), undefined, "manual"],
+    ["no policy live nor in Git: manual by design", application(undefined), application(undefined), "manual"],
+    ["no policy live, Git switches it off: manual by design", application(undefined), application(OFF), "manual"],
+    ["no policy live, though Git declares one: removed, a pause", application(undefined), application(ON), "automated-removed"],
+    ["`automated: {}` in Git counts as declared", application(undefined), application({}), "automated-removed"],
+    ["switched off live, declared nowhere: a pause", application(OFF), undefined, "automated-disabled"],
+    ["switched off live, on in Git: a pause", application(OFF), application(ON), "automated-disabled"],
+    ["switched off live and in Git: manual by design", application(OFF), application(OFF), "manual"],
+    ["reconcile skipped, even with automated sync on", application(ON, SKIP), application(ON), "skip-reconcile"],
+    ["reconcile skipped on a manual Application", application(undefined, SKIP), undefined, "skip-reconcile"],
+    ["Driftwatch's pause, declared nowhere", application(undefined, OWN), undefined, "driftwatch-pause"],
+    ["Driftwatch's pause, Git declares automated sync", application(undefined, OWN), application(ON), "driftwatch-pause"],
+  ];
+  it.each(cases)("%s", (_, live, declared, mode) => {
+    expect(argoSyncMode(live, declared)).toBe(mode);
+    // The collector's two steps (live first, Git once the parent is rendered) decide the same.
+    const status = withDeclaredApplication(argoStatus({ namespace: "argocd", name: "shop-cart" }, live), declared);
+    expect(status.argoSync).toBe(mode);
+    expect(status.suspended).toBe(mode !== "automated" && mode !== "manual");
   });
 });

@@ -2,6 +2,7 @@
 // whether it is suspended, and the conditions that explain why an environment
 // is behind ("AuthenticationFailed" on the source, a failed sync, …). Pure.
 import type { HelmReleaseSummary } from "@/lib/helm/release-desired";
+import { ANNOTATION_PAUSE_ID } from "@/lib/drift/own-pause";
 
 export interface ControllerCondition {
   object: string; // "Kustomization/flux-system/shop" or "GitRepository/…" or "Application/…"
@@ -30,7 +31,10 @@ export interface ControllerStatus {
   /** The first failing condition, the "why" of a stale environment. */
   failure: ControllerCondition | null;
   conditions: ControllerCondition[];
+  /** The live object has an automated sync policy that is on (Argo CD); null for Flux. */
   automatedSync: boolean | null;
+  /** How an Argo CD Application syncs and, when it does not, why (argoSyncMode); absent for Flux and in statuses recorded before it. */
+  argoSync?: ArgoSyncMode;
   history: Array<{ revision: string; deployedAt: string | null }>;
   /**
    * Object ids the controller records as its own, as `ns_name_group_kind`: the Flux
@@ -185,19 +189,105 @@ export function helmReleaseStatus(ref: { namespace: string; name: string }, helm
   };
 }
 
+/**
+ * How an Argo CD Application syncs. Two of these are not pauses:
+ * - "automated": an automated sync policy is on;
+ * - "manual": it syncs by hand by design — no automated policy live and none
+ *   in what Git declares for it (or it is declared in no repository Driftwatch
+ *   collects). Many teams sync production by hand on purpose; an approved
+ *   commit nobody synced is then stale, never a pause.
+ * The rest are pauses, reconciliation turned off against what Git declares:
+ * - "skip-reconcile": the `argocd.argoproj.io/skip-reconcile: "true"` annotation;
+ * - "automated-disabled": Argo CD 3's `syncPolicy.automated.enabled: false`,
+ *   unless Git declares it so too (then it is manual by design);
+ * - "automated-removed": no automated policy live, though Git declares one (an
+ *   app-of-apps parent Driftwatch collects renders this Application with it);
+ * - "driftwatch-pause": Driftwatch's own pause (lib/pauses/controller.ts),
+ *   which removes the policy and annotates the pause it records.
+ */
+export type ArgoSyncMode = "automated" | "manual" | "skip-reconcile" | "automated-disabled" | "automated-removed" | "driftwatch-pause";
+
+type AutomatedPolicy = "on" | "disabled" | "none";
+
+/** An Application's (live, or as Git declares it) automated sync policy: on, kept but switched off (Argo CD 3), or absent. */
+function automatedPolicyOf(app: Obj): AutomatedPolicy {
+  const automated = rec(rec(app.spec).syncPolicy).automated;
+  if (automated === undefined || automated === null) return "none";
+  // `automated: {}` is on: `enabled` defaults to true.
+  return rec(automated).enabled === false ? "disabled" : "on";
+}
+
+/** The sync mode the live Application shows on its own, before Git is consulted. */
+function liveSyncMode(live: Obj): ArgoSyncMode {
+  const annotations = rec(rec(live.metadata).annotations);
+  if (annotations["argocd.argoproj.io/skip-reconcile"] === "true") return "skip-reconcile";
+  const policy = automatedPolicyOf(live);
+  if (policy === "on") return "automated";
+  if (policy === "disabled") return "automated-disabled";
+  // Driftwatch's pause removes the policy; its annotations say the pause is its own, whatever Git declares.
+  return typeof annotations[ANNOTATION_PAUSE_ID] === "string" ? "driftwatch-pause" : "manual";
+}
+
+/**
+ * What Git's declaration of the Application (undefined: declared in no
+ * collected repository) makes of the mode its live object shows: no policy
+ * live is a pause only when Git declares one; a policy switched off is manual
+ * by design when Git switches it off too.
+ */
+function againstGit(liveMode: ArgoSyncMode, declared: Obj | undefined): ArgoSyncMode {
+  const declaredPolicy = declared ? automatedPolicyOf(declared) : "none";
+  if (liveMode === "manual" && declaredPolicy === "on") return "automated-removed";
+  if (liveMode === "automated-disabled" && declaredPolicy === "disabled") return "manual";
+  return liveMode;
+}
+
+/** The sync mode of a live Application, given the Application as Git declares it (undefined: declared in no collected repository). Pure. */
+export function argoSyncMode(live: Obj, declared: Obj | undefined): ArgoSyncMode {
+  return againstGit(liveSyncMode(live), declared);
+}
+
+/**
+ * Who turned reconciliation off, as a lead. A removed policy has no owner
+ * left in managedFields, so "automated-removed" names nobody rather than guess
+ * (the newest writer of the object is usually Argo CD writing its status).
+ */
+function argoSuspendedBy(app: Obj, mode: ArgoSyncMode): ControllerStatus["suspendedBy"] {
+  if (mode === "skip-reconcile") return fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"]);
+  if (mode === "automated-disabled") return fieldWriter(app, ["f:spec", "f:syncPolicy", "f:automated", "f:enabled"]);
+  if (mode === "driftwatch-pause") return fieldWriter(app, ["f:metadata", "f:annotations", `f:${ANNOTATION_PAUSE_ID}`]);
+  return null;
+}
+
+const isPause = (mode: ArgoSyncMode) => mode !== "automated" && mode !== "manual";
+
+/**
+ * The Application's status once what Git declares for it is known (undefined:
+ * declared in no collected repository). The collector reads the live
+ * Application before it has rendered the parent that declares it, so
+ * argoStatus decides without Git and this decides again.
+ */
+export function withDeclaredApplication(status: ControllerStatus, declared: Obj | undefined): ControllerStatus {
+  if (status.type !== "argocd" || !status.found || !status.argoSync) return status;
+  const mode = againstGit(status.argoSync, declared);
+  if (mode === status.argoSync) return status;
+  // Both changes leave nobody to name: a removed field has no owner, and manual by design was switched off by Git.
+  return { ...status, argoSync: mode, suspended: isPause(mode), suspendedBy: null };
+}
+
+/** The object key (lib/drift objectKey) under which Git would declare the Application a status describes. */
+export function declaredApplicationKey(status: Pick<ControllerStatus, "namespace" | "name">): string {
+  return `argoproj.io/Application/${status.namespace}/${status.name}`;
+}
+
+/** An Argo CD Application's status as its live object shows it; withDeclaredApplication adds what Git declares. */
 export function argoStatus(ref: { namespace: string; name: string }, app: Obj | null): ControllerStatus {
   const base = unknownStatus("argocd", ref, app !== null);
   if (!app) return base;
   const label = `Application/${ref.namespace}/${ref.name}`;
-  const spec = rec(app.spec);
   const status = rec(app.status);
   const sync = rec(status.sync);
   const op = rec(status.operationState);
-  // Automated sync is off when the policy is gone, or (Argo CD 3) kept but disabled with `enabled: false`.
-  const automatedPolicy = rec(spec.syncPolicy).automated;
-  const disabledInPlace = automatedPolicy !== undefined && automatedPolicy !== null && rec(automatedPolicy).enabled === false;
-  const automated = automatedPolicy !== undefined && automatedPolicy !== null && !disabledInPlace;
-  const skip = rec(rec(app.metadata).annotations)["argocd.argoproj.io/skip-reconcile"] === "true";
+  const mode = liveSyncMode(app);
   const conditions = conditionsOf(app, label).map((c) => ({ ...c, status: c.status === "Unknown" ? "True" : c.status }));
   const phase = str(op.phase);
   if (phase === "Failed" || phase === "Error") {
@@ -208,12 +298,8 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
   const history = arr(status.history).map((h) => ({ revision: str(rec(h).revision) ?? "", deployedAt: str(rec(h).deployedAt) }));
   return {
     ...base,
-    suspended: !automated || skip,
-    suspendedBy: skip
-      ? fieldWriter(app, ["f:metadata", "f:annotations", "f:argocd.argoproj.io/skip-reconcile"])
-      : disabledInPlace
-        ? fieldWriter(app, ["f:spec", "f:syncPolicy", "f:automated", "f:enabled"])
-        : null,
+    suspended: isPause(mode),
+    suspendedBy: argoSuspendedBy(app, mode),
     // sync.revision is the revision Argo CD compared against; while OutOfSync the one actually applied is the last sync's.
     appliedRevision:
       syncStatus === "Synced"
@@ -224,7 +310,8 @@ export function argoStatus(ref: { namespace: string; name: string }, app: Obj | 
     ready: syncStatus === "Synced" && (healthStatus === "Healthy" || healthStatus === null) ? "True" : syncStatus ? "False" : "Unknown",
     failure: conditions.find((c) => c.type.endsWith("Error") || c.type === "SyncFailed") ?? null,
     conditions,
-    automatedSync: automated,
+    automatedSync: automatedPolicyOf(app) === "on",
+    argoSync: mode,
     history: history.filter((h) => h.revision !== ""),
     inventory: arr(status.resources).flatMap((r) => {
       const res = rec(r);

@@ -3,7 +3,7 @@
 // running again (its pauses end), and expired pauses of environments that
 // resume automatically.
 import type { PrismaClient } from "@/lib/db/generated/client";
-import type { ControllerStatus } from "@/lib/kube/controller-status";
+import type { ArgoSyncMode, ControllerStatus } from "@/lib/kube/controller-status";
 import { appendAudit, SYSTEM } from "@/lib/audit";
 import { isUniqueViolation, resumePause, type PauseDeps } from "./pauses";
 import { applicationIdForControllerRef } from "@/lib/applications/controller-ref";
@@ -11,6 +11,18 @@ import { applicationIdForControllerRef } from "@/lib/applications/controller-ref
 type Db = PrismaClient;
 
 type ActivePause = Awaited<ReturnType<Db["pause"]["findMany"]>>[number];
+
+/**
+ * What turned an Argo CD Application's reconciliation off, for the audit trail. An Application that syncs by hand by
+ * design (no automated policy live nor in Git) is not suspended and never reaches here (argoSyncMode).
+ */
+const ARGO_PAUSE_WORDS: Partial<Record<ArgoSyncMode, string>> = {
+  "skip-reconcile": "reconcile skipped (argocd.argoproj.io/skip-reconcile)",
+  "automated-disabled": "automated sync switched off (syncPolicy.automated.enabled: false)",
+  "automated-removed": "automated sync removed, though Git declares it",
+};
+
+const MANUAL_BY_DESIGN = "syncs by hand by design: no automated sync policy live nor declared in Git";
 
 const refOf = (status: ControllerStatus) => `${status.kind ?? (status.type === "flux" ? "Kustomization" : "Application")}/${status.namespace}/${status.name}`;
 
@@ -69,6 +81,7 @@ async function reconcileOne(
 ): Promise<void> {
   const ref = refOf(status);
   if (status.suspended && pauses.covering.length === 0) {
+    const how = status.argoSync ? ARGO_PAUSE_WORDS[status.argoSync] : undefined;
     try {
       await db.$transaction(async (tx) => {
         const detectedAt = status.suspendedBy?.time ? new Date(status.suspendedBy.time) : now;
@@ -90,10 +103,8 @@ async function reconcileOne(
           targetType: "pause",
           targetId: pause.id,
           environment: environment.name,
-          reason: status.suspendedBy
-            ? `${ref} suspended outside Driftwatch; last written by ${status.suspendedBy.manager}${status.suspendedBy.time ? ` at ${status.suspendedBy.time}` : ""}`
-            : `${ref} suspended outside Driftwatch`,
-          after: { controllerRef: ref, manager: status.suspendedBy?.manager ?? null, time: status.suspendedBy?.time ?? null, automatedSync: status.automatedSync },
+          reason: `${ref} suspended outside Driftwatch${how ? ` (${how})` : ""}${status.suspendedBy ? `; last written by ${status.suspendedBy.manager}${status.suspendedBy.time ? ` at ${status.suspendedBy.time}` : ""}` : ""}`,
+          after: { controllerRef: ref, manager: status.suspendedBy?.manager ?? null, time: status.suspendedBy?.time ?? null, automatedSync: status.automatedSync, argoSync: status.argoSync ?? null },
           at: now,
         });
         result.detected.push(pause.id);
@@ -105,10 +116,13 @@ async function reconcileOne(
     return;
   }
   if (!status.suspended) {
+    // A detected pause of an Application that syncs by hand by design (Git declares no automated policy, or no longer
+    // does) was never a pause: it ends saying so, not as if someone had resumed it.
+    const manual = status.argoSync === "manual";
     for (const p of pauses.endable) {
       if (p.origin === "dashboard" && !p.executed) continue; // recorded only; the cluster never agreed
       await db.$transaction(async (tx) => {
-        const n = await tx.pause.updateMany({ where: { id: p.id, endedAt: null }, data: { endedAt: now, endReason: "resumed in the cluster, outside Driftwatch" } });
+        const n = await tx.pause.updateMany({ where: { id: p.id, endedAt: null }, data: { endedAt: now, endReason: manual ? MANUAL_BY_DESIGN : "resumed in the cluster, outside Driftwatch" } });
         if (n.count === 0) return;
         await appendAudit(tx, {
           actor: SYSTEM,
@@ -116,7 +130,7 @@ async function reconcileOne(
           targetType: "pause",
           targetId: p.id,
           environment: environment.name,
-          reason: `${ref} is reconciling again`,
+          reason: manual ? `${ref} ${MANUAL_BY_DESIGN}` : `${ref} is reconciling again`,
           before: { origin: p.origin, reason: p.reason },
           after: { resumedOnController: false, observed: true },
           at: now,

@@ -3,9 +3,10 @@
 // into a real Git repository, its Applications synced as Argo CD would have
 // (test/support/app-of-apps-case.ts). Git moves on; one Application stays on
 // the old revision, two are paused the Argo CD way (automated sync turned off,
-// reconcile skipped), one reports a failing condition of its own; the
-// repository they all read fails for all of them at once (one alert, not
-// five). Every run is followed by what a worker runs after it (detected
+// reconcile skipped), one syncs by hand by design (no automated policy in Git:
+// stale when it lags, never a pause), one reports a failing condition of its
+// own; the repository they all read fails for all of them at once (one alert,
+// not five). Every run is followed by what a worker runs after it (detected
 // pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import path from "node:path";
@@ -20,6 +21,7 @@ import { getPrisma } from "@/lib/db";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { EnvironmentDetailDto } from "@/lib/api/contract";
+import { getApplication } from "@/lib/dashboard/applications";
 
 const db = getPrisma();
 let dir: string;
@@ -132,6 +134,63 @@ forEachCluster((server) => {
       expect(await db.alert.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ resolvedAt: expect.any(Date) });
       const audit = await db.auditEvent.findMany({ where: { targetId: stale.id }, select: { action: true }, orderBy: { id: "asc" } });
       expect(audit.map((a) => a.action)).toEqual(["alert.opened", "alert.resolved"]);
+    }, 180_000);
+
+    it("an Application that syncs by hand by design (no automated policy in Git) is no pause and goes stale when it lags; one whose Git declares automated sync but someone removed it live is a detected pause", async () => {
+      const estate = repo.head();
+      // The cart's team syncs it by hand on purpose: its declaration in Git loses the automated policy, and the root's sync applies that.
+      commitAgo("cart: synced by hand", { "apps/shop-cart.yaml": edited("apps/shop-cart.yaml", "    automated:\n      prune: true\n      selfHeal: true\n", "") }, 2 * HOUR);
+      await sync("root");
+      await run();
+      const cartApplication = JSON.parse(await kubectl(["-n", "argocd", "get", "applications.argoproj.io", "shop-cart", "-o", "json"])) as { spec: { syncPolicy: Record<string, unknown> } };
+      expect(cartApplication.spec.syncPolicy).toEqual({ syncOptions: ["CreateNamespace=true"] });
+      expect(await db.pause.findMany()).toEqual([]);
+      expect(await openAlerts()).toEqual([]);
+      expect((await db.application.findFirstOrThrow({ where: { name: "argocd/shop-cart" } })).controller).toMatchObject({ argoSync: "manual", suspended: false, automatedSync: false });
+      // Its page says so; the others sync automatically.
+      expect((await getApplication(db, "production", "argocd/shop-cart")).manualSync).toBe(true);
+      expect((await getApplication(db, "production", "argocd/shop-api")).manualSync).toBe(false);
+
+      // Someone removes the web's automated policy by hand, though Git declares it. A longer cart session and two web
+      // replicas are approved an hour ago; Argo CD has compared both with the new head and synced neither.
+      await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"syncPolicy":{"automated":null}}}']);
+      const moved = commitAgo(
+        "cart sessions of an hour, web at two replicas",
+        {
+          "services/cart/staging/settings.yaml": edited("services/cart/staging/settings.yaml", "session-ttl: 30m", "session-ttl: 60m"),
+          "services/web/staging/kustomization.yaml": edited("services/web/staging/kustomization.yaml", "count: 1", "count: 2"),
+        },
+        HOUR,
+      );
+      await outOfSync("shop-cart");
+      await outOfSync("shop-web");
+      await run();
+
+      const apps = new Map((await db.application.findMany()).map((a) => [a.name, a]));
+      expect(apps.get("argocd/shop-cart")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      expect(apps.get("argocd/shop-web")).toMatchObject({ approvedSha: moved, appliedSha: estate, appliedBehind: true });
+      expect(apps.get("argocd/shop-web")!.controller).toMatchObject({ argoSync: "automated-removed", suspended: true, suspendedBy: null });
+      expect((await getApplication(db, "production", "argocd/shop-web")).manualSync).toBe(false);
+      // The cart is stale (an approved commit nobody synced); the web is a pause, not stale. A removed field keeps no
+      // owner in managedFields, so the pause names no writer rather than guess one.
+      expect((await openAlerts()).sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+        { type: "environment_stale", title: expect.stringMatching(new RegExp(`^production/argocd/shop-cart is stale: ${short(moved)} approved (59|60|61) min ago, ${short(estate)} still applied$`)), application: "argocd/shop-cart" },
+        { type: "pause_unattributed", title: "production/argocd/shop-web: reconciliation paused outside Driftwatch", application: "argocd/shop-web" },
+      ]);
+      const pauses = await db.pause.findMany();
+      expect(pauses).toEqual([expect.objectContaining({ origin: "detected", controllerRef: "Application/argocd/shop-web", applicationId: apps.get("argocd/shop-web")!.id, detectedManager: null, endedAt: null })]);
+      const detected = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.detected" } });
+      expect(detected.reason).toBe("Application/argocd/shop-web suspended outside Driftwatch (automated sync removed, though Git declares it)");
+
+      // The web's team makes it manual in Git too: the root applies that, and the pause ends, saying why; the web is
+      // now simply behind, and stale. The cart's team syncs the cart: its alert resolves.
+      commitAgo("web: synced by hand", { "apps/shop-web.yaml": edited("apps/shop-web.yaml", "    automated:\n      prune: true\n      selfHeal: true\n", "") }, HOUR / 2);
+      await sync("root", "shop-cart");
+      await run();
+      expect(await db.pause.findUniqueOrThrow({ where: { id: pauses[0]!.id } })).toMatchObject({ endedAt: expect.any(Date), endReason: "syncs by hand by design: no automated sync policy live nor declared in Git" });
+      expect(await openAlerts()).toEqual([
+        { type: "environment_stale", title: expect.stringMatching(new RegExp(`^production/argocd/shop-web is stale: ${short(moved)} approved (59|60|61) min ago, ${short(estate)} still applied$`)), application: "argocd/shop-web" },
+      ]);
     }, 180_000);
 
     it("an Application whose status reports a failing condition of its own raises the convergence alert naming it, which resolves when the condition clears", async () => {

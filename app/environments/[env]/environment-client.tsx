@@ -186,6 +186,7 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
                 <span className="font-mono text-xs">{ctrl.ref}</span> ({ctrl.type === "flux" ? "Flux" : "Argo CD"}) —{" "}
                 {!ctrl.found ? <Pill tone="red">not found in the cluster</Pill> : <Pill tone={ctrl.ready === "True" ? "green" : ctrl.ready === "False" ? "red" : "slate"}>{ctrl.health ?? `Ready: ${ctrl.ready}`}</Pill>}{" "}
                 {ctrl.suspended && <Pill tone="sky">suspended{ctrl.suspendedBy ? ` by ${ctrl.suspendedBy.manager}` : ""}</Pill>}
+                {ctrl.manualSync && <Pill tone="slate">manual sync</Pill>}
               </p>
               {ctrl.conditions.length > 0 && (
                 <ul className="divide-y divide-slate-100 text-xs" aria-label="Controller conditions">

@@ -84,6 +84,7 @@ export const ApplicationDetailDto = named(
       "Rollback guidance for the application's own source (its repository, branch and path, from its own applied revisions); null when it has none to revert: a source that follows no branch (a tag, semver range or pinned commit: rolled back where its ref is declared), a chart from a Helm repository, or a source whose repository is not declared",
     ),
     helm: HelmReleaseDto.nullable().describe("A Flux HelmRelease application's release (chart, version, masked values diff, history) as of its last collection; null for any other"),
+    manualSync: z.boolean().describe("An Argo CD Application that syncs by hand by design: no automated sync policy live nor declared in Git. Not a pause; it goes stale when an approved commit is not synced"),
   }),
   "One application: its summary, its open drift (up to 500, by key), the revisions it applied (newest first, up to 50), rollback guidance for its own source and, for a HelmRelease, its release",
 );

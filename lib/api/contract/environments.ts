@@ -198,6 +198,7 @@ const controllerSummary = object({
   health: z.string().nullable(),
   suspended: z.boolean(),
   suspendedBy: object({ manager: z.string(), time: isoTime.nullable() }).nullable(),
+  manualSync: z.boolean().describe("An Argo CD Application that syncs by hand by design (no automated sync policy live nor declared in Git): not suspended"),
   failure: ControllerCondition.nullable(),
   conditions: z.array(ControllerCondition),
   helm: HelmReleaseDto.nullable(),

@@ -59,7 +59,11 @@ export default async function ApplicationPage({ params }: Props) {
         <dt className="text-slate-600">Kind</dt>
         <dd>{a.kind}</dd>
         <dt className="text-slate-600">Controller</dt>
-        <dd>{a.controller ? `${a.controller.kind} ${a.controller.namespace}/${a.controller.name}` : "none"}</dd>
+        <dd>
+          {a.controller ? `${a.controller.kind} ${a.controller.namespace}/${a.controller.name}` : "none"}
+          {/* Synced by hand on purpose: not a pause, and stale when an approved commit waits. */}
+          {detail.manualSync && " · manual sync"}
+        </dd>
         <dt className="text-slate-600">Source</dt>
         <dd className="font-mono text-xs">{a.sources.map(sourceText).join(", ")}</dd>
         <dt className="text-slate-600">Follows</dt>
