@@ -33,6 +33,7 @@ import { fetchChart } from "@/lib/helm/chart-fetch";
 import { renderHelmSource, type FetchedChart, type HelmRenderSettings } from "@/lib/helm/render-helm";
 import { chartCacheDir } from "@/lib/helm/source-context";
 import type { ControllerRender } from "@/lib/git";
+import type { Declaration } from "./declared-by";
 
 export interface ApplicationDesired {
   approved: string;
@@ -83,6 +84,8 @@ export interface DesiredStep {
   controllerCluster?: { client: ClusterClient; discovery: Discovery };
   /** The pauses Driftwatch holds (readPersistInputs). */
   ownPauseIds: string[];
+  /** Where another application of the environment declares this one's controller object in Git (declared-by.ts). */
+  declaredBy?: Declaration;
 }
 
 /** Whether a live object Git lacks is one this application's controller or label tracks. */
@@ -134,23 +137,29 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // A kustomize render reads files outside the path (bases, components, patches,
     // generator files): a commit to any of them is approved too. The inputs are the
     // tip's render's; when it cannot render, the path alone decides, and the run says so.
+    let inputs: readonly string[] | null = null;
     if (env.source.render !== "plain" && tipSha) {
       const tip = tipSha;
       // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
       const renderAtTip = () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs);
-      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip)).catch((e: unknown) => {
+      inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip)).catch((e: unknown) => {
         if (e instanceof GitError && e.category === "render") return null;
         throw e;
       });
-      if (inputs) {
-        const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
-        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, inputs));
-        if (byInputs) approved = byInputs;
-        inputsOutside = inputs;
-      } else {
+      if (inputs) inputsOutside = inputs;
+      else {
         warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
       }
+    }
+    // The manifest of the controller object in its parent's folder is an input too: the controller renders with its spec.
+    const declaration = step.declaredBy;
+    const approvedInputs = [...(inputs ?? []), ...(declaration ? [declaration.path] : [])];
+    if (tipSha && approvedInputs.length > 0) {
+      const tip = tipSha;
+      const inputsDigest = createHash("sha256").update(approvedInputs.join("\0")).digest("hex");
+      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, approvedInputs));
+      if (byInputs) approved = byInputs;
     }
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
@@ -162,8 +171,25 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       if (await (tip ? memoGit([mirrorPath, "ancestor", applied, tip], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
     }
+    // The live controller object already has its parent's newest spec, which its controller has not applied
+    // when its applied revision predates that change: the revision it applied renders with the spec declared then.
+    let compareRender = controllerRender;
+    if (declaration && tipSha && compareSha !== approved && controllerObject && !isHelmReleaseEnvironment(env)) {
+      const applied = compareSha;
+      const tip = tipSha;
+      const declaredLast = await memoGit([mirrorPath, "approved", env.source.branch, tip, declaration.path], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, declaration.path));
+      const declared = declaredLast && (await appliedBehind(mirrorPath, declaredLast, applied, { ref: env.source.branch, tip })) ? await declaration.objectAt(applied) : null;
+      if (declared) {
+        const then = await controllerRenderFor(env, { ...controllerObject, spec: declared.spec }, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
+          throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+        });
+        compareRender = then.render;
+        secretValues = [...new Set([...secretValues, ...then.secretValues])];
+      }
+    }
     // Variables enter the key only through controllerRenderKey's digest.
-    const renderSettings = [mirrorPath, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    const renderSettings = [mirrorPath, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(compareRender)];
+    const appliedRenderOptions: RenderOptions = { ...renderOptions, controller: compareRender };
     const at = compareSha;
     // A moved revision (Flux reports every push's head for every Kustomization) keeps the last render when nothing it read changed.
     const holds = async (last: { sha: string; value: RenderResult }) =>
@@ -172,11 +198,11 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
         next: at,
         path: env.source.path,
         mode: env.source.render,
-        controller: controllerRender,
+        controller: compareRender,
         history: tipSha ? await firstParentHistory(mirrorPath, env.source.branch, tipSha).catch(() => null) : null,
       });
     try {
-      ({ value: rendered } = await memoRenderAt(step.memoName, renderSettings, at, () => renderManifests(mirrorPath, at, renderOptions), (r) => r.remoteBases.length === 0, holds));
+      ({ value: rendered } = await memoRenderAt(step.memoName, renderSettings, at, () => renderManifests(mirrorPath, at, appliedRenderOptions), (r) => r.remoteBases.length === 0, holds));
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
       if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);
