@@ -152,15 +152,18 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
         warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
       }
     }
-    // The manifest of the controller object in its parent's folder is an input too: the controller renders with its spec.
-    const declaration = step.declaredBy;
-    const approvedInputs = [...(inputs ?? []), ...(declaration ? [declaration.path] : [])];
-    if (tipSha && approvedInputs.length > 0) {
+    if (tipSha && inputs) {
       const tip = tipSha;
-      const inputsDigest = createHash("sha256").update(approvedInputs.join("\0")).digest("hex");
-      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, approvedInputs));
+      const read = inputs;
+      const inputsDigest = createHash("sha256").update(read.join("\0")).digest("hex");
+      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, read));
       if (byInputs) approved = byInputs;
     }
+    // The controller object's manifest in its parent's folder is an input too (the controller renders with its
+    // spec): a newer change to it is the approved revision.
+    const declaration = step.declaredBy;
+    const declaredLast = declaration && tipSha ? await declaration.changedLast(env.source.branch, tipSha) : null;
+    if (declaredLast && (await appliedBehind(mirrorPath, declaredLast, approved, { ref: env.source.branch, tip: tipSha }))) approved = declaredLast;
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
     compareSha = approved;
@@ -174,11 +177,9 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // The live controller object already has its parent's newest spec, which its controller has not applied
     // when its applied revision predates that change: the revision it applied renders with the spec declared then.
     let compareRender = controllerRender;
-    if (declaration && tipSha && compareSha !== approved && controllerObject && !isHelmReleaseEnvironment(env)) {
+    if (declaration && declaredLast && compareSha !== approved && controllerObject && !isHelmReleaseEnvironment(env)) {
       const applied = compareSha;
-      const tip = tipSha;
-      const declaredLast = await memoGit([mirrorPath, "approved", env.source.branch, tip, declaration.path], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, declaration.path));
-      const declared = declaredLast && (await appliedBehind(mirrorPath, declaredLast, applied, { ref: env.source.branch, tip })) ? await declaration.objectAt(applied) : null;
+      const declared = (await appliedBehind(mirrorPath, declaredLast, applied, { ref: env.source.branch, tip: tipSha })) ? await declaration.objectAt(applied) : null;
       if (declared) {
         const then = await controllerRenderFor(env, { ...controllerObject, spec: declared.spec }, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
           throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);

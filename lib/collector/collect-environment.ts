@@ -27,7 +27,7 @@ import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type Applicat
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
-import { controllerObjectKey, declarationIn, declaringParent, parentsFirst, rememberChildren, type Declaration, type DeclaringCandidate } from "./declared-by";
+import { declarationIn, declaringFile, declaringParent, parentsFirst, rememberParents, type Declaration, type DeclaringCandidate } from "./declared-by";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
 export { compareOptionsFor } from "./compare-options";
@@ -184,7 +184,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     };
     // An application whose controller object another one declares in Git has that manifest as an input
     // (declared-by.ts): its parent's render says where, so parents go first. Applications keep their order.
-    const done = new Map<number, { desired: ApplicationDesired; declared: boolean }>();
+    const done = new Map<number, { desired: ApplicationDesired; parent: string | null }>();
     const candidateOf = (i: number): DeclaringCandidate => {
       const { spec, view } = collectable[i]!;
       const git = gits[i]!;
@@ -196,27 +196,29 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         branch: view.source.branch,
         singleGitSource: !git.sources && !git.chart && !desired?.helmSide,
         desired: desired?.desired ?? new Map(),
+        renderInputs: desired?.inputsOutside ?? [],
       };
     };
-    const declarationOf = (i: number): Declaration | undefined => {
+    const declarationOf = async (i: number): Promise<{ declaration: Declaration; parent: string } | undefined> => {
       const child = candidateOf(i);
       const found = declaringParent(child, [...done.keys()].map(candidateOf));
-      if (!found || !child.controller) return undefined;
+      if (!found) return undefined;
       const parent = collectable.find((c) => c.spec.name === found.parent.id)!;
       const parentDesired = done.get(collectable.indexOf(parent))!.desired;
-      return declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, found.path, controllerObjectKey(child.controller));
+      const path = await declaringFile(child.mirrorPath, gits[i]!.tipSha, found, found.parent.renderInputs);
+      return { declaration: declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, path, found.key), parent: parent.spec.name };
     };
     for (const i of parentsFirst(env.name, collectable.map((c) => c.spec.name))) {
-      const declaredBy = declarationOf(i);
-      done.set(i, { desired: await desiredOf(i, declaredBy), declared: declaredBy !== undefined });
+      const declared = await declarationOf(i);
+      done.set(i, { desired: await desiredOf(i, declared?.declaration), parent: declared?.parent ?? null });
     }
     // A child computed before its parent (a first run, a new parent): once more, now that its parent's render is there.
     for (const [i, d] of done) {
-      if (d.declared) continue;
-      const declaredBy = declarationOf(i);
-      if (declaredBy) done.set(i, { desired: await desiredOf(i, declaredBy), declared: true });
+      if (d.parent) continue;
+      const declared = await declarationOf(i);
+      if (declared) done.set(i, { desired: await desiredOf(i, declared.declaration), parent: declared.parent });
     }
-    rememberChildren(env.name, [...done].filter(([, d]) => d.declared).map(([i]) => collectable[i]!.spec.name));
+    rememberParents(env.name, new Map([...done].map(([i, d]) => [collectable[i]!.spec.name, d.parent])));
     const apps: CollectedApplication[] = collectable.map((c, i) => ({ ...c, id: idOf(c.spec), desired: done.get(i)!.desired }));
     for (const a of apps) warnings.push(...a.desired.warnings.map((w) => named(a.spec, w)));
 
