@@ -137,27 +137,23 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // A kustomize render reads files outside the path (bases, components, patches,
     // generator files): a commit to any of them is approved too. The inputs are the
     // tip's render's; when it cannot render, the path alone decides, and the run says so.
-    let inputs: readonly string[] | null = null;
     if (env.source.render !== "plain" && tipSha) {
       const tip = tipSha;
       // The inputs depend on whether helm runs (helmCharts list their chart's files), not on the cluster's long API list.
       const inputsKey = [JSON.stringify({ ...renderOptions, controller: undefined, helm: renderOptions.helm ? { bin: renderOptions.helm.bin ?? null } : undefined }), controllerRenderKey(controllerRender)].join("\0");
       const renderAtTip = () => renderManifests(mirrorPath, tip, renderOptions).then((r) => r.inputs);
-      inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip)).catch((e: unknown) => {
+      const inputs = await memoGit([mirrorPath, "render-inputs", tip, inputsKey], () => inputsAtTip(mirrorPath, env.source.branch, tip, env.source.path, inputsKey, renderAtTip)).catch((e: unknown) => {
         if (e instanceof GitError && e.category === "render") return null;
         throw e;
       });
-      if (inputs) inputsOutside = inputs;
-      else {
+      if (inputs) {
+        const inputsDigest = createHash("sha256").update(inputs.join("\0")).digest("hex");
+        const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, inputs));
+        if (byInputs) approved = byInputs;
+        inputsOutside = inputs;
+      } else {
         warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
       }
-    }
-    if (tipSha && inputs) {
-      const tip = tipSha;
-      const read = inputs;
-      const inputsDigest = createHash("sha256").update(read.join("\0")).digest("hex");
-      const byInputs = await memoGit([mirrorPath, "approved-inputs", env.source.branch, tip, env.source.path, inputsDigest], () => approvedRevisionAt(mirrorPath, env.source.branch, tip, env.source.path, read));
-      if (byInputs) approved = byInputs;
     }
     // The controller object's manifest in its parent's folder is an input too (the controller renders with its
     // spec): a newer change to it is the approved revision.
