@@ -33,6 +33,7 @@ import { fetchChart } from "@/lib/helm/chart-fetch";
 import { renderHelmSource, type FetchedChart, type HelmRenderSettings } from "@/lib/helm/render-helm";
 import { chartCacheDir } from "@/lib/helm/source-context";
 import type { ControllerRender } from "@/lib/git";
+import type { Declaration } from "./declared-by";
 
 export interface ApplicationDesired {
   approved: string;
@@ -83,6 +84,8 @@ export interface DesiredStep {
   controllerCluster?: { client: ClusterClient; discovery: Discovery };
   /** The pauses Driftwatch holds (readPersistInputs). */
   ownPauseIds: string[];
+  /** Where another application of the environment declares this one's controller object in Git (declared-by.ts). */
+  declaredBy?: Declaration;
 }
 
 /** Whether a live object Git lacks is one this application's controller or label tracks. */
@@ -152,6 +155,11 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
         warnings.push({ category: "render", severity: "warning", message: `the kustomize build of ${env.source.path} at the branch tip ${tip.slice(0, 12)} did not run, so the files it reads are unknown; the approved revision is the newest commit touching ${env.source.path} only` });
       }
     }
+    // The controller object's manifest in its parent's folder is an input too (the controller renders with its
+    // spec): a newer change to it is the approved revision.
+    const declaration = step.declaredBy;
+    const declaredLast = declaration && tipSha ? await declaration.changedLast(env.source.branch, tipSha) : null;
+    if (declaredLast && (await appliedBehind(mirrorPath, declaredLast, approved, { ref: env.source.branch, tip: tipSha }))) approved = declaredLast;
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
     compareSha = approved;
@@ -162,8 +170,23 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
       if (await (tip ? memoGit([mirrorPath, "ancestor", applied, tip], ancestor) : ancestor()).catch(() => false)) compareSha = applied;
       else warnings.push({ category: "render", severity: "warning", message: `the controller reports revision ${controller.appliedRevision.slice(0, 12)}, which is not on ${describeFollowedRef(env.source.branch)}; comparing with the approved revision` });
     }
+    // The live controller object already has its parent's newest spec, which its controller has not applied
+    // when its applied revision predates that change: the revision it applied renders with the spec declared then.
+    let compareRender = controllerRender;
+    if (declaration && declaredLast && compareSha !== approved && controllerObject && !isHelmReleaseEnvironment(env)) {
+      const applied = compareSha;
+      const declared = (await appliedBehind(mirrorPath, declaredLast, applied, { ref: env.source.branch, tip: tipSha })) ? await declaration.objectAt(applied) : null;
+      if (declared) {
+        const then = await controllerRenderFor(env, { ...controllerObject, spec: declared.spec }, (kind, namespace, name) => getObject(client, discovery, "v1", kind, namespace, name), read?.source ?? null).catch((e: unknown) => {
+          throw new RunFailure([e instanceof SubstituteSourceError ? { category: "render", message: e.message } : kubeRunError(e)]);
+        });
+        compareRender = then.render;
+        secretValues = [...new Set([...secretValues, ...then.secretValues])];
+      }
+    }
     // Variables enter the key only through controllerRenderKey's digest.
-    const renderSettings = [mirrorPath, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(controllerRender)];
+    const renderSettings = [mirrorPath, JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(compareRender)];
+    const appliedRenderOptions: RenderOptions = { ...renderOptions, controller: compareRender };
     const at = compareSha;
     // A moved revision (Flux reports every push's head for every Kustomization) keeps the last render when nothing it read changed.
     const holds = async (last: { sha: string; value: RenderResult }) =>
@@ -172,11 +195,11 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
         next: at,
         path: env.source.path,
         mode: env.source.render,
-        controller: controllerRender,
+        controller: compareRender,
         history: tipSha ? await firstParentHistory(mirrorPath, env.source.branch, tipSha).catch(() => null) : null,
       });
     try {
-      ({ value: rendered } = await memoRenderAt(step.memoName, renderSettings, at, () => renderManifests(mirrorPath, at, renderOptions), (r) => r.remoteBases.length === 0, holds));
+      ({ value: rendered } = await memoRenderAt(step.memoName, renderSettings, at, () => renderManifests(mirrorPath, at, appliedRenderOptions), (r) => r.remoteBases.length === 0, holds));
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
       if (e.category !== "render") throw new RunFailure([{ category: e.category === "git-auth" ? "git-auth" : "git-fetch", message: e.message }]);

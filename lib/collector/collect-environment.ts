@@ -3,7 +3,7 @@
 // out per application, stored in one transaction. Any failure before the
 // transaction leaves the last good state untouched; the run records why.
 import { createHash } from "node:crypto";
-import type { ApplicationEnvironment } from "@/lib/config";
+import { controllerKindOf, type ApplicationEnvironment } from "@/lib/config";
 import { DEFAULT_APPLICATION_NAME } from "@/lib/config/schema";
 import type { RunError, RunProgress, RolloutStatus } from "@/lib/domain/types";
 import { networkIsolation } from "@/lib/git";
@@ -29,6 +29,7 @@ import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type Applicat
 import { applicationView } from "@/lib/applications/declared";
 import { applicationsOfRun, hubClusterFor } from "./run-applications";
 import type { ApplicationSpec } from "@/lib/applications/spec";
+import { declarationIn, declaringFile, declaringParent, parentsFirst, rememberParents, type Declaration, type DeclaringCandidate } from "./declared-by";
 
 export type { CollectorContext, LiveSource, RunOutcome, RunRef } from "./run-context";
 export { compareOptionsFor } from "./compare-options";
@@ -163,27 +164,65 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     report();
     if (collectable.some((a) => a.view.source.render !== "plain")) warnOnceWithoutNetworkNamespace(ctx.log);
     const onlyDefault = collectable.length === 1 && skipped.length === 0 && collectable[0]!.spec.name === DEFAULT_APPLICATION_NAME;
-    const apps: CollectedApplication[] = [];
-    for (const [i, c] of collectable.entries()) {
-      const a = { ...c, id: idOf(c.spec) };
-      const desired = await desiredStateOf({
+    const memoNameOf = (spec: ApplicationSpec) => (onlyDefault ? env.name : `${env.name}\0${spec.name}`);
+    const desiredOf = async (i: number, declaredBy: Declaration | undefined) => {
+      const a = { ...collectable[i]!, id: idOf(collectable[i]!.spec) };
+      return desiredStateOf({
         ctx,
         view: a.view,
         // Before applications an environment's rows were all its one application's.
         previousRows: onlyDefault ? { environmentId: run.environmentId } : { environmentId: run.environmentId, applicationId: a.id },
-        memoName: onlyDefault ? env.name : `${env.name}\0${a.spec.name}`,
+        memoName: memoNameOf(a.spec),
         git: gits[i]!,
         client,
         discovery,
         // An Argo CD hub's Application is read in the hub; what it deploys, here.
         controllerCluster: a.spec.controller?.hub ? ((await hubClusterFor(ctx, env)) ?? undefined) : undefined,
         ownPauseIds: (await persistInputs).ownPauseIds,
+        declaredBy,
       }).catch((e: unknown) => {
         throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
       });
-      warnings.push(...desired.warnings.map((w) => named(a.spec, w)));
-      apps.push({ ...a, desired });
+    };
+    // An application whose controller object another one declares in Git has that manifest as an input
+    // (declared-by.ts): its parent's render says where, so parents go first. Applications keep their order.
+    const done = new Map<number, { desired: ApplicationDesired; parent: string | null }>();
+    const candidateOf = (i: number): DeclaringCandidate => {
+      const { spec, view } = collectable[i]!;
+      const git = gits[i]!;
+      const desired = done.get(i)?.desired;
+      return {
+        id: spec.name,
+        controller: view.controller && { kind: controllerKindOf(view.controller), namespace: view.controller.namespace, name: view.controller.name },
+        mirrorPath: git.mirrorPath,
+        branch: view.source.branch,
+        singleGitSource: !git.sources && !git.chart && !desired?.helmSide,
+        desired: desired?.desired ?? new Map(),
+        renderInputs: desired?.inputsOutside ?? [],
+      };
+    };
+    const declarationOf = async (i: number): Promise<{ declaration: Declaration; parent: string } | undefined> => {
+      const child = candidateOf(i);
+      const found = declaringParent(child, [...done.keys()].map(candidateOf));
+      if (!found) return undefined;
+      const parent = collectable.find((c) => c.spec.name === found.parent.id)!;
+      const parentDesired = done.get(collectable.indexOf(parent))!.desired;
+      const path = await declaringFile(child.mirrorPath, gits[i]!.tipSha, found, found.parent.renderInputs);
+      return { declaration: declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, path, found.key), parent: parent.spec.name };
+    };
+    for (const i of parentsFirst(env.name, collectable.map((c) => c.spec.name))) {
+      const declared = await declarationOf(i);
+      done.set(i, { desired: await desiredOf(i, declared?.declaration), parent: declared?.parent ?? null });
     }
+    // A child computed before its parent (a first run, a new parent): once more, now that its parent's render is there.
+    for (const [i, d] of done) {
+      if (d.parent) continue;
+      const declared = await declarationOf(i);
+      if (declared) done.set(i, { desired: await desiredOf(i, declared.declaration), parent: declared.parent });
+    }
+    rememberParents(env.name, new Map([...done].map(([i, d]) => [collectable[i]!.spec.name, d.parent])));
+    const apps: CollectedApplication[] = collectable.map((c, i) => ({ ...c, id: idOf(c.spec), desired: done.get(i)!.desired }));
+    for (const a of apps) warnings.push(...a.desired.warnings.map((w) => named(a.spec, w)));
 
     // Which application each object is: the one whose Git has it (the first, when two render it).
     const merged = mergeDesired(apps);

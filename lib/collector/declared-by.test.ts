@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { controllerObjectKey, declaredDocument, declaringParent, lastChangeOf, parentsFirst, rememberParents, type DeclaringCandidate } from "./declared-by";
+import type { DesiredEntry } from "./persist";
+
+const API_APP = "argoproj.io/Application/argocd/shop-api";
+
+function app(id: string, over: Partial<DeclaringCandidate> = {}, declares: Record<string, string> = {}): DeclaringCandidate {
+  const desired = new Map<string, DesiredEntry>(Object.entries(declares).map(([key, sourcePath]) => [key, { key, sourcePath, revisionSha: "a".repeat(40), object: { apiVersion: "v1", kind: "X", metadata: { name: "x" } } }]));
+  return { id, controller: { kind: "Application", namespace: "argocd", name: id }, mirrorPath: "/m/shop", branch: "main", singleGitSource: true, desired, renderInputs: [], ...over };
+}
+
+describe("controllerObjectKey", () => {
+  it.each([
+    [{ kind: "Application", namespace: "argocd", name: "shop-api" }, API_APP],
+    [{ kind: "Kustomization", namespace: "flux-system", name: "apps" }, "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"],
+    [{ kind: "HelmRelease", namespace: "shop", name: "redis" }, "helm.toolkit.fluxcd.io/HelmRelease/shop/redis"],
+  ] as const)("%o is %s", (ref, key) => {
+    expect(controllerObjectKey(ref)).toBe(key);
+  });
+});
+
+describe("declaringParent", () => {
+  const child = app("shop-api");
+  const root = app("root", {}, { [API_APP]: "apps/shop-api.yaml" });
+
+  it("finds the application whose render has the child's controller object, and the file", () => {
+    expect(declaringParent(child, [app("shop-web"), root])).toMatchObject({ parent: { id: "root" }, path: "apps/shop-api.yaml", key: API_APP });
+  });
+
+  it.each<[string, DeclaringCandidate, DeclaringCandidate[]]>([
+    ["its own render (an application declaring itself)", app("shop-api", {}, { [API_APP]: "services/api/app.yaml" }), [app("shop-api", {}, { [API_APP]: "services/api/app.yaml" })]],
+    ["a parent of another repository", child, [app("root", { mirrorPath: "/m/platform" }, { [API_APP]: "apps/shop-api.yaml" })]],
+    ["a parent following another branch", child, [app("root", { branch: "release" }, { [API_APP]: "apps/shop-api.yaml" })]],
+    ["a multi-source parent", child, [app("root", { singleGitSource: false }, { [API_APP]: "apps/shop-api.yaml" })]],
+    ["a child with no controller object", app("shop-api", { controller: undefined }), [root]],
+    ["a multi-source child", app("shop-api", { singleGitSource: false }), [root]],
+    ["a child from a Helm repository (no mirror)", app("shop-api", { mirrorPath: "" }), [root]],
+    ["no application declaring it (applied by hand)", child, [app("shop-web")]],
+  ])("is null for %s", (_, c, candidates) => {
+    expect(declaringParent(c, candidates)).toBeNull();
+  });
+});
+
+describe("declaredDocument", () => {
+  const services = [
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: shop-api, namespace: flux-system}\nspec: {path: ./apps/api}",
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: shop-web}\nspec: {path: ./apps/web}",
+  ].join("\n---\n");
+
+  it("is the document of the object among several", () => {
+    expect(declaredDocument(services, "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-api")).toMatchObject({ spec: { path: "./apps/api" } });
+  });
+  it("takes a document without a namespace for the namespace its render gives it", () => {
+    expect(declaredDocument(services, "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-web")).toMatchObject({ spec: { path: "./apps/web" } });
+  });
+  it.each([
+    ["another namespace", "kustomize.toolkit.fluxcd.io/Kustomization/other/shop-api"],
+    ["another group of the same kind (kustomize's own kustomization.yaml)", "kustomize.config.k8s.io/Kustomization/flux-system/shop-api"],
+    ["another name", "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/shop-cart"],
+  ])("is null for %s", (_, key) => {
+    expect(declaredDocument(services, key)).toBeNull();
+  });
+  it("is null in a file that does not parse", () => {
+    expect(declaredDocument("kind: [unclosed", API_APP)).toBeNull();
+  });
+});
+
+describe("lastChangeOf", () => {
+  const v = (tag: string) => ({ spec: { images: [`api:${tag}`] } });
+  it("skips the newest commits to the file that left the object as it was (a neighbour's change)", () => {
+    expect(lastChangeOf([{ sha: "c3", document: v("1.9") }, { sha: "c2", document: v("1.9") }, { sha: "c1", document: v("1.8") }])).toBe("c2");
+  });
+  it("is the newest when it changed the object", () => {
+    expect(lastChangeOf([{ sha: "c3", document: v("2.0") }, { sha: "c2", document: v("1.9") }])).toBe("c3");
+  });
+  it("is the commit that removed the object", () => {
+    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: v("1.8") }])).toBe("c2");
+  });
+  it("is the oldest read when none of them changed it", () => {
+    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }])).toBe("c1");
+  });
+  it("is null for a file no commit touched", () => {
+    expect(lastChangeOf([])).toBeNull();
+  });
+});
+
+describe("parentsFirst", () => {
+  const names = ["shop-api", "apps", "shop-web", "flux-system", "infra"];
+  it("keeps the order when nothing is known of the environment", () => {
+    expect(parentsFirst("env-new", names)).toEqual([0, 1, 2, 3, 4]);
+  });
+  it("puts each application after its parent, its parent after the parent's own (stable among equals)", () => {
+    rememberParents("env-tree", new Map([["flux-system", null], ["apps", "flux-system"], ["infra", "flux-system"], ["shop-api", "apps"], ["shop-web", "apps"]]));
+    expect(parentsFirst("env-tree", names).map((i) => names[i])).toEqual(["flux-system", "apps", "infra", "shop-api", "shop-web"]);
+  });
+  it("ends on applications declaring each other", () => {
+    rememberParents("env-cycle", new Map([["shop-api", "apps"], ["apps", "shop-api"]]));
+    expect(parentsFirst("env-cycle", names)).toHaveLength(names.length);
+  });
+});

@@ -1,0 +1,73 @@
+// A change to a child Kustomization's spec in its parent's folder (issue 19),
+// the Flux way: on the fleet estate (test/support/fleet-case.ts) the `apps`
+// Kustomization applies apps/production/services.yaml, which declares one
+// Kustomization per service. A new image for the api set there (the
+// Kustomization's spec.images) changes what shop-api renders although nothing
+// under ./apps/production/api changed. `apps` has applied it, shop-api has not
+// reconciled yet: a pending rollout of shop-api (stale), not drift.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { forEachCluster } from "../support/clusters";
+import { kubectlFor } from "../support/estate-kube";
+import { openAlertsNamed, runAsWorker } from "../support/collector-env";
+import { eachFleetCase } from "../support/fleet-case";
+import { getPrisma } from "@/lib/db";
+
+/** Every Kustomization of the fleet's production cluster. */
+const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
+const HOUR = 3_600_000;
+const db = getPrisma();
+
+forEachCluster((server) => {
+  const c = eachFleetCase(server, "driftwatch-child-spec-flux-");
+  const kubectl = kubectlFor(() => c.cluster);
+  const run = () => runAsWorker(db, c.config!, path.join(c.dir!, "mirrors"), "production");
+  /** kustomize-controller reporting `sha` applied by each of `names`. */
+  const applied = async (sha: string, names: readonly string[]) => {
+    const status = JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
+    for (const name of names) await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status]);
+  };
+  /** kustomize-controller applying a folder of the repository's checkout, `edit` standing for the Kustomization's own settings. */
+  const reconcile = async (folder: string, edit: (built: string) => string = (b) => b) => {
+    const built = await kubectl(["kustomize", path.join(c.fleet!.dir, folder)]);
+    await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], edit(built));
+  };
+  const apiDrift = () => db.driftItem.findMany({ where: { resolvedAt: null, key: { startsWith: "apps/Deployment/shop/" } }, select: { key: true, type: true } });
+  const staleAlerts = async () => (await openAlertsNamed(db)).filter((a) => a.type === "environment_stale");
+
+  describe("a child Kustomization's spec changed in its parent's folder", () => {
+    it("is the child's pending rollout (stale, one alert, no drift) until the child reconciles it", async () => {
+      const estate = c.fleet!.head();
+      await applied(estate, KUSTOMIZATIONS);
+      await run();
+      expect(await apiDrift()).toEqual([]);
+      expect(await staleAlerts()).toEqual([]);
+
+      // The api's image set on its Kustomization in the apps folder, an hour ago.
+      const services = c.fleet!.git("show", "HEAD:apps/production/services.yaml");
+      const declaration = "  path: ./apps/production/api\n";
+      expect(services).toContain(declaration);
+      c.fleet!.write("apps/production/services.yaml", services.replace(declaration, `${declaration}  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 1.9.0\n`));
+      const bumped = c.fleet!.commit("api 1.9.0", { date: new Date(Date.now() - HOUR) });
+      // Flux applies the apps folder (shop-api's spec now names 1.9.0); every Kustomization but shop-api reports the new head.
+      await reconcile("apps/production");
+      await applied(bumped, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
+      await run();
+
+      const api = await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } });
+      expect(api).toMatchObject({ approvedSha: bumped, appliedSha: estate, appliedBehind: true });
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-cart" } })).toMatchObject({ approvedSha: estate, appliedSha: bumped, appliedBehind: false });
+      expect(await apiDrift()).toEqual([]);
+      expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
+
+      // shop-api reconciles: 1.9.0 applied (its spec.images), the new head reported; in sync, the alert resolved.
+      await reconcile("apps/production/api", (built) => built.replaceAll("ghcr.io/acme/shop-api:1.7.0", "ghcr.io/acme/shop-api:1.9.0"));
+      await applied(bumped, ["shop-api"]);
+      await run();
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: bumped, appliedBehind: false });
+      expect(await apiDrift()).toEqual([]);
+      expect(await staleAlerts()).toEqual([]);
+      expect(await db.alert.findFirstOrThrow({ where: { type: "environment_stale" } })).toMatchObject({ resolvedAt: expect.any(Date) });
+    }, 180_000);
+  });
+});
