@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { controllerObjectKey, declaredDocument, declaringParent, lastChangeOf, parentsFirst, rememberParents, type DeclaringCandidate } from "./declared-by";
+import { controllerObjectKey, declaredDocument, declaringParent, lastChangeOf, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
 import type { DesiredEntry } from "./persist";
 
 const API_APP = "argoproj.io/Application/argocd/shop-api";
@@ -62,6 +62,25 @@ describe("declaredDocument", () => {
   });
   it("is null in a file that does not parse", () => {
     expect(declaredDocument("kind: [unclosed", API_APP)).toBeNull();
+  });
+});
+
+describe("renderedPart", () => {
+  const application = (syncPolicy: unknown, image: string) => ({
+    apiVersion: "argoproj.io/v1alpha1",
+    kind: "Application",
+    metadata: { name: "shop-cart", labels: { team: "cart" } },
+    spec: { project: "shop", source: { repoURL: "https://git.example.com/shop.git", path: "services/cart", kustomize: { images: [image] } }, destination: { namespace: "shop" }, syncPolicy },
+  });
+  it("is the same when only how the controller reconciles changed (automated sync off, a Flux suspend or interval)", () => {
+    expect(renderedPart(application({ automated: { prune: true } }, "cart:1.0"))).toEqual(renderedPart(application(undefined, "cart:1.0")));
+    const flux = (over: Record<string, unknown>) => ({ kind: "Kustomization", spec: { path: "./apps/api", interval: "10m", ...over } });
+    expect(renderedPart(flux({ suspend: true, interval: "1h" }))).toEqual(renderedPart(flux({})));
+  });
+  it("differs when what it renders changed (an image, a postBuild substitution)", () => {
+    expect(renderedPart(application(undefined, "cart:1.1"))).not.toEqual(renderedPart(application(undefined, "cart:1.0")));
+    const flux = (region: string) => ({ kind: "Kustomization", spec: { path: "./apps/api", postBuild: { substitute: { region } } } });
+    expect(renderedPart(flux("eu"))).not.toEqual(renderedPart(flux("us")));
   });
 });
 

@@ -83,6 +83,26 @@ export function declaredDocument(text: string, key: string): unknown {
 }
 
 /**
+ * Spec fields of a controller object that steer reconciliation only — when, whether, how patiently — and
+ * change nothing it renders. A commit that only turns a child's automated sync off, suspends it or changes its
+ * interval is taken up by the controller at once: the child has nothing to catch up on, and is not stale for it.
+ */
+const RECONCILE_ONLY: Readonly<Record<string, readonly string[]>> = {
+  Application: ["syncPolicy", "info", "revisionHistoryLimit", "ignoreDifferences", "project"],
+  Kustomization: ["suspend", "interval", "retryInterval", "timeout", "prune", "wait", "force", "healthChecks", "healthCheckExprs", "dependsOn", "deletionPolicy"],
+  HelmRelease: ["suspend", "interval", "timeout", "install", "upgrade", "test", "rollback", "uninstall", "dependsOn", "driftDetection", "maxHistory", "persistentClient"],
+};
+
+/** What of a declared controller object (declaredDocument) its application renders from: its spec, less RECONCILE_ONLY. */
+export function renderedPart(document: unknown): unknown {
+  if (!document || typeof document !== "object") return document;
+  const { kind, spec } = document as { kind?: unknown; spec?: unknown };
+  if (!spec || typeof spec !== "object") return { spec };
+  const skipped = RECONCILE_ONLY[String(kind)] ?? [];
+  return { spec: Object.fromEntries(Object.entries(spec).filter(([field]) => !skipped.includes(field))) };
+}
+
+/**
  * Of the commits touching a file, newest first, with the object's document
  * in the file after each: the newest that changed the document (between two
  * commits touching the file it stays as the older left it). When none of
@@ -154,7 +174,7 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         // `<commit>:<file>` names the file's blob at each commit: one git process for all of them, in order.
         const names = shas.map((sha) => `${sha}:${path}`);
         let n = 0;
-        for await (const blob of readBlobs(mirrorPath, names)) touching.push({ sha: shas[n++]!, document: blob.content ? declaredDocument(blob.content.toString("utf8"), key) : null });
+        for await (const blob of readBlobs(mirrorPath, names)) touching.push({ sha: shas[n++]!, document: blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null });
         return lastChangeOf(touching);
       }).catch(() => null),
     objectAt: (sha) =>
