@@ -77,6 +77,9 @@ describe("renderedPart", () => {
     const flux = (over: Record<string, unknown>) => ({ kind: "Kustomization", spec: { path: "./apps/api", interval: "10m", ...over } });
     expect(renderedPart(flux({ suspend: true, interval: "1h" }))).toEqual(renderedPart(flux({})));
   });
+  it("keeps the sync options Argo CD applies with (CreateNamespace, ServerSideApply)", () => {
+    expect(renderedPart(application({ automated: {}, syncOptions: ["CreateNamespace=true"] }, "cart:1.0"))).not.toEqual(renderedPart(application({ automated: {} }, "cart:1.0")));
+  });
   it("differs when what it renders changed (an image, a postBuild substitution)", () => {
     expect(renderedPart(application(undefined, "cart:1.1"))).not.toEqual(renderedPart(application(undefined, "cart:1.0")));
     const flux = (region: string) => ({ kind: "Kustomization", spec: { path: "./apps/api", postBuild: { substitute: { region } } } });
@@ -87,19 +90,28 @@ describe("renderedPart", () => {
 describe("lastChangeOf", () => {
   const v = (tag: string) => ({ spec: { images: [`api:${tag}`] } });
   it("skips the newest commits to the file that left the object as it was (a neighbour's change)", () => {
-    expect(lastChangeOf([{ sha: "c3", document: v("1.9") }, { sha: "c2", document: v("1.9") }, { sha: "c1", document: v("1.8") }])).toBe("c2");
+    expect(lastChangeOf([{ sha: "c3", document: v("1.9") }, { sha: "c2", document: v("1.9") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBe("c2");
   });
   it("is the newest when it changed the object", () => {
-    expect(lastChangeOf([{ sha: "c3", document: v("2.0") }, { sha: "c2", document: v("1.9") }])).toBe("c3");
+    expect(lastChangeOf([{ sha: "c3", document: v("2.0") }, { sha: "c2", document: v("1.9") }], v("1.9"))).toBe("c3");
   });
   it("is the commit that removed the object", () => {
-    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: v("1.8") }])).toBe("c2");
+    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBe("c2");
   });
-  it("is the oldest read when none of them changed it", () => {
-    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }])).toBe("c1");
+  it("is the oldest read when that commit created the file (nothing before it)", () => {
+    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], null)).toBe("c1");
+  });
+  it("is null when none of the commits read changed it: only neighbours' commits to a shared file", () => {
+    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBeNull();
+  });
+  it("is null when the object is in none of them (a file that only names it, a template)", () => {
+    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: null }], null)).toBeNull();
+  });
+  it("takes reordered keys for no change", () => {
+    expect(lastChangeOf([{ sha: "c2", document: { spec: { a: 1, b: 2 } } }], { spec: { b: 2, a: 1 } })).toBeNull();
   });
   it("is null for a file no commit touched", () => {
-    expect(lastChangeOf([])).toBeNull();
+    expect(lastChangeOf([], null)).toBeNull();
   });
 });
 

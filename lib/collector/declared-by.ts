@@ -11,6 +11,7 @@ import { objectKey, type KubeObject } from "@/lib/drift";
 import { controllerRenderKey, firstParentHistory, renderManifests, type RenderOptions } from "@/lib/git";
 import { readBlobs } from "@/lib/git/blob-reader";
 import { repoTree } from "@/lib/git/repo-tree";
+import { canonicalJson } from "./canonical";
 import type { DesiredEntry } from "./persist";
 import { memoGit, memoRender } from "./run-memo";
 
@@ -88,9 +89,11 @@ export function declaredDocument(text: string, key: string): unknown {
  * interval is taken up by the controller at once: the child has nothing to catch up on, and is not stale for it.
  */
 const RECONCILE_ONLY: Readonly<Record<string, readonly string[]>> = {
-  Application: ["syncPolicy", "info", "revisionHistoryLimit", "ignoreDifferences", "project"],
+  // syncPolicy's syncOptions and managedNamespaceMetadata change what is applied: only automation and retries are left out.
+  Application: ["syncPolicy.automated", "syncPolicy.retry", "info", "revisionHistoryLimit", "ignoreDifferences", "project"],
   Kustomization: ["suspend", "interval", "retryInterval", "timeout", "prune", "wait", "force", "healthChecks", "healthCheckExprs", "dependsOn", "deletionPolicy"],
-  HelmRelease: ["suspend", "interval", "timeout", "install", "upgrade", "test", "rollback", "uninstall", "dependsOn", "driftDetection", "maxHistory", "persistentClient"],
+  // install/upgrade stay: their CRD policy and createNamespace change what is applied.
+  HelmRelease: ["suspend", "interval", "timeout", "test", "rollback", "uninstall", "dependsOn", "driftDetection", "maxHistory", "persistentClient"],
 };
 
 /** What of a declared controller object (declaredDocument) its application renders from: its spec, less RECONCILE_ONLY. */
@@ -98,20 +101,33 @@ export function renderedPart(document: unknown): unknown {
   if (!document || typeof document !== "object") return document;
   const { kind, spec } = document as { kind?: unknown; spec?: unknown };
   if (!spec || typeof spec !== "object") return { spec };
-  const skipped = RECONCILE_ONLY[String(kind)] ?? [];
-  return { spec: Object.fromEntries(Object.entries(spec).filter(([field]) => !skipped.includes(field))) };
+  const copy = structuredClone(spec) as Record<string, unknown>;
+  for (const path of RECONCILE_ONLY[String(kind)] ?? []) {
+    const [field, inner] = path.split(".") as [string, string | undefined];
+    const value = copy[field];
+    if (inner === undefined) delete copy[field];
+    else if (value && typeof value === "object") {
+      delete (value as Record<string, unknown>)[inner];
+      // `syncPolicy: {automated: …}` and no syncPolicy at all render the same.
+      if (Object.keys(value).length === 0) delete copy[field];
+    }
+  }
+  return { spec: copy };
 }
 
 /**
  * Of the commits touching a file, newest first, with the object's document
- * in the file after each: the newest that changed the document (between two
- * commits touching the file it stays as the older left it). When none of
- * them did, the oldest: the object is as old as that, or older.
+ * in the file after each — and `before`, the document as it was before the
+ * oldest of them (null: no such file, or no such object, then): the newest
+ * commit that changed the document (between two commits touching the file it
+ * stays as the older left it). Null when none of those read changed it: a
+ * neighbour's commits to a shared file are not the object's, however many.
+ * Documents are compared canonically (reordered keys are no change).
  */
-export function lastChangeOf(touching: ReadonlyArray<{ sha: string; document: unknown }>): string | null {
+export function lastChangeOf(touching: ReadonlyArray<{ sha: string; document: unknown }>, before: unknown): string | null {
   for (const [i, c] of touching.entries()) {
-    const before = touching[i + 1];
-    if (!before || JSON.stringify(c.document) !== JSON.stringify(before.document)) return c.sha;
+    const older = i + 1 < touching.length ? touching[i + 1]!.document : before;
+    if (canonicalJson(c.document ?? null) !== canonicalJson(older ?? null)) return c.sha;
   }
   return null;
 }
@@ -172,10 +188,12 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         const shas = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, [], { window: 200, depth: CHANGE_DEPTH });
         const touching: Array<{ sha: string; document: unknown }> = [];
         // `<commit>:<file>` names the file's blob at each commit: one git process for all of them, in order.
-        const names = shas.map((sha) => `${sha}:${path}`);
-        let n = 0;
-        for await (const blob of readBlobs(mirrorPath, names)) touching.push({ sha: shas[n++]!, document: blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null });
-        return lastChangeOf(touching);
+        // And the file as it was before the oldest of them (missing: that commit created it).
+        const names = [...shas.map((sha) => `${sha}:${path}`), ...(shas.length > 0 ? [`${shas[shas.length - 1]}~1:${path}`] : [])];
+        const documents: unknown[] = [];
+        for await (const blob of readBlobs(mirrorPath, names)) documents.push(blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null);
+        for (const [n, sha] of shas.entries()) touching.push({ sha, document: documents[n] ?? null });
+        return lastChangeOf(touching, documents[shas.length] ?? null);
       }).catch(() => null),
     objectAt: (sha) =>
       memoRender(`${memoName}\0declared children`, [mirrorPath, sha, ...settings], () => renderManifests(mirrorPath, sha, renderOptions))
