@@ -60,8 +60,8 @@ describe("declaredDocument", () => {
   ])("is null for %s", (_, key) => {
     expect(declaredDocument(services, key)).toBeNull();
   });
-  it("is null in a file that does not parse", () => {
-    expect(declaredDocument("kind: [unclosed", API_APP)).toBeNull();
+  it("is unknown (undefined), not absent, in a file that does not parse", () => {
+    expect(declaredDocument("kind: [unclosed", API_APP)).toBeUndefined();
   });
 });
 

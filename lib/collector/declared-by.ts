@@ -73,14 +73,17 @@ const KUSTOMIZATION_FILES = new Set(["kustomization.yaml", "kustomization.yml", 
  */
 export function declaredDocument(text: string, key: string): unknown {
   const [group, kind, namespace, name] = key.split("/");
+  let unreadable = false;
   for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) unreadable = true;
     const o = (doc.errors.length === 0 ? doc.toJS() : null) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
     const m = o?.metadata;
     if (!o || !m || typeof o.apiVersion !== "string" || o.kind !== kind || m.name !== name) continue;
     if ((o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "") !== group) continue;
     if (m.namespace === undefined || m.namespace === namespace) return o;
   }
-  return null;
+  // Not found in a file that does not parse: unknown (undefined), not absent (null).
+  return unreadable ? undefined : null;
 }
 
 /**
@@ -152,7 +155,7 @@ export async function declaringFile(mirrorPath: string, tip: string | undefined,
     let declaring: string | null = null;
     // Every blob is read to the end (one git process for all of them): the first declaring one wins.
     for await (const blob of readBlobs(mirrorPath, [...byOid.keys()])) {
-      if (!declaring && blob.content && declaredDocument(blob.content.toString("utf8"), found.key) !== null) declaring = byOid.get(blob.oid) ?? null;
+      if (!declaring && blob.content && declaredDocument(blob.content.toString("utf8"), found.key) != null) declaring = byOid.get(blob.oid) ?? null;
     }
     return declaring;
   }).catch(() => null);
@@ -192,7 +195,8 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         const names = [...shas.map((sha) => `${sha}:${path}`), ...(shas.length > 0 ? [`${shas[shas.length - 1]}~1:${path}`] : [])];
         const documents: unknown[] = [];
         for await (const blob of readBlobs(mirrorPath, names)) documents.push(blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null);
-        for (const [n, sha] of shas.entries()) touching.push({ sha, document: documents[n] ?? null });
+        // A commit leaving the file unparsable says nothing of the object: compared across, a broken edit and its mend are no change.
+        for (const [n, sha] of shas.entries()) if (documents[n] !== undefined) touching.push({ sha, document: documents[n] });
         return lastChangeOf(touching, documents[shas.length] ?? null);
       }).catch(() => null),
     objectAt: (sha) =>

@@ -182,6 +182,16 @@ forEachCluster((server) => {
       const detected = await db.auditEvent.findFirstOrThrow({ where: { action: "pause.detected" } });
       expect(detected.reason).toBe("Application/argocd/shop-web suspended outside Driftwatch (automated sync removed, though Git declares it)");
 
+      // A commit breaks the YAML of the web's declaration, and the next one mends it: the pause stays as it was (not
+      // ended as "by design" and detected again), and neither commit counts as a change of the web's declaration.
+      const declaration = repo.git("show", "HEAD:apps/shop-web.yaml");
+      commitAgo("web: a broken edit", { "apps/shop-web.yaml": declaration + "\n  broken: [unclosed\n" }, HOUR / 2);
+      await run();
+      expect(await db.pause.findMany({ select: { id: true, endedAt: true } })).toEqual([{ id: pauses[0]!.id, endedAt: null }]);
+      commitAgo("web: the edit mended", { "apps/shop-web.yaml": declaration }, HOUR / 2);
+      await run();
+      expect(await db.pause.findMany({ select: { id: true, endedAt: true } })).toEqual([{ id: pauses[0]!.id, endedAt: null }]);
+
       // The web's team makes it manual in Git too: the root applies that, and the pause ends, saying why; the web is
       // now simply behind, and stale. The cart's team syncs the cart: its alert resolves.
       commitAgo("web: synced by hand", { "apps/shop-web.yaml": edited("apps/shop-web.yaml", "    automated:\n      prune: true\n      selfHeal: true\n", "") }, HOUR / 2);
