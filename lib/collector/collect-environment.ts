@@ -20,7 +20,7 @@ import { applicationIds, isDesiredAsStored, persistRun, readPersistInputs, readP
 import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import { RunOwners } from "./run-owners";
 import type { Logger } from "@/lib/log";
-import { RunFailure, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
+import { RunFailure, RunSuperseded, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
 import { declaredApplicationKey, withDeclaredApplication } from "@/lib/kube/controller-status";
 import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
@@ -460,6 +460,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
   } catch (e) {
     lists?.abandon();
     forgetCluster(env.name);
+    if (e instanceof RunSuperseded) return { status: "failed", superseded: true, errors: e.errors, stats: null, approvedSha: null, appliedSha: null };
     if (e instanceof RunFailure) return { status: "failed", errors: [...e.errors, ...warnings], stats: null, approvedSha: null, appliedSha: null };
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };

@@ -12,7 +12,7 @@ import { appendVersions, deleteRows, readCurrent, type Tx } from "./store";
 import { recordEvents, type ObservedEvent } from "./events";
 import { forgetRows } from "./run-memo";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
-import { rollupOf, type PersistInputs, type SkippedApplication } from "./persist";
+import { holdEnvironment, rollupOf, type PersistInputs, type SkippedApplication } from "./persist";
 
 export interface NothingCollected {
   environmentId: string;
@@ -58,6 +58,7 @@ export async function persistNoApplications(ctx: CollectorContext, state: Nothin
   };
   await db.$transaction(
     async (tx: Tx) => {
+      await holdEnvironment(tx, envId, state.runId, lastGood.lastGoodRunId);
       await tx.application.updateMany({ where: { environmentId: envId, removedAt: null, id: { notIn: [...keptIds] } }, data: { removedAt: now } });
       for (const k of state.kept) await tx.application.update({ where: { id: k.id }, data: { lastError: { ...k.error, at: now.toISOString() }, updatedAt: now } });
       await deleteRows(tx, "LiveObject", envId, liveGone);

@@ -12,6 +12,7 @@ import { compareObject, detectReopenConflicts, keyMayCarryOwnPause, parseObjectK
 import { contentHash } from "./canonical";
 import { appendVersions, deleteRows, moveDesiredRevision, moveDesiredSourcePaths, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
+import { RunSuperseded } from "./run-context";
 import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
 import { rememberedRows, rememberRows, forgetRows, type CurrentRows } from "./run-memo";
@@ -102,6 +103,8 @@ function rowFor(key: string, obj: KubeObject, blobHash: string): CurrentRow {
 }
 
 export interface PreviousRun {
+  /** The last good run these rows are of, when the run read them: persistRun writes only while it still is (holdEnvironment). */
+  lastGoodRunId: number | null;
   prevLive: Map<string, StoredRow>;
   prevDesired: Map<string, StoredRow>;
   /** What this process remembered of the last good run (null: rows read from Postgres). */
@@ -138,7 +141,7 @@ export async function readPrevious(db: CollectorContext["db"], envId: string, in
   const pausesHash = pausesHashOf(apps);
   // A run written before pauses were hashed apart held none that counted.
   const samePauses = (lastGood.pausesHash ?? pausesHashOf([])) === pausesHash;
-  return { prevLive, prevDesired, remembered, optionsHash, sameOptions: lastGood.optionsHash === optionsHash, pausesHash, samePauses };
+  return { lastGoodRunId: lastGood.lastGoodRunId, prevLive, prevDesired, remembered, optionsHash, sameOptions: lastGood.optionsHash === optionsHash, pausesHash, samePauses };
 }
 
 type OpenItem = Prisma.DriftItemGetPayload<{ select: { id: true; applicationId: true; key: true; type: true; changes: true; conflict: true; openedAt: true; lastSeenAt: true } }>;
@@ -418,6 +421,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const written: CurrentRows["applications"] = { registered: new Map(), summaries: new Map() };
   await db.$transaction(
     async (tx) => {
+      await holdEnvironment(tx, envId, state.runId, state.previous.lastGoodRunId);
       // Applications first: the rows below refer to them.
       written.registered = await upsertApplications(tx, envId, state, remembered?.applications.registered ?? null, now);
       stats.blobsWritten = await writeBlobs(tx, blobs);
@@ -772,6 +776,28 @@ async function writeApplicationSummaries(
     await tx.application.update({ where: { id: s.id }, data: { lastError: { ...s.error, at: now.toISOString() }, updatedAt: now } });
   }
   return summaries;
+}
+
+/**
+ * The first statement of a run's write: locks the environment's row until the
+ * write commits, and checks that the environment is still this run's to write.
+ * Everything the run writes is a delta against the last good run's rows as it
+ * read them (`lastGoodRunId`), by its lease. A worker that stalled past its
+ * lease (a long GC pause, a frozen VM) finds, when it resumes, its run closed
+ * as lost and maybe the retry's run written since: written over those rows,
+ * its deltas would leave them neither its state nor the retry's (an object
+ * edited back in between kept as the retry saw it, and remembered so), so it
+ * writes nothing (RunSuperseded). Runs of one environment never overlap
+ * otherwise: a run is leased only while none runs.
+ */
+export async function holdEnvironment(tx: Tx, envId: string, runId: number, lastGoodRunId: number | null): Promise<void> {
+  const [held] = await tx.$queryRaw<Array<{ lastGoodRunId: number | null; status: string | null }>>`
+    SELECT e."lastGoodRunId", (SELECT r.status::text FROM "CollectionRun" r WHERE r.id = ${runId}) AS status
+    FROM "Environment" e WHERE e.id = ${envId}::uuid FOR UPDATE`;
+  if (!held) throw new Error(`environment ${envId} does not exist`);
+  const overtaken = held.lastGoodRunId !== lastGoodRunId ? `run ${held.lastGoodRunId} of the environment was written after it read run ${lastGoodRunId ?? "none"}'s rows` : null;
+  if (held.status !== "running") throw new RunSuperseded([`its lease ran out before it wrote (the environment was queued again)`, overtaken].filter(Boolean).join("; "));
+  if (overtaken) throw new RunSuperseded(overtaken);
 }
 
 /** The environment's rollup over its applications as now stored (pauses included). */

@@ -60,6 +60,8 @@ export interface RunRef {
 
 export interface RunOutcome {
   status: "succeeded" | "partial" | "failed";
+  /** The run lost the environment to another before it wrote (RunSuperseded): its failure is its own, not the environment's. */
+  superseded?: boolean;
   errors: RunError[];
   stats: RunStats | null;
   approvedSha: string | null;
@@ -69,6 +71,18 @@ export interface RunOutcome {
 export class RunFailure extends Error {
   constructor(readonly errors: RunError[]) {
     super(errors.map((e) => e.message).join("; "));
+  }
+}
+
+/**
+ * A run that found, when it came to write, that the environment is no longer
+ * its to write: its lease was reaped (its worker stalled) and the retry, or
+ * another run, wrote since it read the last good run's rows. Its results are
+ * deltas against rows that are no longer current, so nothing of it is kept.
+ */
+export class RunSuperseded extends RunFailure {
+  constructor(reason: string) {
+    super([{ category: "worker-lost", message: `this run's results were discarded: ${reason}` }]);
   }
 }
 

@@ -71,8 +71,9 @@ export async function finishRun(
       "approvedSha" = ${outcome.approvedSha}, "appliedSha" = ${outcome.appliedSha}, "leaseExpiresAt" = NULL
       ${outcome.stats ? Prisma.sql`, stats = (CASE WHEN jsonb_typeof(stats) = 'object' THEN stats ELSE '{}'::jsonb END) || ${JSON.stringify(outcome.stats)}::jsonb` : Prisma.empty}
     WHERE id = ${run.id}`;
-  // A good run after good runs writes nothing else: no transaction needed.
-  if (outcome.status !== "failed" && !env.lastError) {
+  // A good run after good runs writes nothing else: no transaction needed. A superseded run's failure is its own:
+  // the environment's state and error are the run's that superseded it.
+  if ((outcome.status !== "failed" && !env.lastError) || outcome.superseded) {
     await recordRun(db);
     return;
   }

@@ -146,16 +146,10 @@ describe("collector processes", () => {
     return f;
   }
 
-  it("a collector killed with SIGKILL mid-run: its lease expires, another worker finishes the environment, nothing half-written", async () => {
-    await fixture();
-    await runWith(f);
-    await scaleByHand(f.admin, "api", 4);
-    await runWith(f);
-    const before = await storedState(f.db);
-
+  /** `scripts/collector.ts` as its own process group over the fixture, started (it said so); killed with the test. */
+  async function startCollectorProcess(f: CollectorFixture): Promise<{ signal: (s: NodeJS.Signals) => void; exited: Promise<number | null>; output: () => string }> {
     const configFile = path.join(f.dir, "driftwatch.yaml");
     fs.writeFileSync(configFile, configYaml(f.cluster.kubeconfigPath, f.repo.dir));
-    await f.cluster.faults.latency(500);
     const child: ChildProcess = spawn("npx", ["tsx", "scripts/collector.ts"], {
       cwd: root,
       detached: true,
@@ -173,9 +167,13 @@ describe("collector processes", () => {
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? -1 : code)));
+    const signal = (s: NodeJS.Signals) => process.kill(-(child.pid as number), s);
     cleanups.push(() => {
       try {
-        if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+        if (child.pid && child.exitCode === null) {
+          signal("SIGCONT");
+          signal("SIGKILL");
+        }
       } catch {
         // already gone
       }
@@ -183,15 +181,33 @@ describe("collector processes", () => {
     await waitFor("the collector process to start", async () => output.includes("started for 1 environment"), 60_000, 100).catch((e: unknown) => {
       throw new Error(`${String(e)}\n${output}`);
     });
+    return { signal, exited, output: () => output };
+  }
+
+  /** A collector process running a manual run of "test", slowed by API latency, caught while it lists. */
+  async function collectorProcessListing(f: CollectorFixture) {
+    await f.cluster.faults.latency(500);
+    const child = await startCollectorProcess(f);
     const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
     await enqueueRun(f.db, env.id, "manual");
-    const running = await waitFor("the child to be listing", async () => {
+    const run = await waitFor("the child to be listing", async () => {
       const r = await f.db.collectionRun.findFirst({ where: { environmentId: env.id, status: "running" } });
       return r && (r.progress as { phase?: string } | null)?.phase === "list" ? r : null;
     }, 30_000);
+    return { child, run, env };
+  }
+
+  it("a collector killed with SIGKILL mid-run: its lease expires, another worker finishes the environment, nothing half-written", async () => {
+    await fixture();
+    await runWith(f);
+    await scaleByHand(f.admin, "api", 4);
+    await runWith(f);
+    const before = await storedState(f.db);
+
+    const { child, run: running } = await collectorProcessListing(f);
     expect(running.leaseOwner).not.toBe("fault-worker");
-    process.kill(-(child.pid as number), "SIGKILL");
-    expect(await exited).toBe(-1);
+    child.signal("SIGKILL");
+    expect(await child.exited).toBe(-1);
     await f.cluster.faults.latency(0);
 
     expectStateKept(before, await storedState(f.db));
@@ -209,6 +225,44 @@ describe("collector processes", () => {
     expect(await f.db.collectionRun.count({ where: { status: { in: ["queued", "running"] } } })).toBe(0);
     const after = await storedState(f.db);
     expect(after.drift).toEqual(before.drift.map((d) => d)); // same single open drift item, not reopened or doubled
+    await expectNoDuplicates(f.db);
+  }, 120_000);
+
+  it("a collector stalled past its lease resumes after the retry wrote: its run writes nothing, the retry's state stands", async () => {
+    await fixture();
+    await runWith(f);
+    await scaleByHand(f.admin, "api", 4);
+    expect((await runWith(f)).stats?.drift.Modified).toBe(1);
+
+    const { child, run: stalled, env } = await collectorProcessListing(f);
+    // Frozen mid-run (a stop-the-world pause, a suspended VM): it stops renewing its lease, and holds what it read.
+    child.signal("SIGSTOP");
+    await f.cluster.faults.latency(0);
+
+    // Meanwhile the hand edit is undone, the lease runs out, and another worker runs the environment.
+    await scaleByHand(f.admin, "api", 3);
+    expect(await reapExpiredLeases(f.db, new Date(Date.now() + 61_000))).toBe(1);
+    const retry = await leaseNextRun(f.db, "survivor", 60_000);
+    if (!retry) throw new Error("nothing to retry");
+    const ctx = collectorContext(f.db, f.config, { mirrorsDir: path.join(f.dir, "mirrors"), secretKey: TEST_SECRET_KEY, log: logger.child({ test: "stalled" }) });
+    expect((await executeRun(ctx, retry, "survivor", 60_000)).status).toBe("succeeded");
+    const afterRetry = await storedState(f.db);
+    expect(afterRetry.drift.filter((d) => d.resolvedAt === null)).toEqual([]);
+
+    // It wakes up and finishes its run: the run says it was discarded, and the environment is the retry's.
+    child.signal("SIGCONT");
+    const ended = await waitFor("the stalled run to end", async () => {
+      const r = await f.db.collectionRun.findUniqueOrThrow({ where: { id: stalled.id } });
+      return (r.errors as Array<{ message: string }>).some((e) => e.message.includes("discarded")) ? r : null;
+    }, 60_000).catch((e: unknown) => {
+      throw new Error(`${String(e)}\n${child.output()}`);
+    });
+    expect(ended.status).toBe("failed");
+    expect((ended.errors as Array<{ category: string; message: string }>)[0]).toMatchObject({ category: "worker-lost", message: expect.stringMatching(new RegExp(`lease ran out.*run ${retry.id} of the environment was written`)) });
+    const environment = await f.db.environment.findUniqueOrThrow({ where: { id: env.id } });
+    expect(environment.lastGoodRunId).toBe(retry.id);
+    expect(environment.lastError).toBeNull();
+    expectStateKept(afterRetry, await storedState(f.db));
     await expectNoDuplicates(f.db);
   }, 120_000);
 
