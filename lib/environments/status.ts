@@ -26,7 +26,7 @@ export interface StatusInput {
   behindApplications?: number;
   openDrift: number;
   pauses: StatusPause[];
-  /** The controller reports itself suspended (Flux spec.suspend, Argo CD auto-sync off), recorded or not. */
+  /** The controller reports itself suspended (Flux spec.suspend; Argo CD skip-reconcile, or automated sync switched off or removed though Git declares it — not manual sync by design), recorded or not. */
   controllerSuspended: boolean;
 }
 
