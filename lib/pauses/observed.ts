@@ -7,6 +7,7 @@ import type { ArgoSyncMode, ControllerStatus } from "@/lib/kube/controller-statu
 import { appendAudit, SYSTEM } from "@/lib/audit";
 import { isUniqueViolation, resumePause, type PauseDeps } from "./pauses";
 import { applicationIdForControllerRef } from "@/lib/applications/controller-ref";
+import { eachPolicyOf } from "./controller";
 
 type Db = PrismaClient;
 
@@ -64,11 +65,18 @@ export async function reconcileApplicationPauses(
     if (!app.status?.found) continue;
     const ref = refOf(app.status);
     const own = active.filter((p) => p.controllerRef === ref || p.applicationId === app.id);
-    // A pause of the whole environment covers every application's suspension.
-    const wholeEnvironment = active.filter((p) => p.applicationId === null && p.controllerRef === null);
+    // A pause of the whole environment covers the suspensions it made, not one it found: an object someone had
+    // suspended by hand before it began stays suspended after it (resume puts it back so), and is that someone's.
+    const wholeEnvironment = active.filter((p) => p.applicationId === null && p.controllerRef === null && !foundSuspended(p, ref));
     await reconcileOne(db, environment, app.status, { covering: [...own, ...wholeEnvironment], endable: own }, now, result);
   }
   return result;
+}
+
+/** Whether an environment-wide pause found `ref` already suspended when it began (Flux's spec.suspend was true). */
+function foundSuspended(pause: ActivePause, ref: string): boolean {
+  const found = eachPolicyOf(pause.previousPolicy)?.each.find((e) => e.ref === ref)?.previousPolicy;
+  return !!found && typeof found === "object" && (found as { suspend?: unknown }).suspend === true;
 }
 
 async function reconcileOne(

@@ -22,7 +22,7 @@ import { FLUX_KUSTOMIZATION_CRD, ARGOCD_APPLICATION_CRD } from "@driftwatch/kube
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import { refreshAlerts } from "@/lib/alerts";
 import { verifyAuditChain } from "@/lib/audit";
-import { createPause, pausePolicy, reconcileDetectedPauses, resumeExpiredPauses, resumePause, takeOwnership } from "@/lib/pauses";
+import { createPause, pausePolicy, reconcileApplicationPauses, reconcileDetectedPauses, resumeExpiredPauses, resumePause, takeOwnership } from "@/lib/pauses";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
 import { GET as getTimeline } from "@/app/api/timeline/route";
@@ -334,6 +334,31 @@ forEachCluster((server) => {
       expect(rec(rec((await argoApp()).spec).syncPolicy).automated).toEqual({ prune: true, selfHeal: true });
       expect((await db.auditEvent.findFirstOrThrow({ where: { action: "pause.ended" } })).after).toMatchObject({ resumedOnController: true, applications: expect.arrayContaining([expect.objectContaining({ controllerRef: "Kustomization/flux-system/shop" })]) });
       expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
+    });
+
+    it("an object someone had suspended by hand before the environment's pause stays their suspension: detected while the pause holds, and after it", async () => {
+      const env = await discovered();
+      // Suspended by hand a moment ago; the collector has not looked since, so no pause is recorded for it yet.
+      await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: true } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
+      const pause = await createPause(db, "production", { reason: "freeze for the INC-9 investigation", duration: "2h" }, olivia());
+      const [shop, storefront] = await Promise.all(["flux-system/shop", "argocd/storefront"].map((name) => db.application.findFirstOrThrow({ where: { name } })));
+      const statuses = async () => [
+        { id: shop!.id, status: (await fluxNow()).status },
+        { id: storefront!.id, status: argoStatus({ namespace: "argocd", name: "shop" }, await argoApp()) },
+      ];
+
+      // The collector's next look: the Kustomization is someone's suspension, the Application only the pause's.
+      const seen = await reconcileApplicationPauses(db, env, await statuses());
+      expect(seen.detected).toHaveLength(1);
+      const detected = await db.pause.findUniqueOrThrow({ where: { id: seen.detected[0] } });
+      expect(detected).toMatchObject({ origin: "detected", controllerRef: "Kustomization/flux-system/shop", applicationId: shop!.id, detectedManager: "kubectl-patch", endedAt: null });
+      expect(await reconcileApplicationPauses(db, env, await statuses())).toEqual({ detected: [], ended: [] });
+
+      // The pause ends; the Kustomization stays suspended as it was found, and so does its detected pause.
+      await resumePause(db, pause.id, olivia());
+      expect(rec((await fluxNow()).k.spec).suspend).toBe(true);
+      expect(await reconcileApplicationPauses(db, env, await statuses())).toEqual({ detected: [], ended: [] });
+      expect((await db.pause.findUniqueOrThrow({ where: { id: detected.id } })).endedAt).toBeNull();
     });
 
     it("when one object cannot be suspended, the ones already suspended are put back and nothing is recorded; the error names the object", async () => {
