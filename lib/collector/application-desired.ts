@@ -60,6 +60,8 @@ export interface ApplicationDesired {
   withheldFrom: string | null;
   /** A Flux HelmRelease's release side (its desired state is the installed release), else null. */
   helmSide: HelmReleaseSide | null;
+  /** The commits that changed its controller object's manifest where its parent declares it (declared-by.ts), newest first; else none. */
+  declaredChanges: readonly string[];
   /** A multi-source application's approved and applied revision per source (spec.sources order), else null. */
   sourceRevisions: Array<{ approved: string; applied: string | null }> | null;
   /** A multi-source application: whether any source's applied revision lacks its approved one, else null (the application's own revisions decide). */
@@ -121,6 +123,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   let withheldFrom: string | null = null;
   const previousWhere = step.previousRows;
   let multi: MultiSourceRender | null = null;
+  let declaredChanges: readonly string[] = [];
   if (git.sources) {
     // Argo CD multi-source: each source rendered at its own revision, joined in source order (the last of a repeated object wins).
     multi = await multiSourceRender(step, git.sources, controllerObject, renderOptions);
@@ -159,6 +162,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // spec): a newer change to it is the approved revision.
     const declaration = step.declaredBy;
     const declaredLast = declaration && tipSha ? await declaration.changedLast(env.source.branch, tipSha) : null;
+    if (declaration && tipSha) declaredChanges = await declaration.changes(env.source.branch, tipSha);
     if (declaredLast && (await appliedBehind(mirrorPath, declaredLast, approved, { ref: env.source.branch, tip: tipSha }))) approved = declaredLast;
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
@@ -299,6 +303,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     inputsOutside,
     withheldFrom,
     helmSide,
+    declaredChanges,
     sourceRevisions: multi?.sourceRevisions ?? null,
     sourcesBehind: multi?.behind ?? null,
     compareOptions,

@@ -416,6 +416,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         compareContext: d.compareContext,
         failingFiles: d.failingFiles,
         rollout: (rolloutByApp.get(a.id) ?? []).sort(byKey),
+        declaredChanges: d.declaredChanges,
         // Applied revision: the controller's word, else inferred from live state.
         // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
         resolveApplied: async (results) => {

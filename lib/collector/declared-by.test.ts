@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { controllerObjectKey, declaredDocument, declaringParent, lastChangeOf, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
+import { controllerObjectKey, declaredDocument, changesOf, declaringParent, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
 import type { DesiredEntry } from "./persist";
 
 const API_APP = "argoproj.io/Application/argocd/shop-api";
@@ -87,31 +87,38 @@ describe("renderedPart", () => {
   });
 });
 
-describe("lastChangeOf", () => {
+describe("changesOf", () => {
   const v = (tag: string) => ({ spec: { images: [`api:${tag}`] } });
-  it("skips the newest commits to the file that left the object as it was (a neighbour's change)", () => {
-    expect(lastChangeOf([{ sha: "c3", document: v("1.9") }, { sha: "c2", document: v("1.9") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBe("c2");
+  it("skips commits to the file that left the object as it was (a neighbour's change)", () => {
+    expect(changesOf([{ sha: "c3", document: v("1.9") }, { sha: "c2", document: v("1.9") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toEqual(["c2"]);
   });
-  it("is the newest when it changed the object", () => {
-    expect(lastChangeOf([{ sha: "c3", document: v("2.0") }, { sha: "c2", document: v("1.9") }], v("1.9"))).toBe("c3");
+  it("lists every commit that changed it, newest first, between neighbours' commits", () => {
+    const touching = [
+      { sha: "c5", document: v("2.0") },
+      { sha: "c4", document: v("1.9") },
+      { sha: "c3", document: v("1.9") },
+      { sha: "c2", document: v("1.8") },
+      { sha: "c1", document: v("1.8") },
+    ];
+    expect(changesOf(touching, v("1.7"))).toEqual(["c5", "c3", "c1"]);
   });
-  it("is the commit that removed the object", () => {
-    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBe("c2");
+  it("includes the commit that removed the object", () => {
+    expect(changesOf([{ sha: "c2", document: null }, { sha: "c1", document: v("1.8") }], v("1.8"))).toEqual(["c2"]);
   });
-  it("is the oldest read when that commit created the file (nothing before it)", () => {
-    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], null)).toBe("c1");
+  it("includes the oldest read when that commit created the file (nothing before it)", () => {
+    expect(changesOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], null)).toEqual(["c1"]);
   });
-  it("is null when none of the commits read changed it: only neighbours' commits to a shared file", () => {
-    expect(lastChangeOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toBeNull();
+  it("is empty when none of the commits read changed it: only neighbours' commits to a shared file", () => {
+    expect(changesOf([{ sha: "c2", document: v("1.8") }, { sha: "c1", document: v("1.8") }], v("1.8"))).toEqual([]);
   });
-  it("is null when the object is in none of them (a file that only names it, a template)", () => {
-    expect(lastChangeOf([{ sha: "c2", document: null }, { sha: "c1", document: null }], null)).toBeNull();
+  it("is empty when the object is in none of them (a file that only names it, a template)", () => {
+    expect(changesOf([{ sha: "c2", document: null }, { sha: "c1", document: null }], null)).toEqual([]);
   });
   it("takes reordered keys for no change", () => {
-    expect(lastChangeOf([{ sha: "c2", document: { spec: { a: 1, b: 2 } } }], { spec: { b: 2, a: 1 } })).toBeNull();
+    expect(changesOf([{ sha: "c2", document: { spec: { a: 1, b: 2 } } }], { spec: { b: 2, a: 1 } })).toEqual([]);
   });
-  it("is null for a file no commit touched", () => {
-    expect(lastChangeOf([], null)).toBeNull();
+  it("is empty for a file no commit touched", () => {
+    expect(changesOf([], null)).toEqual([]);
   });
 });
 

@@ -121,18 +121,16 @@ export function renderedPart(document: unknown): unknown {
 /**
  * Of the commits touching a file, newest first, with the object's document
  * in the file after each — and `before`, the document as it was before the
- * oldest of them (null: no such file, or no such object, then): the newest
- * commit that changed the document (between two commits touching the file it
- * stays as the older left it). Null when none of those read changed it: a
- * neighbour's commits to a shared file are not the object's, however many.
- * Documents are compared canonically (reordered keys are no change).
+ * oldest of them (null: no such file, or no such object, then): the commits
+ * that changed the document, newest first (between two commits touching the
+ * file it stays as the older left it). None when none of those read changed
+ * it: a neighbour's commits to a shared file are not the object's, however
+ * many. Documents are compared canonically (reordered keys are no change).
  */
-export function lastChangeOf(touching: ReadonlyArray<{ sha: string; document: unknown }>, before: unknown): string | null {
-  for (const [i, c] of touching.entries()) {
-    const older = i + 1 < touching.length ? touching[i + 1]!.document : before;
-    if (canonicalJson(c.document ?? null) !== canonicalJson(older ?? null)) return c.sha;
-  }
-  return null;
+export function changesOf(touching: ReadonlyArray<{ sha: string; document: unknown }>, before: unknown): string[] {
+  return touching
+    .filter((c, i) => canonicalJson(c.document ?? null) !== canonicalJson((i + 1 < touching.length ? touching[i + 1]!.document : before) ?? null))
+    .map((c) => c.sha);
 }
 
 /**
@@ -165,7 +163,12 @@ export async function declaringFile(mirrorPath: string, tip: string | undefined,
 /** The file declaring an application's controller object, and that object as its parent renders it at a revision. */
 export interface Declaration {
   path: string;
-  /** The newest commit of the ref up to `tip` that changed the object's manifest (not only its file); null when unknown. */
+  /**
+   * The commits of the ref up to `tip` that changed the object's manifest (not only its file), newest first, among
+   * the file's CHANGE_DEPTH newest commits: the child's own changes, though outside its path. Empty when unknown.
+   */
+  changes: (ref: string, tip: string) => Promise<string[]>;
+  /** The newest of `changes`; null when unknown. */
   changedLast: (ref: string, tip: string) => Promise<string | null>;
   /** Null when the parent's render at `sha` fails or lacks the object (the child was added later). */
   objectAt: (sha: string) => Promise<Obj | null>;
@@ -184,10 +187,10 @@ const CHANGE_DEPTH = 20;
 export function declarationIn(parent: { memoName: string; mirrorPath: string; renderOptions: RenderOptions }, path: string, key: string): Declaration {
   const { memoName, mirrorPath, renderOptions } = parent;
   const settings = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)];
-  return {
+  const declaration: Declaration = {
     path,
-    changedLast: (ref, tip) =>
-      memoGit([mirrorPath, "declaration-changed", ref, tip, path, key], async () => {
+    changes: (ref, tip) =>
+      memoGit([mirrorPath, "declaration-changes", ref, tip, path, key], async () => {
         const shas = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, [], { window: 200, depth: CHANGE_DEPTH });
         const touching: Array<{ sha: string; document: unknown }> = [];
         // `<commit>:<file>` names the file's blob at each commit: one git process for all of them, in order.
@@ -197,13 +200,15 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         for await (const blob of readBlobs(mirrorPath, names)) documents.push(blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null);
         // A commit leaving the file unparsable says nothing of the object: compared across, a broken edit and its mend are no change.
         for (const [n, sha] of shas.entries()) if (documents[n] !== undefined) touching.push({ sha, document: documents[n] });
-        return lastChangeOf(touching, documents[shas.length] ?? null);
-      }).catch(() => null),
+        return changesOf(touching, documents[shas.length] ?? null);
+      }).catch(() => []),
+    changedLast: async (ref, tip) => (await declaration.changes(ref, tip))[0] ?? null,
     objectAt: (sha) =>
       memoRender(`${memoName}\0declared children`, [mirrorPath, sha, ...settings], () => renderManifests(mirrorPath, sha, renderOptions))
         .then((r) => (r.objects.find((o) => objectKey(o.object as KubeObject) === key)?.object as Obj | undefined) ?? null)
         .catch(() => null),
   };
+  return declaration;
 }
 
 /** Per environment, each application's parent found last run (null: none): the next run computes parents first. */

@@ -44,6 +44,8 @@ export interface ApplicationState {
   /** Files that failed to parse: their objects keep their last good desired state. */
   failingFiles: Set<string>;
   rollout: RolloutStatus[];
+  /** The commits that changed its controller object's manifest in its parent's Git, newest first (declared-by.ts). */
+  declaredChanges: readonly string[];
   /**
    * Applied revision: the controller's word, else inferred from live state (given this application's drift results);
    * `behind` when it does not contain the approved revision (a commit to another path leaves it not behind).
@@ -712,6 +714,7 @@ async function writeApplicationSummaries(
       source: revision?.sha ? revision.source : null,
       since: appliedSince.get(app.id)?.toISOString() ?? null,
       behind: revision?.behind ?? false,
+      declared: json(app.declaredChanges),
       controller: json(app.controller),
       rollout: rolloutJsonOf(app),
       objects: objects.get(app.id) ?? 0,
@@ -733,6 +736,7 @@ async function writeApplicationSummaries(
       "appliedSource" = v.source,
       "appliedSince" = COALESCE(v.since, a."appliedSince"),
       "appliedBehind" = v.behind,
+      "declaredChanges" = ARRAY(SELECT jsonb_array_elements_text(v.declared::jsonb)),
       controller = v.controller::jsonb,
       rollout = v.rollout::jsonb,
       "objectCount" = v.objects,
@@ -747,10 +751,11 @@ async function writeApplicationSummaries(
       ${column((r) => r.source)}::text[],
       ${column((r) => r.since)}::timestamptz[],
       ${column((r) => r.behind)}::boolean[],
+      ${column((r) => r.declared)}::text[],
       ${column((r) => r.controller)}::text[],
       ${column((r) => r.rollout)}::text[],
       ${column((r) => r.objects)}::int[]
-    ) AS v(id, approved, approved_at, applied, source, since, behind, controller, rollout, objects)
+    ) AS v(id, approved, approved_at, applied, source, since, behind, declared, controller, rollout, objects)
     LEFT JOIN (
       SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
       WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1

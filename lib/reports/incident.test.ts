@@ -156,6 +156,21 @@ describe("mergeApplicationCommits", () => {
     expect(report.leadTimes.map((l) => [l.shortSha, l.changes, l.leadTimeMs / 60_000])).toEqual([["aaaa", ["shop-web", "shop-worker"], 30]]);
     expect(report.summary).toContain("median lead time 30 min over 1 commit that went live");
   });
+
+  it("names the app-of-apps parent that applied a child's changed manifest, and has the commit go live when the child ran it", () => {
+    const commits = mergeApplicationCommits([
+      row({ sha: "cccc", message: "api: 1.9.0", changes: ["root"], firstLiveAt: "2026-03-10T14:05:00Z", appliedForAnother: true }),
+      row({ sha: "cccc", message: "api: 1.9.0", changes: ["shop-api"], firstLiveAt: "2026-03-10T14:40:00Z" }),
+    ]);
+    expect(commits).toEqual([{ sha: "cccc", message: "api: 1.9.0", authorName: "Carla", committedAt: "2026-03-10T13:40:00Z", changes: ["root", "shop-api"], firstLiveAt: "2026-03-10T14:40:00Z" }]);
+    const report = assembleIncidentReport(input({ commits }));
+    expect(report.leadTimes.map((l) => [l.shortSha, l.changes, l.leadTimeMs / 60_000])).toEqual([["cccc", ["root", "shop-api"], 60]]);
+  });
+
+  it("keeps the parent's time while the child has not run the commit (the manifest it applied is all that changed yet)", () => {
+    const merged = mergeApplicationCommits([row({ sha: "cccc", changes: ["root"], firstLiveAt: "2026-03-10T14:05:00Z", appliedForAnother: true })]);
+    expect(merged.map((c) => [c.changes, c.firstLiveAt])).toEqual([[["root"], "2026-03-10T14:05:00Z"]]);
+  });
 });
 
 describe("median", () => {

@@ -70,10 +70,17 @@ export interface LiveCommitRow {
   /**
    * Environments whose path it changes (where it was made, for a change later
    * promoted); for an environment whose applications have sources of their
-   * own, the applications whose files it changes that ran it.
+   * own, the applications whose files (or declared spec, in an app-of-apps)
+   * it changes that ran it.
    */
   changes: string[];
   firstLiveAt: string | null;
+  /**
+   * The application ran the commit only as an app-of-apps parent applying a
+   * manifest it changed that declares another application (whose declared
+   * spec changed): what the commit changes runs when that other one runs it.
+   */
+  appliedForAnother?: boolean;
 }
 
 export interface IncidentReportInput {
@@ -177,20 +184,26 @@ export function median(values: readonly number[]): number | null {
  * One row per commit from the rows of each application of an environment that
  * holds several (each row's `changes` naming its application): a commit that
  * went live in several applications went live in the environment once, when
- * the first of them ran it, and names every one of them.
+ * the first of them ran it, and names every one of them. A parent that only
+ * applied a child's changed manifest is named, but the commit went live when
+ * the child ran it (the image bump runs then); only when no child has yet does
+ * the parent's time stand.
  */
 export function mergeApplicationCommits(rows: readonly LiveCommitRow[]): LiveCommitRow[] {
-  const bySha = new Map<string, LiveCommitRow>();
-  for (const r of rows) {
-    const seen = bySha.get(r.sha);
-    bySha.set(
-      r.sha,
-      seen
-        ? { ...seen, changes: [...new Set([...seen.changes, ...r.changes])].sort(), firstLiveAt: earliest(seen.firstLiveAt, r.firstLiveAt) }
-        : { ...r, changes: [...new Set(r.changes)].sort() },
-    );
-  }
-  return [...bySha.values()];
+  const bySha = new Map<string, LiveCommitRow[]>();
+  for (const r of rows) bySha.set(r.sha, [...(bySha.get(r.sha) ?? []), r]);
+  return [...bySha.values()].map((same) => {
+    const liveAt = (of: readonly LiveCommitRow[]) => of.reduce<string | null>((at, r) => earliest(at, r.firstLiveAt), null);
+    const { sha, message, authorName, committedAt } = same[0]!;
+    return {
+      sha,
+      message,
+      authorName,
+      committedAt,
+      changes: [...new Set(same.flatMap((r) => r.changes))].sort(),
+      firstLiveAt: liveAt(same.filter((r) => !r.appliedForAnother)) ?? liveAt(same),
+    };
+  });
 }
 
 function objectName(d: DriftRow): string {

@@ -168,21 +168,24 @@ function liveCandidates(h: RepoHistory, history: AppliedInterval[], from: Date, 
 /**
  * Commits going live in an environment whose applications have sources of
  * their own: each application's, from its own repository and applied
- * revisions. A commit counts when it changes the application's files, or the
- * files of the same application (by promotion key) in another environment of
- * the repository: a change made in test and promoted is live here from its
- * first commit, as on the lineage page. A commit to another application's
- * files goes live when that one runs it, not when this one's controller
- * happens to apply the same branch head. `changes` names what the commit
- * changed: this environment's application, or the other environment. A commit
- * several applications ran is one row, at the first of them, naming them all.
- * Applications removed before the window ran nothing in it.
+ * revisions. A commit counts when it changes the application's files or its
+ * declared spec (the commits the collector recorded as changing its manifest
+ * in an app-of-apps parent's files), or the files of the same application
+ * (by promotion key) in another environment of the repository: a change made
+ * in test and promoted is live here from its first commit, as on the lineage
+ * page. A commit to another application's files goes live when that one
+ * runs it, not when this one's controller happens to apply the same branch
+ * head. `changes` names what the commit changed: this environment's
+ * application, or the other environment. A commit several applications ran
+ * is one row, at the first of them, naming them all (a parent applying a
+ * child's manifest and the child rendering it, both). Applications removed
+ * before the window ran nothing in it.
  */
 async function applicationCommitsGoingLive(db: PrismaClient, environmentId: string, from: Date, to: Date): Promise<LiveCommitRow[]> {
   const [apps, repositoryIds] = await Promise.all([
     db.application.findMany({
       where: { environmentId, OR: [{ removedAt: null }, { removedAt: { gte: from } }] },
-      select: { name: true, promotionKey: true, sources: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
+      select: { name: true, promotionKey: true, sources: true, declaredChanges: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
       orderBy: { name: "asc" },
     }),
     repositoryIdsByName(db),
@@ -200,7 +203,15 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
   }
   const histories = new Map<string, RepoHistory>();
   const rows: LiveCommitRow[] = [];
+  // Which applications each commit changed the declared spec of (see below).
+  const declaredIn = new Map<string, string[]>();
+  for (const app of apps) for (const sha of app.declaredChanges) declaredIn.set(sha, [...(declaredIn.get(sha) ?? []), app.name]);
   for (const app of apps) {
+    // Commits to its controller object's manifest where a parent declares it (app-of-apps) are its changes too,
+    // though outside its path: they go live when it syncs them. A neighbour's commit to the same file is not among them.
+    const declared = new Set(app.declaredChanges);
+    // Its parent ran such a commit too, applying the manifest: named, but not when the child's change went live.
+    const appliedForAnother = (sha: string) => !declared.has(sha) && (declaredIn.get(sha) ?? []).some((name) => name !== app.name);
     const history = normaliseHistory(
       app.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
       { sha: app.appliedSha, since: iso(app.appliedSince) },
@@ -210,11 +221,11 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
       histories.set(source.repositoryId, h);
       const others = (instancesOf.get(app.promotionKey) ?? []).filter((i) => i.repositoryId === source.repositoryId);
       const changed = (c: CommitInfo) => [
-        ...(touchesPath(c.changedPaths, source.path) ? [app.name] : []),
+        ...(touchesPath(c.changedPaths, source.path) || declared.has(c.sha) ? [app.name] : []),
         ...others.filter((i) => touchesPath(c.changedPaths, i.path)).map((i) => i.environment),
       ];
       for (const { sha, commit: c } of liveCandidates(h, history, from, to, (c) => changed(c).length > 0)) {
-        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: changed(c), firstLiveAt: liveness(h.graph, history, sha).firstLiveAt });
+        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: changed(c), firstLiveAt: liveness(h.graph, history, sha).firstLiveAt, appliedForAnother: appliedForAnother(sha) });
       }
     }
   }

@@ -65,6 +65,22 @@ export async function applyFleetAsFlux(kubectl: Kubectl, folder: string, substit
   await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], built);
 }
 
+/** What kustomize-controller reports once each of `names` (Kustomizations in flux-system) has applied `sha` of main. */
+export async function reportFluxApplied(kubectl: Kubectl, sha: string, names: readonly string[]): Promise<void> {
+  const status = JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
+  for (const name of names) await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status]);
+}
+
+/**
+ * kustomize-controller applying a folder of a checkout of the fleet (a test's
+ * repository, after its commits), `edit` standing for what the Kustomization's
+ * own spec adds to the build (its images).
+ */
+export async function applyCheckoutAsFlux(kubectl: Kubectl, checkout: string, folder: string, edit: (built: string) => string = (b) => b): Promise<void> {
+  const built = await kubectl(["kustomize", path.join(checkout, folder)]);
+  await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], edit(built));
+}
+
 /** The fleet's production cluster once Flux has reconciled every Kustomization of it. */
 export async function reconcileFleetProduction(kubectl: Kubectl, cluster: TestCluster): Promise<void> {
   await installControllerCrds(kubectl, cluster, { argocd: false });
