@@ -207,8 +207,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       if (!found) return undefined;
       const parent = collectable.find((c) => c.spec.name === found.parent.id)!;
       const parentDesired = done.get(collectable.indexOf(parent))!.desired;
-      const path = await declaringFile(child.mirrorPath, gits[i]!.tipSha, found, found.parent.renderInputs);
-      return { declaration: declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, path, found.key), parent: parent.spec.name };
+      const files = await declaringFile(child.mirrorPath, gits[i]!.tipSha, found);
+      return { declaration: declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, files, found.key), parent: parent.spec.name };
     };
     for (const i of parentsFirst(env.name, collectable.map((c) => c.spec.name))) {
       const declared = await declarationOf(i);

@@ -1,6 +1,13 @@
-import { describe, expect, it } from "vitest";
-import { controllerObjectKey, declaredDocument, changesOf, declaringParent, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearRenderCache, rendersRunCount } from "@/lib/git/render";
+import { gitProcessCounts, resetGitProcessCounts } from "@/lib/git/exec";
+import { resetHistoryIndexes } from "@/lib/git/history-index";
+import { syncMirror } from "@/lib/git/mirror";
+import { TestRepo, tempDir } from "@/lib/git/test-support/repo-fixture";
+import { changesOf, controllerObjectKey, declarationIn, declaredDocument, declaringFile, declaringParent, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
 import type { DesiredEntry } from "./persist";
+import { resetRunMemo } from "./run-memo";
 
 const API_APP = "argoproj.io/Application/argocd/shop-api";
 
@@ -134,5 +141,112 @@ describe("parentsFirst", () => {
   it("ends on applications declaring each other", () => {
     rememberParents("env-cycle", new Map([["shop-api", "apps"], ["apps", "shop-api"]]));
     expect(parentsFirst("env-cycle", names)).toHaveLength(names.length);
+  });
+});
+
+describe("in a repository", () => {
+  // An app-of-apps parent built with kustomize: Applications declared in services.yaml and nested/cart.yaml,
+  // and patched by files of every kind kustomize has, each listed before services.yaml in the build's inputs.
+  const application = (name: string, image: string, extra = "") =>
+    `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: ${name}\n  namespace: argocd\nspec:\n  source:\n    path: services/${name}\n    kustomize:\n      images: ["${image}"]\n${extra}`;
+  const keyOf = (name: string) => `argoproj.io/Application/argocd/${name}`;
+  const inputs = ["apps/a-patch.yaml", "apps/b-smp.yaml", "apps/c-json.yaml", "apps/kustomization.yaml", "apps/nested/cart-patch.yaml", "apps/nested/cart.yaml", "apps/nested/kustomization.yaml", "apps/services.yaml"];
+  const parent = { desired: new Map<string, DesiredEntry>(), renderInputs: inputs };
+  let repo: TestRepo;
+  let mirrors: string;
+  let mirror: string;
+  const sha: Record<string, string> = {};
+  const sync = async () => (mirror = (await syncMirror({ name: "declared", url: repo.dir, auth: { type: "none" } }, mirrors)).mirrorPath);
+
+  beforeAll(async () => {
+    repo = TestRepo.create("declared");
+    mirrors = tempDir("declared-mirrors");
+    repo.write(
+      "apps/kustomization.yaml",
+      "resources: [services.yaml, nested]\npatches:\n  - path: a-patch.yaml\npatchesStrategicMerge: [b-smp.yaml]\npatchesJson6902:\n  - path: c-json.yaml\n    target: {group: argoproj.io, version: v1alpha1, kind: Application, name: shop-web}\n",
+    );
+    repo.write("apps/a-patch.yaml", application("shop-api", "api:1.0"));
+    repo.write("apps/b-smp.yaml", application("shop-web", "web:1.0"));
+    repo.write("apps/c-json.yaml", "- op: add\n  path: /spec/source/kustomize/namePrefix\n  value: eu-\n");
+    repo.write("apps/services.yaml", [application("shop-api", "api:0.9"), application("shop-web", "web:0.9")].join("---\n"));
+    repo.write("apps/nested/kustomization.yaml", "resources: [cart.yaml]\npatches:\n  - path: cart-patch.yaml\n");
+    repo.write("apps/nested/cart.yaml", application("shop-cart", "cart:0.9"));
+    repo.write("apps/nested/cart-patch.yaml", application("shop-cart", "cart:1.0"));
+    repo.write("plain/shop-api.yaml", application("shop-api", "api:1.0"));
+    sha.c1 = repo.commit("c1", { date: "2024-01-01T10:00:00Z" });
+    // The patch sets the api's image: what the api renders changed.
+    repo.write("apps/a-patch.yaml", application("shop-api", "api:1.1"));
+    repo.write("plain/shop-api.yaml", application("shop-api", "api:1.1"));
+    sha.c2 = repo.commit("c2", { date: "2024-01-02T10:00:00Z" });
+    // The patch only turns automated sync on: nothing the api renders.
+    repo.write("apps/a-patch.yaml", application("shop-api", "api:1.1", "  syncPolicy:\n    automated: {}\n"));
+    sha.c3 = repo.commit("c3", { date: "2024-01-03T10:00:00Z" });
+    await sync();
+  });
+  beforeEach(() => {
+    resetRunMemo({ objects: 10_000 });
+    resetHistoryIndexes();
+  });
+  afterAll(() => {
+    repo.cleanup();
+    rmSync(mirrors, { recursive: true, force: true });
+  });
+
+  it("finds where each child is listed as a resource, directly or in a nested kustomization, and the patches aimed at it", async () => {
+    const at = (name: string) => declaringFile(mirror, sha.c3, { parent, path: "apps/kustomization.yaml", key: keyOf(name) });
+    expect(await at("shop-api")).toMatchObject({ path: "apps/services.yaml", patches: [{ path: "apps/a-patch.yaml", whole: false }] });
+    expect(await at("shop-web")).toMatchObject({
+      path: "apps/services.yaml",
+      patches: expect.arrayContaining([
+        { path: "apps/b-smp.yaml", whole: false },
+        { path: "apps/c-json.yaml", whole: true },
+      ]),
+    });
+    expect(await at("shop-cart")).toMatchObject({ path: "apps/nested/cart.yaml", patches: [{ path: "apps/nested/cart-patch.yaml", whole: false }] });
+  });
+
+  it("reads the parent's files once per tip for all its children", async () => {
+    const at = (name: string) => declaringFile(mirror, sha.c3, { parent, path: "apps/kustomization.yaml", key: keyOf(name) });
+    await at("shop-api");
+    resetGitProcessCounts();
+    await at("shop-web");
+    await at("shop-cart");
+    expect(gitProcessCounts().total).toBe(0);
+  });
+
+  it("takes a commit to a patch changing what the child renders for the child's last change, and one changing only how it syncs for none", async () => {
+    const renderOptions = { path: "apps", mode: "kustomize" as const, defaultNamespace: "argocd" };
+    const declarationOf = async (name: string) => declarationIn({ memoName: "env\0root", mirrorPath: mirror, renderOptions }, await declaringFile(mirror, sha.c3, { parent, path: "apps/kustomization.yaml", key: keyOf(name) }), keyOf(name));
+    expect(await (await declarationOf("shop-api")).changedLast("main", sha.c3!)).toBe(sha.c2);
+    // Nothing of the web's changed since its files were created.
+    expect(await (await declarationOf("shop-web")).changedLast("main", sha.c3!)).toBe(sha.c1);
+  });
+
+  it("reads the history of a parent's declaring files once per tip for all its children", async () => {
+    const renderOptions = { path: "apps", mode: "kustomize" as const, defaultNamespace: "argocd" };
+    const declarations = await Promise.all(
+      ["shop-api", "shop-web", "shop-cart"].map(async (name) => declarationIn({ memoName: "env\0root", mirrorPath: mirror, renderOptions }, await declaringFile(mirror, sha.c3, { parent, path: "apps/kustomization.yaml", key: keyOf(name) }), keyOf(name))),
+    );
+    await declarations[0]!.changedLast("main", sha.c3!);
+    resetGitProcessCounts();
+    expect(await declarations[2]!.changedLast("main", sha.c3!)).toBe(sha.c1);
+    await declarations[1]!.changedLast("main", sha.c3!);
+    expect(gitProcessCounts().total).toBe(0);
+  });
+
+  it("keeps the parent rendered at each revision its children lag at: two children behind at two revisions render it once each", async () => {
+    const plainParent = { memoName: "env\0plain-root", mirrorPath: mirror, renderOptions: { path: "plain", mode: "plain" as const, defaultNamespace: "argocd" } };
+    const declaration = declarationIn(plainParent, { path: "plain/shop-api.yaml", patches: [], siblings: ["plain/shop-api.yaml"] }, keyOf("shop-api"));
+    const imageAt = async (at: string) => ((await declaration.objectAt(at)) as { spec: { source: { kustomize: { images: string[] } } } } | null)?.spec.source.kustomize.images;
+    expect(await imageAt(sha.c1!)).toEqual(["api:1.0"]);
+    expect(await imageAt(sha.c2!)).toEqual(["api:1.1"]);
+    // The next runs (the process's render cache gone meanwhile, as a busy worker's is): no render at all.
+    clearRenderCache();
+    const before = rendersRunCount();
+    for (let run = 0; run < 3; run++) {
+      expect(await imageAt(sha.c1!)).toEqual(["api:1.0"]);
+      expect(await imageAt(sha.c2!)).toEqual(["api:1.1"]);
+    }
+    expect(rendersRunCount()).toBe(before);
   });
 });

@@ -13,7 +13,7 @@ import { readBlobs } from "@/lib/git/blob-reader";
 import { repoTree } from "@/lib/git/repo-tree";
 import { canonicalJson } from "./canonical";
 import type { DesiredEntry } from "./persist";
-import { memoGit, memoRender } from "./run-memo";
+import { memoGit, memoRenderRevisions } from "./run-memo";
 
 type Obj = Record<string, unknown>;
 
@@ -65,20 +65,33 @@ export function declaringParent<T extends DeclaringCandidate>(child: DeclaringCa
 
 const KUSTOMIZATION_FILES = new Set(["kustomization.yaml", "kustomization.yml", "Kustomization"]);
 
+/** Where a YAML document did not parse. */
+const UNREADABLE = Symbol("unreadable");
+
+/** A YAML text's documents as objects, parsed once for every object looked up in it. */
+export interface ParsedYaml {
+  documents: readonly unknown[];
+}
+
+export function parseYaml(text: string): ParsedYaml {
+  return { documents: parseAllDocuments(text).map((doc) => (doc.errors.length === 0 ? (doc.toJS() as unknown) : UNREADABLE)) };
+}
+
 /**
  * The document of a YAML text that is the object of `key` (one without a
  * namespace counts: its render gives it one), else null. Compared between
  * commits, it says whether a commit to a file declaring several objects
  * changed this one.
  */
-export function declaredDocument(text: string, key: string): unknown {
+export function declaredDocument(text: string | ParsedYaml, key: string): unknown {
+  const parsed = typeof text === "string" ? parseYaml(text) : text;
   const [group, kind, namespace, name] = key.split("/");
   let unreadable = false;
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) unreadable = true;
-    const o = (doc.errors.length === 0 ? doc.toJS() : null) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+  for (const doc of parsed.documents) {
+    if (doc === UNREADABLE) unreadable = true;
+    const o = (doc === UNREADABLE ? null : doc) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
     const m = o?.metadata;
-    if (!o || !m || typeof o.apiVersion !== "string" || o.kind !== kind || m.name !== name) continue;
+    if (!o || typeof o !== "object" || !m || typeof o.apiVersion !== "string" || o.kind !== kind || m.name !== name) continue;
     if ((o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "") !== group) continue;
     if (m.namespace === undefined || m.namespace === namespace) return o;
   }
@@ -133,38 +146,143 @@ export function changesOf(touching: ReadonlyArray<{ sha: string; document: unkno
     .map((c) => c.sha);
 }
 
+/** One kustomize patch file of a parent, and what it is aimed at (its kustomization's `target`, when it gives one). */
+interface PatchEntry {
+  path: string;
+  target?: { group?: unknown; kind?: unknown; name?: unknown; namespace?: unknown };
+}
+
 /**
- * The file a parent's render took the object of `key` from. A plain render
+ * The patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`,
+ * `patchesJson6902[].path`), as repository paths: kustomize resolves them from
+ * the kustomization's folder. Inline patches are the kustomization's own text.
+ */
+export function kustomizationPatches(file: string, kustomization: ParsedYaml): PatchEntry[] {
+  const k = kustomization.documents[0] as { patches?: unknown; patchesStrategicMerge?: unknown; patchesJson6902?: unknown } | null | undefined;
+  if (!k || typeof k !== "object") return [];
+  const dir = posix.dirname(file);
+  const at = (p: unknown) => (typeof p === "string" && p.length > 0 && !p.includes("\n") ? posix.normalize(posix.join(dir, p)) : null);
+  const entries: PatchEntry[] = [];
+  for (const list of [k.patches, k.patchesJson6902]) {
+    if (!Array.isArray(list)) continue;
+    for (const e of list as Array<{ path?: unknown; target?: PatchEntry["target"] } | null>) {
+      const path = at(e?.path);
+      if (path) entries.push({ path, ...(e?.target && typeof e.target === "object" ? { target: e.target } : {}) });
+    }
+  }
+  if (Array.isArray(k.patchesStrategicMerge)) for (const p of k.patchesStrategicMerge) if (at(p)) entries.push({ path: at(p)! });
+  return entries;
+}
+
+/** Whether a patch's kustomize target selects the object of `key` (a target's name is a regular expression). */
+function targets(target: NonNullable<PatchEntry["target"]>, key: string): boolean {
+  const [group, kind, namespace, name] = key.split("/");
+  const is = (pattern: unknown, value: string | undefined) => {
+    if (pattern === undefined || pattern === null || pattern === "") return true;
+    if (typeof pattern !== "string") return false;
+    try {
+      return new RegExp(`^(?:${pattern})$`).test(value ?? "");
+    } catch {
+      return pattern === value;
+    }
+  };
+  if (target.kind === undefined && target.name === undefined) return false;
+  return is(target.group, group) && is(target.kind, kind) && is(target.name, name) && is(target.namespace, namespace);
+}
+
+const isControllerKey = (key: string) => Object.entries(CONTROLLER_GROUPS).some(([kind, group]) => key.startsWith(`${group}/${kind}/`));
+
+/** Where a parent's render declares one child's controller object. */
+export interface DeclarationFiles {
+  /** The file listing it as a resource. */
+  path: string;
+  /** Kustomize patch files of the parent aimed at it: a commit to one changes the child's spec as the parent applies it. */
+  patches: readonly DeclarationPatch[];
+  /** Every file of the parent declaring or patching a controller object: their histories are read at once, for all its children. */
+  siblings: readonly string[];
+}
+
+export interface DeclarationPatch {
+  path: string;
+  /** Aimed by its kustomization's target (a JSON 6902 patch): compared whole; else by the child's document in it (strategic merge). */
+  whole: boolean;
+}
+
+/** What a parent's kustomize build read at a tip, read once for all its children: the resources declaring controller objects, and the patches. */
+interface ParentFiles {
+  /** `group/kind/name` of each controller object declared as a resource → each file declaring it, in build order, with the namespace it gives. */
+  declared: Map<string, Array<{ namespace: unknown; file: string }>>;
+  patches: PatchEntry[];
+  patchTexts: Map<string, ParsedYaml>;
+  siblings: string[];
+}
+
+async function parentFiles(mirrorPath: string, tip: string, inputs: readonly string[]): Promise<ParentFiles> {
+  const tree = await repoTree(mirrorPath, tip);
+  const files = inputs.filter((f) => (/\.ya?ml$/.test(f) || KUSTOMIZATION_FILES.has(posix.basename(f))) && tree.node(f)?.type === "file");
+  const oids = files.map((f) => tree.oid(f)!);
+  const texts = new Map<string, ParsedYaml>();
+  // One git process for every file of the build: identical files share a blob, read once.
+  const byOid = new Map<string, ParsedYaml>();
+  for await (const blob of readBlobs(mirrorPath, [...new Set(oids)])) if (blob.content) byOid.set(blob.oid, parseYaml(blob.content.toString("utf8")));
+  for (const [i, f] of files.entries()) {
+    const parsed = byOid.get(oids[i]!);
+    if (parsed) texts.set(f, parsed);
+  }
+  const patches = files.filter((f) => KUSTOMIZATION_FILES.has(posix.basename(f))).flatMap((f) => kustomizationPatches(f, texts.get(f) ?? { documents: [] }));
+  const patchPaths = new Set(patches.map((p) => p.path));
+  const declared = new Map<string, Array<{ namespace: unknown; file: string }>>();
+  const siblings = new Set<string>();
+  for (const [file, parsed] of texts) {
+    if (KUSTOMIZATION_FILES.has(posix.basename(file))) continue;
+    for (const doc of parsed.documents) {
+      const o = doc as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+      if (!o || typeof o !== "object" || typeof o.apiVersion !== "string" || typeof o.kind !== "string" || typeof o.metadata?.name !== "string") continue;
+      const key = `${o.apiVersion.split("/")[0]}/${o.kind}/${o.metadata.name}`;
+      if (!isControllerKey(key)) continue;
+      siblings.add(file);
+      // A patch names the object it changes as a resource would: it is not where the object is declared.
+      if (patchPaths.has(file)) continue;
+      declared.set(key, [...(declared.get(key) ?? []), { namespace: o.metadata.namespace, file }]);
+    }
+  }
+  for (const p of patches) if (p.target && Object.keys(CONTROLLER_GROUPS).includes(String(p.target.kind))) siblings.add(p.path);
+  return { declared, patches, patchTexts: new Map([...texts].filter(([f]) => patchPaths.has(f))), siblings: [...siblings].sort() };
+}
+
+/**
+ * The files a parent's render took the object of `key` from. A plain render
  * says (its source path); a kustomize build names only its kustomization, so
  * the file is looked for among what the build read at the tip: the manifest
- * declaring the object. Not found, the kustomization stands for it (a
- * commit to it may change every object it lists).
+ * listing the object as a resource — not a patch naming it, which is the
+ * child's input too (`patches`). Not found, the kustomization stands for it
+ * (a commit to it may change every object it lists). What the build read is
+ * read once per tip for all the parent's children.
  */
-export async function declaringFile(mirrorPath: string, tip: string | undefined, found: { path: string; key: string }, renderInputs: readonly string[]): Promise<string> {
-  if (!tip || !KUSTOMIZATION_FILES.has(posix.basename(found.path))) return found.path;
-  const candidates = renderInputs.filter((f) => /\.ya?ml$/.test(f) && !KUSTOMIZATION_FILES.has(posix.basename(f)));
-  const file = await memoGit([mirrorPath, "declaring-file", tip, found.key, ...candidates], async () => {
-    const tree = await repoTree(mirrorPath, tip);
-    const byOid = new Map<string, string>();
-    for (const f of candidates) {
-      const oid = tree.node(f)?.type === "file" ? tree.oid(f) : undefined;
-      if (oid && !byOid.has(oid)) byOid.set(oid, f);
-    }
-    let declaring: string | null = null;
-    // Every blob is read to the end (one git process for all of them): the first declaring one wins.
-    for await (const blob of readBlobs(mirrorPath, [...byOid.keys()])) {
-      if (!declaring && blob.content && declaredDocument(blob.content.toString("utf8"), found.key) != null) declaring = byOid.get(blob.oid) ?? null;
-    }
-    return declaring;
-  }).catch(() => null);
-  return file ?? found.path;
+export async function declaringFile(mirrorPath: string, tip: string | undefined, found: { parent: Pick<DeclaringCandidate, "desired" | "renderInputs">; path: string; key: string }): Promise<DeclarationFiles> {
+  const { parent, key } = found;
+  if (!tip || !KUSTOMIZATION_FILES.has(posix.basename(found.path))) {
+    const siblings = new Set([found.path]);
+    for (const [k, entry] of parent.desired) if (entry.sourcePath && isControllerKey(k)) siblings.add(entry.sourcePath);
+    return { path: found.path, patches: [], siblings: [...siblings].sort() };
+  }
+  const inputs = parent.renderInputs;
+  const files = await memoGit([mirrorPath, "declaring-files", tip, ...inputs], () => parentFiles(mirrorPath, tip, inputs)).catch(() => null);
+  if (!files) return { path: found.path, patches: [], siblings: [found.path] };
+  const [group, kind, namespace, name] = key.split("/");
+  const path = files.declared.get(`${group}/${kind}/${name}`)?.find((d) => d.namespace === undefined || d.namespace === namespace)?.file ?? found.path;
+  const patches = new Map<string, DeclarationPatch>();
+  for (const p of files.patches) {
+    if (p.target ? targets(p.target, key) : declaredDocument(files.patchTexts.get(p.path) ?? { documents: [] }, key) != null) patches.set(p.path, { path: p.path, whole: Boolean(p.target) });
+  }
+  return { path, patches: [...patches.values()], siblings: [...new Set([...files.siblings, path, ...patches.keys()])].sort() };
 }
 
 /** The file declaring an application's controller object, and that object as its parent renders it at a revision. */
 export interface Declaration {
   path: string;
   /**
-   * The commits of the ref up to `tip` that changed the object's manifest (not only its file), newest first, among
+   * The commits of the ref up to `tip` that changed the object's manifest or a patch aimed at it (not only their files), newest first, among
    * the file's CHANGE_DEPTH newest commits: the child's own changes, though outside its path. Empty when unknown.
    */
   changes: (ref: string, tip: string) => Promise<string[]>;
@@ -177,34 +295,91 @@ export interface Declaration {
 /** How many of the file's newest commits are read for the object's last change; beyond, the oldest read stands for it. */
 const CHANGE_DEPTH = 20;
 
+/** Of one file, its newest commits (CHANGE_DEPTH) and the file after each, then before the oldest (null: no such file). */
+interface FileHistory {
+  shas: readonly string[];
+  texts: ReadonlyArray<ParsedYaml | null>;
+}
+
+/**
+ * The recent history of every file of `files` (a parent's declaring and patch
+ * files), read for all of them in one git process and kept per tip, so the
+ * parent's children, however many, share it.
+ */
+function fileHistories(mirrorPath: string, ref: string, tip: string, files: readonly string[]): Promise<ReadonlyMap<string, FileHistory>> {
+  return memoGit([mirrorPath, "declaration-histories", ref, tip, ...files], async () => {
+    const history = await firstParentHistory(mirrorPath, ref, tip);
+    const shasOf = files.map((file) => history.recentTouching(file, [], { window: 200, depth: CHANGE_DEPTH }));
+    // `<commit>:<file>` names the file's blob at each commit, and `<oldest>~1:<file>` as it was before the oldest of them (missing: that commit created it).
+    const names = files.flatMap((file, i) => {
+      const shas = shasOf[i]!;
+      return [...shas.map((sha) => `${sha}:${file}`), ...(shas.length > 0 ? [`${shas[shas.length - 1]}~1:${file}`] : [])];
+    });
+    const texts: Array<ParsedYaml | null> = [];
+    for await (const blob of readBlobs(mirrorPath, names)) texts.push(blob.content ? parseYaml(blob.content.toString("utf8")) : null);
+    const out = new Map<string, FileHistory>();
+    let at = 0;
+    for (const [i, file] of files.entries()) {
+      const shas = shasOf[i]!;
+      const n = shas.length + (shas.length > 0 ? 1 : 0);
+      out.set(file, { shas, texts: texts.slice(at, at + n) });
+      at += n;
+    }
+    return out;
+  });
+}
+
+/** The commits of a file's history that changed `documentOf` its text, newest first (changesOf). */
+function changesIn(file: FileHistory | undefined, documentOf: (text: ParsedYaml) => unknown): string[] {
+  if (!file) return [];
+  const documents = file.texts.map((t) => (t ? documentOf(t) : null));
+  const touching: Array<{ sha: string; document: unknown }> = [];
+  // A commit leaving the file unparsable says nothing of the object: compared across, a broken edit and its mend are no change.
+  for (const [n, sha] of file.shas.entries()) if (documents[n] !== undefined) touching.push({ sha, document: documents[n] });
+  return changesOf(touching, documents[file.shas.length] ?? null);
+}
+
+/** A whole patch file as compared between commits (a JSON 6902 patch's operations); unknown when it does not parse. */
+const wholePatch = (text: ParsedYaml): unknown => (text.documents.some((d) => d === UNREADABLE) ? undefined : text.documents);
+
 /**
  * The declaration of `key` in a parent's render: the parent rendered at the
  * asked revision with its own render settings, as its controller would have
  * applied the child's manifest then (a parent's postBuild variables or
  * kustomize patches reach the child's spec). Renders are remembered under the
- * parent's name, so its children at one revision share one render.
+ * parent's name and the revision, so its children at one revision share one
+ * render, and children lagging at different revisions do not take turns
+ * re-rendering it.
  */
-export function declarationIn(parent: { memoName: string; mirrorPath: string; renderOptions: RenderOptions }, path: string, key: string): Declaration {
+export function declarationIn(parent: { memoName: string; mirrorPath: string; renderOptions: RenderOptions }, files: DeclarationFiles, key: string): Declaration {
   const { memoName, mirrorPath, renderOptions } = parent;
+  const { path, patches, siblings } = files;
   const settings = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)];
+  const declared = (text: ParsedYaml) => renderedPart(declaredDocument(text, key));
+  // A strategic-merge patch setting only what steers reconciliation applies the same spec as no patch at all.
+  const patchOf = (text: ParsedYaml) => {
+    const part = declared(text);
+    return part && canonicalJson(part) === canonicalJson({ spec: {} }) ? null : part;
+  };
   const declaration: Declaration = {
     path,
     changes: (ref, tip) =>
-      memoGit([mirrorPath, "declaration-changes", ref, tip, path, key], async () => {
-        const shas = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, [], { window: 200, depth: CHANGE_DEPTH });
-        const touching: Array<{ sha: string; document: unknown }> = [];
-        // `<commit>:<file>` names the file's blob at each commit: one git process for all of them, in order.
-        // And the file as it was before the oldest of them (missing: that commit created it).
-        const names = [...shas.map((sha) => `${sha}:${path}`), ...(shas.length > 0 ? [`${shas[shas.length - 1]}~1:${path}`] : [])];
-        const documents: unknown[] = [];
-        for await (const blob of readBlobs(mirrorPath, names)) documents.push(blob.content ? renderedPart(declaredDocument(blob.content.toString("utf8"), key)) : null);
-        // A commit leaving the file unparsable says nothing of the object: compared across, a broken edit and its mend are no change.
-        for (const [n, sha] of shas.entries()) if (documents[n] !== undefined) touching.push({ sha, document: documents[n] });
-        return changesOf(touching, documents[shas.length] ?? null);
+      memoGit([mirrorPath, "declaration-changes", ref, tip, path, key, ...patches.map((p) => p.path)], async () => {
+        const histories = await fileHistories(mirrorPath, ref, tip, siblings);
+        const own = changesIn(histories.get(path), declared);
+        if (patches.length === 0) return own;
+        // A patch aimed at the child is its input as much as the file declaring it: a commit changing the child's
+        // image there must make the child stale. Each patch is compared as written (a strategic-merge patch by the
+        // child's document in it, less what only steers reconciliation; a JSON 6902 patch whole), not by rendering
+        // the parent at every commit read: the same answer for the commits that matter, at one git process for all.
+        const changes = new Set([...own, ...patches.flatMap((p) => changesIn(histories.get(p.path), p.whole ? wholePatch : patchOf))]);
+        if (changes.size <= 1) return [...changes];
+        const newestFirst = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, patches.map((p) => p.path), { window: 200, depth: CHANGE_DEPTH * (1 + patches.length) });
+        return newestFirst.filter((sha) => changes.has(sha));
       }).catch(() => []),
     changedLast: async (ref, tip) => (await declaration.changes(ref, tip))[0] ?? null,
     objectAt: (sha) =>
-      memoRender(`${memoName}\0declared children`, [mirrorPath, sha, ...settings], () => renderManifests(mirrorPath, sha, renderOptions))
+      memoRenderRevisions(`${memoName}\0declared children`, sha, [mirrorPath, ...settings], () => renderManifests(mirrorPath, sha, renderOptions))
         .then((r) => (r.objects.find((o) => objectKey(o.object as KubeObject) === key)?.object as Obj | undefined) ?? null)
         .catch(() => null),
   };

@@ -2,7 +2,7 @@
 // many environments: the least recently used environment's render and rows
 // go first, and a run of it simply renders and reads again.
 import { afterEach, describe, expect, it } from "vitest";
-import { memoGit, memoRender, rememberedRows, rememberRows, resetRunMemo } from "./run-memo";
+import { memoGit, memoRender, memoRenderRevisions, RENDERED_REVISIONS, rememberedRows, rememberRows, resetRunMemo } from "./run-memo";
 import type { CurrentRow } from "./store";
 
 const render = (n: number) => ({ objects: Array.from({ length: n }, (_, i) => ({ i })) });
@@ -28,6 +28,23 @@ describe("run memo bounds", () => {
     expect(renders).toBe(3);
     await renderOf("b", 40);
     expect(renders).toBe(4);
+  });
+
+  it("keeps one application's renders at several revisions, at most RENDERED_REVISIONS of them, the least recently asked dropped", async () => {
+    resetRunMemo({ objects: 1_000 });
+    let renders = 0;
+    const renderAt = (sha: string) => memoRenderRevisions("root", sha, ["settings"], async () => (renders++, render(2)));
+    const shas = Array.from({ length: RENDERED_REVISIONS + 1 }, (_, i) => `sha${i}`);
+    for (const sha of shas.slice(0, RENDERED_REVISIONS)) await renderAt(sha);
+    // Asked again in turns, as children lagging at each revision ask on every run: nothing renders again.
+    for (const sha of [...shas.slice(0, RENDERED_REVISIONS)].reverse()) await renderAt(sha);
+    expect(renders).toBe(RENDERED_REVISIONS);
+    // One revision more: the least recently asked (the first of the turn just asked in reverse, sha7) goes.
+    await renderAt(shas[RENDERED_REVISIONS]!);
+    await renderAt(shas[0]!);
+    expect(renders).toBe(RENDERED_REVISIONS + 1);
+    await renderAt(shas[RENDERED_REVISIONS - 1]!);
+    expect(renders).toBe(RENDERED_REVISIONS + 2);
   });
 
   it("does not keep a render larger than the whole budget", async () => {

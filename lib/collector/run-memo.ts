@@ -41,6 +41,7 @@ function newCaches(objects: number) {
     clusters: new LRUCache<string, ClusterHandle>({ max: ENVIRONMENT_ENTRIES }),
     kinds: new LRUCache<string, readonly ApiResource[]>({ max: ENVIRONMENT_ENTRIES }),
     renderInputs: new LRUCache<string, RenderInputs>({ maxSize: objects, sizeCalculation: (v) => Math.max(1, v.inputs.length) }),
+    revisionSlots: new LRUCache<string, string[]>({ max: ENVIRONMENT_ENTRIES }),
   };
 }
 
@@ -114,6 +115,26 @@ export function memoRender<T>(environment: string, parts: readonly string[], fn:
     if (!reusable(value)) forget();
   }, forget);
   return result;
+}
+
+/** How many revisions of one application memoRenderRevisions keeps. */
+export const RENDERED_REVISIONS = 8;
+
+/**
+ * memoRender of an application at several revisions at once (a parent
+ * rendered at each revision its lagging children applied): one slot per
+ * revision, counted in the render budget like any render, and at most
+ * RENDERED_REVISIONS of them per name, the least recently asked dropped
+ * first. With memoRender's one slot, children behind at two revisions would
+ * take turns re-rendering the parent on every run.
+ */
+export function memoRenderRevisions<T>(name: string, sha: string, parts: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const { renders, revisionSlots } = memo();
+  const slot = `${name}\0${sha}`;
+  const slots = [slot, ...(revisionSlots.get(name) ?? []).filter((s) => s !== slot)];
+  for (const dropped of slots.splice(RENDERED_REVISIONS)) renders.delete(dropped);
+  revisionSlots.set(name, slots);
+  return memoRender(slot, [sha, ...parts], fn);
 }
 
 /**

@@ -69,5 +69,48 @@ forEachCluster((server) => {
       expect(await staleAlerts()).toEqual([]);
       expect(await db.alert.findFirstOrThrow({ where: { type: "environment_stale" } })).toMatchObject({ resolvedAt: expect.any(Date) });
     }, 180_000);
+
+    it("a kustomize patch naming the child is its input, not its declaration: a change in either file makes the child stale", async () => {
+      // The apps folder patches shop-api's Kustomization from a file listed before services.yaml (only a timeout: nothing to render).
+      const folder = "apps/production";
+      const kustomization = c.fleet!.git("show", `HEAD:${folder}/kustomization.yaml`);
+      const patch = (extra: string) => `apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: shop-api\n  namespace: flux-system\nspec:\n  timeout: 5m\n${extra}`;
+      c.fleet!.write(`${folder}/api-patch.yaml`, patch(""));
+      c.fleet!.write(`${folder}/kustomization.yaml`, `${kustomization}patches:\n  - path: api-patch.yaml\n`);
+      const patched = c.fleet!.commit("apps: shop-api times out after 5m", { date: new Date(Date.now() - 3 * HOUR) });
+      await reconcile(folder);
+      await applied(patched, KUSTOMIZATIONS);
+      await run();
+      expect(await staleAlerts()).toEqual([]);
+
+      // The api's image set where shop-api is declared (services.yaml), not in the patch: still shop-api's change.
+      const services = c.fleet!.git("show", `HEAD:${folder}/services.yaml`);
+      const declaration = "  path: ./apps/production/api\n";
+      c.fleet!.write(`${folder}/services.yaml`, services.replace(declaration, `${declaration}  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 1.9.0\n`));
+      const bumped = c.fleet!.commit("api 1.9.0", { date: new Date(Date.now() - 2 * HOUR) });
+      await reconcile(folder);
+      await applied(bumped, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
+      await run();
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: patched, appliedBehind: true });
+      expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
+
+      // shop-api reconciles 1.9.0: in sync.
+      await reconcile("apps/production/api", (built) => built.replaceAll("ghcr.io/acme/shop-api:1.7.0", "ghcr.io/acme/shop-api:1.9.0"));
+      await applied(bumped, ["shop-api"]);
+      await run();
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedBehind: false });
+      expect(await staleAlerts()).toEqual([]);
+
+      // The patch now sets the image: the apps folder applies it, shop-api has not reconciled — stale again, no drift.
+      c.fleet!.write(`${folder}/api-patch.yaml`, patch("  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 2.0.0\n"));
+      const repatched = c.fleet!.commit("api 2.0.0, by the patch", { date: new Date(Date.now() - HOUR) });
+      await reconcile(folder);
+      await applied(repatched, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
+      await run();
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: repatched, appliedSha: bumped, appliedBehind: true });
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-cart" } })).toMatchObject({ appliedBehind: false });
+      expect(await apiDrift()).toEqual([]);
+      expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
+    }, 180_000);
   });
 });
