@@ -19,10 +19,11 @@ import { persistNoApplications } from "./persist-none";
 import { applicationIds, isDesiredAsStored, persistRun, readPersistInputs, readPrevious, sameComparison, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
 import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import { RunOwners } from "./run-owners";
+import { readBlobs, type StoredRow } from "./store";
 import type { Logger } from "@/lib/log";
 import { RunFailure, RunSuperseded, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
-import { declaredApplicationKey, withDeclaredApplication } from "@/lib/kube/controller-status";
+import { declaredApplicationKey, withDeclaredApplication, type ControllerStatus } from "@/lib/kube/controller-status";
 import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
 import { inferApplied } from "./infer-applied";
 import { appliedBehind, desiredStateOf, specWithRevisions, tracks, type ApplicationDesired } from "./application-desired";
@@ -402,6 +403,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
     // A stable order (lists may interleave kinds), so an unchanged summary is recognised and not rewritten.
     const byKey = (a: RolloutStatus, b: RolloutStatus) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    const declaredApplication = await declaredApplications(ctx.db, apps, desired, previous.prevDesired, skipped);
     const applications: ApplicationState[] = apps.map((a) => {
       const d = a.desired;
       return {
@@ -411,7 +413,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         approvedAt: d.approvedAt ?? null,
         compareSha: d.compareSha,
         // An Argo CD Application without automated sync is paused only when Git declares the policy: here, an app-of-apps parent's render.
-        controller: d.controller && withDeclaredApplication(d.controller, desired.get(declaredApplicationKey(d.controller))?.object),
+        controller: d.controller && withDeclaredApplication(d.controller, declaredApplication(d.controller)),
         compareOptions: d.compareOptions,
         compareContext: d.compareContext,
         failingFiles: d.failingFiles,
@@ -466,6 +468,37 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, "collection failed");
     return { status: "failed", errors: [{ category: "internal", message: e instanceof Error ? e.message : String(e) }, ...warnings], stats: null, approvedSha: null, appliedSha: null };
   }
+}
+
+/**
+ * What Git declares for each collected Argo CD Application, by its controller status: the object this run's renders
+ * have under its key, else — when the application that declared it last is left out of this run (skipped) — the
+ * one the last good run stored, which persist keeps for a skipped application. Its parent's render did not run, so
+ * Git's word is unknown, not gone: read as undeclared, a child whose automated policy was removed by hand would
+ * sync "by hand by design" for one run, its detected pause ending and starting again once the parent is back.
+ */
+async function declaredApplications(
+  db: CollectorContext["db"],
+  apps: readonly CollectedApplication[],
+  desired: ReadonlyMap<string, DesiredEntry>,
+  prevDesired: ReadonlyMap<string, StoredRow>,
+  skipped: readonly SkippedApplication[],
+): Promise<(status: ControllerStatus) => Record<string, unknown> | undefined> {
+  const skippedIds = new Set(skipped.map((s) => s.id));
+  const kept = new Map<string, string>(); // key → blob hash of its stored desired row
+  for (const a of skippedIds.size > 0 ? apps : []) {
+    const c = a.desired.controller;
+    if (c?.type !== "argocd") continue;
+    const key = declaredApplicationKey(c);
+    const row = prevDesired.get(key);
+    if (!desired.has(key) && row?.applicationId && skippedIds.has(row.applicationId)) kept.set(key, row.blobHash);
+  }
+  const bodies = kept.size > 0 ? await readBlobs(db, [...kept.values()]) : new Map<string, Record<string, unknown>>();
+  return (status) => {
+    const key = declaredApplicationKey(status);
+    const hash = kept.get(key);
+    return desired.get(key)?.object ?? (hash === undefined ? undefined : bodies.get(hash));
+  };
 }
 
 interface MergedDesired {

@@ -9,14 +9,10 @@
 // not five). Every run is followed by what a worker runs after it (detected
 // pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forEachCluster, type TestCluster } from "../support/clusters";
-import { kubectlFor } from "../support/estate-kube";
-import { openAlertsNamed, runAsWorker } from "../support/collector-env";
-import { APP_OF_APPS_APPLICATIONS, APP_OF_APPS_URL, endAppOfAppsCase, reportApplication, startAppOfAppsCase, syncApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
-import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { type DriftwatchConfig } from "@/lib/config";
+import { describe, expect, it } from "vitest";
+import { forEachCluster } from "../support/clusters";
+import { openAlertsNamed } from "../support/collector-env";
+import { APP_OF_APPS_APPLICATIONS, APP_OF_APPS_URL, eachAppOfAppsCase, reportApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
 import { getPrisma } from "@/lib/db";
 import { loadIncidentReport } from "@/lib/reports/load-incident";
 import { getEnvironmentDetail } from "@/lib/dashboard/environments";
@@ -24,59 +20,38 @@ import { EnvironmentDetailDto } from "@/lib/api/contract";
 import { getApplication } from "@/lib/dashboard/applications";
 
 const db = getPrisma();
-let dir: string;
-let cluster: TestCluster | undefined;
-let repo: TestRepo;
-let config: DriftwatchConfig;
-const kubectl = kubectlFor(() => cluster);
-
-/** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
-const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production");
-
-const sync = async (...names: AppOfAppsApplication[]) => {
-  for (const name of names) await syncApplication(kubectl, { dir, repo }, name);
-};
-
-/** Argo CD reads the Application's target state again: its condition goes and it syncs the head. */
-const recover = async (...names: AppOfAppsApplication[]) => {
-  for (const name of names) {
-    await reportApplication(kubectl, name, { conditions: null });
-    await sync(name);
-  }
-};
-
-/** Argo CD has compared the Application with the branch's new head and found it differs, and has not synced it. */
-const outOfSync = (name: AppOfAppsApplication) => reportApplication(kubectl, name, { sync: { status: "OutOfSync", revision: repo.head() } });
-
-/** A commit approved `ago` milliseconds ago, changing `files`. */
-function commitAgo(message: string, files: Record<string, string>, ago: number): string {
-  for (const [file, content] of Object.entries(files)) repo.write(file, content);
-  return repo.commit(message, { date: new Date(Date.now() - ago) });
-}
-
-/** The fixture's file with `from` replaced by `to` (a change to what the Application renders). */
-function edited(file: string, from: string, to: string): string {
-  const text = repo.git("show", `HEAD:${file}`);
-  if (!text.includes(from)) throw new Error(`${file} has no "${from}"`);
-  return text.replace(from, to);
-}
-
 const HOUR = 3_600_000;
 const openAlerts = () => openAlertsNamed(db);
 const short = (sha: string) => sha.slice(0, 12);
 
 forEachCluster((server) => {
-  beforeEach(async () => {
-    ({ dir, cluster, repo, config } = await startAppOfAppsCase(server(), "driftwatch-argocd-alerts-"));
-  }, 120_000);
-  afterEach(async () => {
-    await endAppOfAppsCase({ dir, cluster, repo });
-    cluster = undefined;
-  }, 60_000);
+  const appOfApps = eachAppOfAppsCase(server, "driftwatch-argocd-alerts-");
+  const { kubectl, run, sync, outOfSync } = appOfApps;
+
+  /** Argo CD reads the Application's target state again: its condition goes and it syncs the head. */
+  const recover = async (...names: AppOfAppsApplication[]) => {
+    for (const name of names) {
+      await reportApplication(kubectl, name, { conditions: null });
+      await sync(name);
+    }
+  };
+
+  /** A commit approved `ago` milliseconds ago, changing `files`. */
+  function commitAgo(message: string, files: Record<string, string>, ago: number): string {
+    for (const [file, content] of Object.entries(files)) appOfApps.repo.write(file, content);
+    return appOfApps.repo.commit(message, { date: new Date(Date.now() - ago) });
+  }
+
+  /** The fixture's file with `from` replaced by `to` (a change to what the Application renders). */
+  function edited(file: string, from: string, to: string): string {
+    const text = appOfApps.repo.git("show", `HEAD:${file}`);
+    if (!text.includes(from)) throw new Error(`${file} has no "${from}"`);
+    return text.replace(from, to);
+  }
 
   describe("alerts of an Argo CD app-of-apps environment", () => {
     it("one Application left on an old revision opens its own stale alert, which resolves when it catches up; paused ones (automated sync off, reconcile skipped) raise none", async () => {
-      const estate = repo.head();
+      const estate = appOfApps.repo.head();
       await run();
       const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
       expect(env.repositoryId).toBeNull();
@@ -137,7 +112,7 @@ forEachCluster((server) => {
     }, 180_000);
 
     it("an Application that syncs by hand by design (no automated policy in Git) is no pause and goes stale when it lags; one whose Git declares automated sync but someone removed it live is a detected pause", async () => {
-      const estate = repo.head();
+      const estate = appOfApps.repo.head();
       // The cart's team syncs it by hand on purpose: its declaration in Git loses the automated policy, and the root's sync applies that.
       commitAgo("cart: synced by hand", { "apps/shop-cart.yaml": edited("apps/shop-cart.yaml", "    automated:\n      prune: true\n      selfHeal: true\n", "") }, 2 * HOUR);
       await sync("root");
@@ -184,7 +159,7 @@ forEachCluster((server) => {
 
       // A commit breaks the YAML of the web's declaration, and the next one mends it: the pause stays as it was (not
       // ended as "by design" and detected again), and neither commit counts as a change of the web's declaration.
-      const declaration = repo.git("show", "HEAD:apps/shop-web.yaml");
+      const declaration = appOfApps.repo.git("show", "HEAD:apps/shop-web.yaml");
       commitAgo("web: a broken edit", { "apps/shop-web.yaml": declaration + "\n  broken: [unclosed\n" }, HOUR / 2);
       await run();
       expect(await db.pause.findMany({ select: { id: true, endedAt: true } })).toEqual([{ id: pauses[0]!.id, endedAt: null }]);
@@ -217,10 +192,10 @@ forEachCluster((server) => {
       expect(await openAlerts()).toEqual([{ type: "convergence_failing", title: "production/argocd/shop-cart: Application/argocd/shop-cart is failing (ComparisonError)", application: "argocd/shop-cart" }]);
       const alert = await db.alert.findFirstOrThrow({ where: { type: "convergence_failing", resolvedAt: null } });
       expect(alert).toMatchObject({ fingerprint: `convergence_failing:${env.id}:Application/argocd/shop-cart`, details: expect.objectContaining({ applications: ["argocd/shop-cart"], condition: "ComparisonError", message, since }) });
-      expect(cart.appliedSha).toBe(repo.head());
+      expect(cart.appliedSha).toBe(appOfApps.repo.head());
 
       // Its last sync failed as well: still one problem, one alert.
-      await reportApplication(kubectl, "shop-cart", { operationState: { phase: "Failed", message: "one or more objects failed to apply", finishedAt: since, syncResult: { revision: repo.head() } } });
+      await reportApplication(kubectl, "shop-cart", { operationState: { phase: "Failed", message: "one or more objects failed to apply", finishedAt: since, syncResult: { revision: appOfApps.repo.head() } } });
       await run();
       expect((await openAlerts()).map((a) => a.type)).toEqual(["convergence_failing"]);
 
@@ -281,7 +256,7 @@ forEachCluster((server) => {
   describe("the incident report of an Argo CD app-of-apps environment", () => {
     it("lists the commits going live in each Application, from its own path, once, at the first Application that ran them", async () => {
       const from = new Date(Date.now() - 60_000);
-      const estate = repo.head();
+      const estate = appOfApps.repo.head();
       await run();
       // A commit to the api's and the worker's files, approved an hour ago: Argo CD syncs the api first, the worker a run later.
       const images = commitAgo(

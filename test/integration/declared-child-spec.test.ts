@@ -6,60 +6,39 @@
 // has not synced yet: that is a pending rollout of the api (stale), not a hand
 // edit of its Deployment (drift). Every run is followed by what a worker runs
 // after it (detected pauses, then alerts), so the alerts are the product's own.
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forEachCluster, type TestCluster } from "../support/clusters";
-import { kubectlFor } from "../support/estate-kube";
-import { openAlertsNamed, runAsWorker } from "../support/collector-env";
-import { endAppOfAppsCase, reportApplication, startAppOfAppsCase, syncApplication, type AppOfAppsApplication } from "../support/app-of-apps-case";
-import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { type DriftwatchConfig } from "@/lib/config";
+import { describe, expect, it } from "vitest";
+import { forEachCluster } from "../support/clusters";
+import { openAlertsNamed } from "../support/collector-env";
+import { eachAppOfAppsCase } from "../support/app-of-apps-case";
 import { getPrisma } from "@/lib/db";
 
 const db = getPrisma();
-let dir: string;
-let cluster: TestCluster | undefined;
-let repo: TestRepo;
-let config: DriftwatchConfig;
-const kubectl = kubectlFor(() => cluster);
-
-const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production");
-const sync = async (...names: AppOfAppsApplication[]) => {
-  for (const name of names) await syncApplication(kubectl, { dir, repo }, name);
-};
-/** Argo CD has compared the Application with the branch's new head and found it differs, and has not synced it. */
-const outOfSync = (name: AppOfAppsApplication) => reportApplication(kubectl, name, { sync: { status: "OutOfSync", revision: repo.head() } });
 const openDrift = () => db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, type: true } });
 const short = (sha: string) => sha.slice(0, 12);
 const HOUR = 3_600_000;
 
-/** The api's running image, as the cluster has it. */
-async function liveApiImage(): Promise<string> {
-  const deployment = JSON.parse(await kubectl(["-n", "shop", "get", "deployment", "api", "-o", "json"])) as { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
-  return deployment.spec.template.spec.containers[0]!.image;
-}
-
 forEachCluster((server) => {
-  beforeEach(async () => {
-    ({ dir, cluster, repo, config } = await startAppOfAppsCase(server(), "driftwatch-child-spec-"));
-  }, 120_000);
-  afterEach(async () => {
-    await endAppOfAppsCase({ dir, cluster, repo });
-    cluster = undefined;
-  }, 60_000);
+  const appOfApps = eachAppOfAppsCase(server, "driftwatch-child-spec-");
+  const { kubectl, run, sync, outOfSync } = appOfApps;
+
+  /** The api's running image, as the cluster has it. */
+  async function liveApiImage(): Promise<string> {
+    const deployment = JSON.parse(await kubectl(["-n", "shop", "get", "deployment", "api", "-o", "json"])) as { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
+    return deployment.spec.template.spec.containers[0]!.image;
+  }
 
   describe("a child Application's spec changed in its parent's folder", () => {
     it("is the child's pending rollout (stale, one alert, no drift) until the child syncs it", async () => {
-      const estate = repo.head();
+      const estate = appOfApps.repo.head();
       await run();
       expect(await openDrift()).toEqual([]);
 
       // The api's image bumped in the Application the root declares, approved an hour ago; Argo CD syncs the
       // root (the shop-api Application now asks for 1.9.0) but not the api yet.
-      const declared = repo.git("show", "HEAD:apps/shop-api.yaml");
+      const declared = appOfApps.repo.git("show", "HEAD:apps/shop-api.yaml");
       expect(declared).toContain("ghcr.io/acme/shop-api:1.8.0");
-      repo.write("apps/shop-api.yaml", declared.replace("ghcr.io/acme/shop-api:1.8.0", "ghcr.io/acme/shop-api:1.9.0"));
-      const bumped = repo.commit("api 1.9.0", { date: new Date(Date.now() - HOUR) });
+      appOfApps.repo.write("apps/shop-api.yaml", declared.replace("ghcr.io/acme/shop-api:1.8.0", "ghcr.io/acme/shop-api:1.9.0"));
+      const bumped = appOfApps.repo.commit("api 1.9.0", { date: new Date(Date.now() - HOUR) });
       await sync("root");
       await outOfSync("shop-api");
       expect(await liveApiImage()).toBe("ghcr.io/acme/shop-api:1.8.0");
@@ -93,9 +72,9 @@ forEachCluster((server) => {
 
     it("a hand edit of the child's Deployment while it is behind is still drift", async () => {
       await run();
-      const declared = repo.git("show", "HEAD:apps/shop-api.yaml");
-      repo.write("apps/shop-api.yaml", declared.replace("ghcr.io/acme/shop-api:1.8.0", "ghcr.io/acme/shop-api:1.9.0"));
-      repo.commit("api 1.9.0");
+      const declared = appOfApps.repo.git("show", "HEAD:apps/shop-api.yaml");
+      appOfApps.repo.write("apps/shop-api.yaml", declared.replace("ghcr.io/acme/shop-api:1.8.0", "ghcr.io/acme/shop-api:1.9.0"));
+      appOfApps.repo.commit("api 1.9.0");
       await sync("root");
       await outOfSync("shop-api");
       // Someone scales the api by hand meanwhile.

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { parse, stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -17,6 +18,7 @@ import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import type { ClusterServer, TestCluster } from "./clusters";
 import { ESTATES, installControllerCrds, kubectlFor, type Kubectl } from "./estate-kube";
 import { argoSync } from "./argo-sync";
+import { runAsWorker } from "./collector-env";
 
 export const APP_OF_APPS = path.join(ESTATES, "argocd-app-of-apps");
 /** The URL the fixture's Applications name; the configuration declares the test repository with it as an alias. */
@@ -137,4 +139,59 @@ export async function endAppOfAppsCase(c: Partial<AppOfAppsCase>): Promise<void>
   await c.cluster?.release();
   c.repo?.cleanup();
   if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
+}
+
+/** A suite's app-of-apps case (eachAppOfAppsCase) and what its tests do with it. */
+export interface AppOfAppsSuite extends AppOfAppsCase {
+  kubectl: Kubectl;
+  /** One run of production, then the worker's after-run hooks (detected pauses, then alerts), as a worker does it. */
+  run(): Promise<void>;
+  /** Argo CD syncing each of the Applications at the repository's head, in order (syncApplication). */
+  sync(...names: AppOfAppsApplication[]): Promise<void>;
+  /** Argo CD has compared the Application with the branch's new head and found it differs, and has not synced it. */
+  outOfSync(name: AppOfAppsApplication): Promise<void>;
+}
+
+/**
+ * A fresh app-of-apps case around every test of the suite. Its fields are
+ * read inside a test (or a beforeEach after this one); outside one they
+ * throw, so a kubectl left running once a test's case has ended fails rather
+ * than reaching the next case's cluster.
+ */
+export function eachAppOfAppsCase(server: () => ClusterServer, tmpPrefix: string): AppOfAppsSuite {
+  let current: AppOfAppsCase | undefined;
+  beforeEach(async () => {
+    current = await startAppOfAppsCase(server(), tmpPrefix);
+  }, 120_000);
+  afterEach(async () => {
+    const ended = current;
+    current = undefined;
+    if (ended) await endAppOfAppsCase(ended);
+  }, 60_000);
+  const running = (): AppOfAppsCase => {
+    if (!current) throw new Error("no app-of-apps case is running: its fields are read inside a test");
+    return current;
+  };
+  const kubectl = kubectlFor(() => current?.cluster);
+  const suite: AppOfAppsSuite = {
+    get dir() {
+      return running().dir;
+    },
+    get cluster() {
+      return running().cluster;
+    },
+    get repo() {
+      return running().repo;
+    },
+    get config() {
+      return running().config;
+    },
+    kubectl,
+    run: () => runAsWorker(getPrisma(), suite.config, path.join(suite.dir, "mirrors"), "production"),
+    sync: async (...names) => {
+      for (const name of names) await syncApplication(kubectl, suite, name);
+    },
+    outOfSync: (name) => reportApplication(kubectl, name, { sync: { status: "OutOfSync", revision: suite.repo.head() } }),
+  };
+  return suite;
 }
