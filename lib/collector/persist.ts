@@ -793,12 +793,16 @@ async function writeApplicationSummaries(
  * its deltas would leave them neither its state nor the retry's (an object
  * edited back in between kept as the retry saw it, and remembered so), so it
  * writes nothing (RunSuperseded). Runs of one environment never overlap
- * otherwise: a run is leased only while none runs.
+ * otherwise: a run is leased only while none runs. The lock is the one an
+ * UPDATE takes (NO KEY UPDATE), not FOR UPDATE: rows referring to the
+ * environment (a queued run, an alert, a pause) are still inserted while a
+ * write holds it, instead of waiting for the write, and deadlocking against
+ * it over the audit lock.
  */
 export async function holdEnvironment(tx: Tx, envId: string, runId: number, lastGoodRunId: number | null): Promise<void> {
   const [held] = await tx.$queryRaw<Array<{ lastGoodRunId: number | null; status: string | null }>>`
     SELECT e."lastGoodRunId", (SELECT r.status::text FROM "CollectionRun" r WHERE r.id = ${runId}) AS status
-    FROM "Environment" e WHERE e.id = ${envId}::uuid FOR UPDATE`;
+    FROM "Environment" e WHERE e.id = ${envId}::uuid FOR NO KEY UPDATE`;
   if (!held) throw new Error(`environment ${envId} does not exist`);
   const overtaken = held.lastGoodRunId !== lastGoodRunId ? `run ${held.lastGoodRunId} of the environment was written after it read run ${lastGoodRunId ?? "none"}'s rows` : null;
   if (held.status !== "running") throw new RunSuperseded([`its lease ran out before it wrote (the environment was queued again)`, overtaken].filter(Boolean).join("; "));
