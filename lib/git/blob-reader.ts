@@ -56,7 +56,8 @@ export async function* readBlobs(mirrorPath: string, oids: readonly string[]): A
           const nl = flat.indexOf(0x0a);
           if (nl < 0) break;
           const line = take(nl + 1).toString("utf8").trimEnd();
-          const missing = /^(\S+) missing$/.exec(line);
+          // The name asked for, as given: a `<commit>:<path>` may hold spaces.
+          const missing = /^(.+) missing$/.exec(line);
           if (missing) {
             delivered++;
             yield { oid: missing[1]!, content: null };
