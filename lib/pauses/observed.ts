@@ -67,14 +67,20 @@ export async function reconcileApplicationPauses(
     const own = active.filter((p) => p.controllerRef === ref || p.applicationId === app.id);
     // A pause of the whole environment covers the suspensions it made, not one it found: an object someone had
     // suspended by hand before it began stays suspended after it (resume puts it back so), and is that someone's.
-    const wholeEnvironment = active.filter((p) => p.applicationId === null && p.controllerRef === null && !foundSuspended(p, ref));
+    const wholeEnvironment = active.filter((p) => p.applicationId === null && p.controllerRef === null && !suspendedApart(p, app.status!, ref));
     await reconcileOne(db, environment, app.status, { covering: [...own, ...wholeEnvironment], endable: own }, now, result);
   }
   return result;
 }
 
-/** Whether an environment-wide pause found `ref` already suspended when it began (Flux's spec.suspend was true). */
-function foundSuspended(pause: ActivePause, ref: string): boolean {
+/**
+ * Whether an object is suspended apart from an environment-wide pause: a Flux object the pause found already
+ * suspended (its recorded spec.suspend was true), or an Argo CD Application whose reconcile someone skipped (the
+ * pause never sets that annotation). An Application's automated policy the pause found removed or switched off is
+ * not told apart: without Git's word at that time it may be manual sync by design, which is no pause.
+ */
+function suspendedApart(pause: ActivePause, status: ControllerStatus, ref: string): boolean {
+  if (status.argoSync === "skip-reconcile") return true;
   const found = eachPolicyOf(pause.previousPolicy)?.each.find((e) => e.ref === ref)?.previousPolicy;
   return !!found && typeof found === "object" && (found as { suspend?: unknown }).suspend === true;
 }

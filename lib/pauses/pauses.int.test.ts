@@ -336,10 +336,11 @@ forEachCluster((server) => {
       expect(await verifyAuditChain(db)).toMatchObject({ ok: true });
     });
 
-    it("an object someone had suspended by hand before the environment's pause stays their suspension: detected while the pause holds, and after it", async () => {
+    it("objects someone had suspended by hand before the environment's pause stay their suspensions: detected while the pause holds, and after it", async () => {
       const env = await discovered();
-      // Suspended by hand a moment ago; the collector has not looked since, so no pause is recorded for it yet.
+      // Suspended by hand a moment ago; the collector has not looked since, so no pause is recorded for them yet.
       await client().requestJson("PATCH", KUSTOMIZATION, { body: { spec: { suspend: true } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-patch" } });
+      await client().requestJson("PATCH", APPLICATION, { body: { metadata: { annotations: { "argocd.argoproj.io/skip-reconcile": "true" } } }, contentType: "application/merge-patch+json", query: { fieldManager: "kubectl-annotate" } });
       const pause = await createPause(db, "production", { reason: "freeze for the INC-9 investigation", duration: "2h" }, olivia());
       const [shop, storefront] = await Promise.all(["flux-system/shop", "argocd/storefront"].map((name) => db.application.findFirstOrThrow({ where: { name } })));
       const statuses = async () => [
@@ -347,18 +348,21 @@ forEachCluster((server) => {
         { id: storefront!.id, status: argoStatus({ namespace: "argocd", name: "shop" }, await argoApp()) },
       ];
 
-      // The collector's next look: the Kustomization is someone's suspension, the Application only the pause's.
+      // The collector's next look: each is someone's suspension, named after who made it, beside the pause.
       const seen = await reconcileApplicationPauses(db, env, await statuses());
-      expect(seen.detected).toHaveLength(1);
-      const detected = await db.pause.findUniqueOrThrow({ where: { id: seen.detected[0] } });
-      expect(detected).toMatchObject({ origin: "detected", controllerRef: "Kustomization/flux-system/shop", applicationId: shop!.id, detectedManager: "kubectl-patch", endedAt: null });
+      expect(seen.detected).toHaveLength(2);
+      const detected = await db.pause.findMany({ where: { id: { in: seen.detected } }, orderBy: { controllerRef: "asc" } });
+      expect(detected).toMatchObject([
+        { origin: "detected", controllerRef: "Application/argocd/shop", applicationId: storefront!.id, detectedManager: "kubectl-annotate", endedAt: null },
+        { origin: "detected", controllerRef: "Kustomization/flux-system/shop", applicationId: shop!.id, detectedManager: "kubectl-patch", endedAt: null },
+      ]);
       expect(await reconcileApplicationPauses(db, env, await statuses())).toEqual({ detected: [], ended: [] });
 
-      // The pause ends; the Kustomization stays suspended as it was found, and so does its detected pause.
+      // The pause ends; both stay suspended as they were found, and so do their detected pauses.
       await resumePause(db, pause.id, olivia());
       expect(rec((await fluxNow()).k.spec).suspend).toBe(true);
       expect(await reconcileApplicationPauses(db, env, await statuses())).toEqual({ detected: [], ended: [] });
-      expect((await db.pause.findUniqueOrThrow({ where: { id: detected.id } })).endedAt).toBeNull();
+      expect(await db.pause.count({ where: { id: { in: seen.detected }, endedAt: null } })).toBe(2);
     });
 
     it("when one object cannot be suspended, the ones already suspended are put back and nothing is recorded; the error names the object", async () => {
