@@ -403,7 +403,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     }
     // A stable order (lists may interleave kinds), so an unchanged summary is recognised and not rewritten.
     const byKey = (a: RolloutStatus, b: RolloutStatus) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-    const declaredApplication = await declaredApplications(ctx.db, apps, desired, previous.prevDesired, skipped);
+    const declaredApplication = await declaredApplications(ctx.db, apps, desired, carriedKeys, previous.prevDesired, skipped);
     const applications: ApplicationState[] = apps.map((a) => {
       const d = a.desired;
       return {
@@ -472,26 +472,29 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 
 /**
  * What Git declares for each collected Argo CD Application, by its controller status: the object this run's renders
- * have under its key, else — when the application that declared it last is left out of this run (skipped) — the
- * one the last good run stored, which persist keeps for a skipped application. Its parent's render did not run, so
+ * have under its key, else — when the application that declared it last is left out of this run (skipped), or its
+ * render of the declaring file is withheld (a file that does not parse, a kustomize build that fails: the key is
+ * carried) — the one the last good run stored, which persist keeps for both. Its parent's render did not say, so
  * Git's word is unknown, not gone: read as undeclared, a child whose automated policy was removed by hand would
- * sync "by hand by design" for one run, its detected pause ending and starting again once the parent is back.
+ * sync "by hand by design" for one run, its detected pause ending and starting again once the parent renders.
  */
 async function declaredApplications(
   db: CollectorContext["db"],
   apps: readonly CollectedApplication[],
   desired: ReadonlyMap<string, DesiredEntry>,
+  carriedKeys: ReadonlySet<string>,
   prevDesired: ReadonlyMap<string, StoredRow>,
   skipped: readonly SkippedApplication[],
 ): Promise<(status: ControllerStatus) => Record<string, unknown> | undefined> {
   const skippedIds = new Set(skipped.map((s) => s.id));
   const kept = new Map<string, string>(); // key → blob hash of its stored desired row
-  for (const a of skippedIds.size > 0 ? apps : []) {
+  for (const a of skippedIds.size > 0 || carriedKeys.size > 0 ? apps : []) {
     const c = a.desired.controller;
     if (c?.type !== "argocd") continue;
     const key = declaredApplicationKey(c);
     const row = prevDesired.get(key);
-    if (!desired.has(key) && row?.applicationId && skippedIds.has(row.applicationId)) kept.set(key, row.blobHash);
+    const unsaid = carriedKeys.has(key) || (!!row?.applicationId && skippedIds.has(row.applicationId));
+    if (!desired.has(key) && row && unsaid) kept.set(key, row.blobHash);
   }
   const bodies = kept.size > 0 ? await readBlobs(db, [...kept.values()]) : new Map<string, Record<string, unknown>>();
   return (status) => {
