@@ -38,7 +38,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
-import { collectOnce, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -77,7 +77,7 @@ const historyOf = (obj: Obj | null) => (rec(obj?.status).history as Array<{ vers
 const controllerLogs = () => `${flux.logTail("helm-controller", 20)}\n${flux.logTail("kustomize-controller", 10)}\n${flux.logTail("source-controller", 10)}`;
 
 async function collect(): Promise<RunOutcome> {
-  const outcome = await collectOnce(db, config, environmentId, { name: "real-flux-helmrelease-test", mirrorsDir: path.join(tmp, "mirrors"), secretKey: "real-flux-helm-test-key-0123456789" });
+  const outcome = await collectSucceeded(db, config, tmp);
   outputs += JSON.stringify(outcome);
   return outcome;
 }

@@ -35,7 +35,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
-import { collectOnce, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -86,7 +86,7 @@ async function replicas(): Promise<number> {
 }
 
 function collect(): Promise<RunOutcome> {
-  return collectOnce(db, config, environmentId, { name: "real-flux-test", mirrorsDir: path.join(tmp, "mirrors"), secretKey: "real-flux-test-key-0123456789abcdef" });
+  return collectSucceeded(db, config, tmp);
 }
 
 /** Open drift items, by key (code-point order, whatever the database's collation). */

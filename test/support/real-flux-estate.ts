@@ -1,23 +1,23 @@
-// What the real-Flux suites set up around the controllers the same way: Driftwatch's
-// own accounts as deploy/ installs them, Flux pointed at a Git repository, and one
-// collection run. One copy, so the suites cannot drift apart in how Driftwatch
-// is installed.
+// What the real-Flux suites set up around the controllers the same way:
+// Driftwatch's own accounts as deploy/ installs them, Flux pointed at a Git
+// repository, a collection run that must succeed, and the teardown. One copy,
+// so the suites cannot come to install Driftwatch differently.
 import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { stringify } from "yaml";
 import type { DriftwatchConfig } from "@/lib/config";
 import type { PrismaClient } from "@/lib/db";
-import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
+import { syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
 import { resetDatabase } from "@/lib/db/testing";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
 import type { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import type { GitHttpServer } from "@/lib/git/test-support/git-http-server";
 import { pauseRbac } from "@/lib/pauses/pause-rbac";
-import { logger } from "@/lib/log";
 import type { RealKube } from "@/tools/realkube/cluster";
 import type { RealFlux } from "@/tools/realkube/flux";
 import type { HelmChartRepo } from "./helm-chart-repo";
+import { collectOnce } from "./argo-collect";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -72,13 +72,9 @@ export function fluxGitKustomization(name: string, repoUrl: string, folder: stri
   ];
 }
 
-/** One collection run of the environment, as the collector process would do it; it must succeed. */
-export async function collectOnce(db: PrismaClient, config: DriftwatchConfig, environmentId: string, worker: { name: string; mirrorsDir: string; secretKey: string }): Promise<RunOutcome> {
-  const runId = await enqueueRun(db, environmentId, "test");
-  const run = await leaseRunById(db, runId, worker.name, 60_000);
-  if (!run) throw new Error("could not lease the run");
-  const ctx = collectorContext(db, config, { mirrorsDir: worker.mirrorsDir, secretKey: Buffer.from(worker.secretKey), log: logger.child({ test: worker.name }) });
-  const outcome = await executeRun(ctx, run, worker.name, 60_000);
+/** One collection run of the environment `test` (mirrors under `tmp`); it must succeed. */
+export async function collectSucceeded(db: PrismaClient, config: DriftwatchConfig, tmp: string): Promise<RunOutcome> {
+  const outcome = await collectOnce(db, config, "test", tmp);
   expect(outcome.status, JSON.stringify(outcome.errors)).toBe("succeeded");
   return outcome;
 }
