@@ -22,7 +22,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { runProcess, type ProcessResult } from "@/test/support/run-process";
-import { realKubeAccess, waitFor as waitUntil } from "@/test/support/real-kube-access";
+import { realKubeAccess, stopRealEstate, waitFor as waitUntil } from "@/test/support/real-kube-access";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import type { RunOutcome } from "@/lib/collector";
@@ -38,7 +38,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
-import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -161,11 +161,11 @@ beforeAll(async () => {
   await kubectlOk(["-n", "podinfo", "create", "secret", "generic", "podinfo-secret-values", `--from-literal=values.yaml=${secretValuesYaml}`]);
   await kubectlOk(["apply", "-f", "-"], yamlDocuments(fluxGitKustomization("apps", repoUrl, "./apps/podinfo", INTERVAL)));
 
-  ({ environmentId, operator } = await driftwatchFor(db, config));
+  ({ environmentId, operator } = await driftwatchFor(config));
 }, 120_000);
 
 afterAll(async () => {
-  await stopRealFluxEstate({ flux, kube, git, charts, repo, tmp });
+  await stopRealEstate({ flux, kube, git, charts, repo, tmp });
 });
 
 describe("a Flux HelmRelease environment against real helm-controller and a real chart", () => {

@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { realKubeAccess, waitFor } from "@/test/support/real-kube-access";
+import { realKubeAccess, stopRealEstate, waitFor } from "@/test/support/real-kube-access";
 import { stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
@@ -35,7 +35,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
-import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, stopRealFluxEstate, yamlDocuments } from "../support/real-flux-estate";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -217,11 +217,11 @@ beforeAll(async () => {
     ]),
   );
 
-  ({ environmentId, operator } = await driftwatchFor(db, config));
+  ({ environmentId, operator } = await driftwatchFor(config));
 }, 120_000);
 
 afterAll(async () => {
-  await stopRealFluxEstate({ flux, kube, git, charts, repo, tmp });
+  await stopRealEstate({ flux, kube, git, charts, repo, tmp });
   console.log(`[real-flux] whole file: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 

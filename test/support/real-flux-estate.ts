@@ -1,6 +1,6 @@
 // What the real-Flux suites set up around the controllers the same way:
 // Driftwatch's own accounts as deploy/ installs them, Flux pointed at a Git
-// repository, a collection run that must succeed, and the teardown. One copy,
+// repository, a fresh database and a collection run that must succeed. One copy,
 // so the suites cannot come to install Driftwatch differently.
 import fs from "node:fs";
 import path from "node:path";
@@ -8,16 +8,11 @@ import { expect } from "vitest";
 import { stringify } from "yaml";
 import type { DriftwatchConfig } from "@/lib/config";
 import type { PrismaClient } from "@/lib/db";
-import { syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
-import { resetDatabase } from "@/lib/db/testing";
+import type { RunOutcome } from "@/lib/collector";
 import { createTestSession, type TestSession } from "@/lib/auth/testing";
-import type { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import type { GitHttpServer } from "@/lib/git/test-support/git-http-server";
 import { pauseRbac } from "@/lib/pauses/pause-rbac";
 import type { RealKube } from "@/tools/realkube/cluster";
-import type { RealFlux } from "@/tools/realkube/flux";
-import type { HelmChartRepo } from "./helm-chart-repo";
-import { collectOnce } from "./argo-collect";
+import { collectOnce, databaseWith } from "./argo-collect";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -80,19 +75,8 @@ export async function collectSucceeded(db: PrismaClient, config: DriftwatchConfi
 }
 
 /** A fresh database holding this config: the environment `test`'s id, and the operator olivia signed in to pause it. */
-export async function driftwatchFor(db: PrismaClient, config: DriftwatchConfig): Promise<{ environmentId: string; operator: TestSession }> {
-  await resetDatabase(db);
-  await syncConfigToDatabase(db, config);
+export async function driftwatchFor(config: DriftwatchConfig): Promise<{ environmentId: string; operator: TestSession }> {
+  const db = await databaseWith(config);
   const environmentId = (await db.environment.findUniqueOrThrow({ where: { name: "test" } })).id;
   return { environmentId, operator: await createTestSession(db, "operator", "olivia") };
-}
-
-/** Stops whatever a suite's beforeAll got as far as starting, controllers first. */
-export async function stopRealFluxEstate(parts: { flux?: RealFlux; kube?: RealKube; git?: GitHttpServer; charts?: HelmChartRepo; repo?: TestRepo; tmp?: string }): Promise<void> {
-  await parts.flux?.stop();
-  await parts.kube?.stop();
-  await parts.git?.close();
-  await parts.charts?.close();
-  parts.repo?.cleanup();
-  if (parts.tmp) fs.rmSync(parts.tmp, { recursive: true, force: true });
 }
