@@ -13,17 +13,11 @@ import { GET as getDrift } from "@/app/api/environments/[env]/drift/route";
 import type { DriftListDto } from "@/lib/api/contract";
 import { seedDrift, seedEnvironment, seedRepository, seedUser, viewerCookie } from "@/test/fixtures/dashboard";
 import { logger } from "@/lib/log";
+import { until } from "@/test/support/until";
+import { terminateChangeFeedConnection } from "@/test/support/change-feed";
 
 const db = getPrisma();
 const url = () => process.env.DATABASE_URL as string;
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 beforeAll(async () => {
   await resetDatabase(db);
@@ -71,13 +65,7 @@ describe("change feed", () => {
 
   it("turns caching off while its connection is lost, and back on with a new generation", async () => {
     const before = feed.generation("data") as number;
-    const admin = new pg.Client({ connectionString: url() });
-    await admin.connect();
-    try {
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'driftwatch-change-feed'`);
-    } finally {
-      await admin.end();
-    }
+    await terminateChangeFeedConnection(url());
     await until("the feed to notice the lost connection", () => feed.generation("data") === null);
     await until("the feed to listen again", () => feed.generation("data") !== null, 10_000);
     expect(feed.generation("data") as number).toBeGreaterThan(before);

@@ -4,7 +4,6 @@
 // notifications are lost, and a client that stops reading is sent one
 // coalesced message instead of a growing queue.
 import { NextRequest } from "next/server";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectPrisma, getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
@@ -13,17 +12,11 @@ import { GET } from "@/app/api/live/route";
 import { seedRepository, seedUser, viewerCookie } from "@/test/fixtures/dashboard";
 import { SESSION_COOKIE, createSession } from "@/lib/auth/session";
 import { openChangeStream } from "./stream";
+import { until } from "@/test/support/until";
+import { terminateChangeFeedConnection } from "@/test/support/change-feed";
 
 const db = getPrisma();
 const url = () => process.env.DATABASE_URL as string;
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Message {
   event: string;
@@ -129,13 +122,7 @@ describe("GET /api/live", () => {
     const res = await openLive(cookie);
     const events = new EventReader(res.body!.getReader());
     await events.next("ready");
-    const admin = new pg.Client({ connectionString: url() });
-    await admin.connect();
-    try {
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'driftwatch-change-feed'`);
-    } finally {
-      await admin.end();
-    }
+    await terminateChangeFeedConnection(url());
     await events.next("lost");
     await until("the stream to end", () => events.ended);
     // Back within the listener's backoff; meanwhile the request waits for it or is told to poll.

@@ -6,16 +6,14 @@
 // (detected pauses, then alerts), so the alerts are the product's own.
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { forEachCluster, type TestCluster } from "../support/clusters";
-import { kubectlFor } from "../support/estate-kube";
+import { forEachCluster } from "../support/clusters";
+import { kubectlFor, reportFluxApplied } from "../support/estate-kube";
 import { openAlertsNamed, runAsWorker } from "../support/collector-env";
-import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { endFleetCase, startFleetCase } from "../support/fleet-case";
+import { eachFleetCase } from "../support/fleet-case";
 import { pageText } from "../support/page-text";
-import { type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { listDrift } from "@/lib/dashboard/drift";
@@ -27,37 +25,21 @@ import { EnvironmentCard } from "@/components/environment-card";
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
 const db = getPrisma();
-let dir: string;
-let cluster: TestCluster | undefined;
-let fleet: TestRepo;
-let config: DriftwatchConfig;
-const kubectl = kubectlFor(() => cluster);
-
-/** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
-const run = () => runAsWorker(db, config, path.join(dir, "mirrors"), "production");
-
-/** Flux reports `sha` applied for these Kustomizations. */
-async function reportApplied(sha: string, names: string[]): Promise<void> {
-  for (const name of names) {
-    await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } })]);
-  }
-}
 
 const openAlerts = () => openAlertsNamed(db);
 const short = (sha: string) => sha.slice(0, 12);
 
 forEachCluster((server) => {
-  beforeEach(async () => {
-    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-alerts-apps-"));
-  }, 120_000);
-  afterEach(async () => {
-    await endFleetCase({ dir, cluster, fleet });
-    cluster = undefined;
-  }, 60_000);
+  const c = eachFleetCase(server, "driftwatch-alerts-apps-");
+  const kubectl = kubectlFor(() => c.cluster);
+  /** One run of production, then the worker's after-run hooks (detected pauses, alerts), as a worker does it. */
+  const run = () => runAsWorker(db, c.config!, path.join(c.dir!, "mirrors"), "production");
+  /** Flux reports `sha` applied for these Kustomizations. */
+  const reportApplied = (sha: string, names: string[]) => reportFluxApplied(kubectl, sha, names);
 
   describe("alerts of an environment that discovers its applications", () => {
     it("one Kustomization left on an old revision opens that application's stale alert only, which resolves when it catches up; a suspended one raises none", async () => {
-      const estate = fleet.head();
+      const estate = c.fleet!.head();
       await reportApplied(estate, KUSTOMIZATIONS);
       await run();
       const env = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
@@ -70,9 +52,9 @@ forEachCluster((server) => {
 
       // A commit to the worker's and the web's files, approved an hour ago. Flux applies it everywhere except
       // shop-worker (its reconciliation is stuck) and shop-web (suspended by hand, so behind on purpose).
-      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
-      fleet.write("apps/production/web/README.md", "# shop-web\n");
-      const moved = fleet.commit("worker, web: a readme", { date: new Date(Date.now() - 3_600_000) });
+      c.fleet!.write("apps/production/worker/README.md", "# shop-worker\n");
+      c.fleet!.write("apps/production/web/README.md", "# shop-web\n");
+      const moved = c.fleet!.commit("worker, web: a readme", { date: new Date(Date.now() - 3_600_000) });
       await reportApplied(moved, KUSTOMIZATIONS.filter((k) => k !== "shop-worker" && k !== "shop-web"));
       await kubectl(["-n", "flux-system", "patch", "kustomization", "shop-web", "--type=merge", "--field-manager=kubectl-patch", "-p", '{"spec":{"suspend":true}}']);
       await run();
@@ -120,13 +102,13 @@ forEachCluster((server) => {
   describe("the incident report of an environment that discovers its applications", () => {
     it("lists each application's commits going live once, at the first application that ran them, and the application's stale alert", async () => {
       const from = new Date(Date.now() - 60_000);
-      const estate = fleet.head();
+      const estate = c.fleet!.head();
       await reportApplied(estate, KUSTOMIZATIONS);
       await run();
       // A commit to the api's and the worker's files, approved an hour ago: shop-api runs it first, shop-worker a run later.
-      fleet.write("apps/production/api/README.md", "# shop-api\n");
-      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
-      const readme = fleet.commit("api, worker: a readme", { date: new Date(Date.now() - 3_600_000) });
+      c.fleet!.write("apps/production/api/README.md", "# shop-api\n");
+      c.fleet!.write("apps/production/worker/README.md", "# shop-worker\n");
+      const readme = c.fleet!.commit("api, worker: a readme", { date: new Date(Date.now() - 3_600_000) });
       await reportApplied(readme, KUSTOMIZATIONS.filter((k) => k !== "shop-worker"));
       await run();
       await reportApplied(readme, ["shop-worker"]);

@@ -7,16 +7,15 @@
 // On the imitation and on a real kube-apiserver, with the same assertions.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { forEachCluster, type TestCluster } from "../support/clusters";
+import { forEachCluster } from "../support/clusters";
 import { applyFleetAsFlux, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
-import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { FLEET_URL, endFleetCase, startFleetCase } from "../support/fleet-case";
+import { FLEET_URL, eachFleetCase } from "../support/fleet-case";
 import { startGitHttpServer } from "@/lib/git/test-support/git-http-server";
 import { setProcessEnv } from "../support/process-env";
-import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { parseConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { NO_APPLICATIONS, getEnvironmentDetail, listEnvironments } from "@/lib/dashboard/environments";
 import { getApplication, listApplications } from "@/lib/dashboard/applications";
@@ -37,26 +36,15 @@ import { promisify } from "node:util";
 const UNKNOWN_URL = "https://git.unknown.example/other/manifests.git";
 
 const db = getPrisma();
-let dir: string;
-let cluster: TestCluster | undefined;
-let fleet: TestRepo;
-let config: DriftwatchConfig;
-const kubectl = kubectlFor(() => cluster);
-
-const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
 const applications = () => applicationsByName(db);
 
 const SERVICES = ["flux-system/shop-api", "flux-system/shop-cart", "flux-system/shop-web", "flux-system/shop-worker"];
 const COLLECTED = ["flux-system/apps", "flux-system/flux-system", "flux-system/infra-configs", "flux-system/infra-controllers", ...SERVICES];
 
 forEachCluster((server) => {
-  beforeEach(async () => {
-    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-discovered-"));
-  }, 120_000);
-  afterEach(async () => {
-    await endFleetCase({ dir, cluster, fleet });
-    cluster = undefined;
-  }, 60_000);
+  const c = eachFleetCase(server, "driftwatch-discovered-");
+  const kubectl = kubectlFor(() => c.cluster);
+  const run = () => runCollection(db, c.config!, path.join(c.dir!, "mirrors"), "production");
 
   describe("an environment that only discovers its applications", () => {
     it("is stored without a source of its own, and one run collects every discovered application from one fetch", async () => {
@@ -71,13 +59,13 @@ forEachCluster((server) => {
       ]);
       expect(first.stats).toMatchObject({ applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } });
       // One mirror, of the declared repository (the GitRepository's URL is its alias): nothing made up, nothing anonymous.
-      expect(fs.readdirSync(path.join(dir, "mirrors")).filter((f) => f.endsWith(".git"))).toEqual(["fleet.git"]);
+      expect(fs.readdirSync(path.join(c.dir!, "mirrors")).filter((f) => f.endsWith(".git"))).toEqual(["fleet.git"]);
       expect((await db.repository.findMany()).map((r) => r.name)).toEqual(["fleet"]);
 
       const apps = await applications();
       expect([...apps.keys()]).toEqual([...COLLECTED, "ingress-nginx/ingress-nginx"].sort());
       for (const name of COLLECTED) {
-        expect(apps.get(name), name).toMatchObject({ kind: "flux-kustomization", approvedSha: fleet.head(), driftCount: 0, lastError: null, removedAt: null });
+        expect(apps.get(name), name).toMatchObject({ kind: "flux-kustomization", approvedSha: c.fleet!.head(), driftCount: 0, lastError: null, removedAt: null });
         expect(apps.get(name)?.objectCount, name).toBeGreaterThan(0);
       }
       expect(apps.get("flux-system/shop-api")).toMatchObject({ promotionKey: "api", controllerRef: { type: "flux", kind: "Kustomization", namespace: "flux-system", name: "shop-api" }, objectCount: 2 });
@@ -135,15 +123,15 @@ forEachCluster((server) => {
 
     it("Flux applying a newer branch head is not stale for applications that commit did not touch; one whose Kustomization still reports an older revision is", async () => {
       const hourAgo = new Date(Date.now() - 3_600_000);
-      const estate = fleet.head();
-      fleet.write("apps/production/api/README.md", "# shop-api\n");
-      fleet.write("apps/production/worker/README.md", "# shop-worker\n");
-      const first = fleet.commit("api, worker: a readme", { date: hourAgo });
+      const estate = c.fleet!.head();
+      c.fleet!.write("apps/production/api/README.md", "# shop-api\n");
+      c.fleet!.write("apps/production/worker/README.md", "# shop-worker\n");
+      const first = c.fleet!.commit("api, worker: a readme", { date: hourAgo });
       await run();
       // A commit to the cart's files only; Flux reconciles every Kustomization of the repository to the new head,
       // except shop-worker's, which still reports the estate's commit (its reconciliation is stuck before `first`).
-      fleet.write("apps/production/cart/README.md", "# shop-cart\n");
-      const head = fleet.commit("cart: a readme", { date: hourAgo });
+      c.fleet!.write("apps/production/cart/README.md", "# shop-cart\n");
+      const head = c.fleet!.commit("cart: a readme", { date: hourAgo });
       const status = (sha: string) => JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
       for (const name of ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web"]) {
         await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status(head)]);
@@ -212,11 +200,11 @@ forEachCluster((server) => {
 
     it("a pause Driftwatch holds on a Kustomization another application declares is not drift of that parent; the same suspend by hand is", async () => {
       // The write credential pauses go through (context t may write); the collector still reads with t-readonly.
-      config = parseConfig(
+      c.config = parseConfig(
         stringify({
-          repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
+          repositories: [{ name: "fleet", url: c.fleet!.dir, aliases: [FLEET_URL] }],
           environments: [
-            { name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, write: { kubeconfig: cluster?.kubeconfigPath, context: "t" }, extraKinds: [], discover: { flux: {} } },
+            { name: "production", cluster: { kubeconfig: c.cluster?.kubeconfigPath, context: "t-readonly" }, write: { kubeconfig: c.cluster?.kubeconfigPath, context: "t" }, extraKinds: [], discover: { flux: {} } },
           ],
         }),
       );
@@ -274,7 +262,7 @@ forEachCluster((server) => {
     it("applications of a kind the collector may no longer list are kept as they were known, not removed", async () => {
       await run();
       const before = (await applications()).get("ingress-nginx/ingress-nginx");
-      await cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
+      await c.cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
       const out = await run();
       expect(out.status).toBe("partial");
       expect(out.errors).toContainEqual(expect.objectContaining({ category: "forbidden", message: expect.stringMatching(/^cannot list helmreleases\.helm\.toolkit\.fluxcd\.io in any namespace/) }));
@@ -288,10 +276,10 @@ forEachCluster((server) => {
       // What kustomize-controller and helm-controller would have done: the HelmRelease labelled with the Kustomization that
       // applied it, the chart installed by the real helm binary, and the release recorded in the HelmRelease's status.history.
       await kubectl(["-n", "ingress-nginx", "label", "helmrelease", "ingress-nginx", "kustomize.toolkit.fluxcd.io/name=infra-controllers", "kustomize.toolkit.fluxcd.io/namespace=flux-system"]);
-      const chart = path.join(dir, "ingress-nginx");
-      const helmHome = { HOME: dir, HELM_CACHE_HOME: path.join(dir, "helm-cache"), HELM_CONFIG_HOME: path.join(dir, "helm-config"), HELM_DATA_HOME: path.join(dir, "helm-data") };
+      const chart = path.join(c.dir!, "ingress-nginx");
+      const helmHome = { HOME: c.dir!, HELM_CACHE_HOME: path.join(c.dir!, "helm-cache"), HELM_CONFIG_HOME: path.join(c.dir!, "helm-config"), HELM_DATA_HOME: path.join(c.dir!, "helm-data") };
       // Asynchronously: kubesim answers from this process.
-      const helm = (args: string[]) => promisify(execFile)(binaryPath("helm"), [...args, "--kubeconfig", cluster?.kubeconfigPath ?? "", "--kube-context", "t"], { env: { ...process.env, ...helmHome } });
+      const helm = (args: string[]) => promisify(execFile)(binaryPath("helm"), [...args, "--kubeconfig", c.cluster?.kubeconfigPath ?? "", "--kube-context", "t"], { env: { ...process.env, ...helmHome } });
       await helm(["create", chart]);
       fs.writeFileSync(path.join(chart, "Chart.yaml"), fs.readFileSync(path.join(chart, "Chart.yaml"), "utf8").replace(/^version: .*$/m, "version: 4.11.3"));
       await helm(["install", "ingress-nginx", chart, "-n", "ingress-nginx", "--set", "replicaCount=2", "--disable-openapi-validation"]);
@@ -304,7 +292,7 @@ forEachCluster((server) => {
       expect(out).toMatchObject({ status: "succeeded", stats: { applications: 9, repositoriesFetched: 1, drift: { Modified: 0, Missing: 0, Extra: 0 } } });
       let release = (await applications()).get("ingress-nginx/ingress-nginx");
       // Desired is what Helm released (a Deployment, Service and ServiceAccount), released at the commit Git declares it in.
-      expect(release).toMatchObject({ lastError: null, driftCount: 0, objectCount: 3, approvedSha: fleet.head(), appliedSha: fleet.head() });
+      expect(release).toMatchObject({ lastError: null, driftCount: 0, objectCount: 3, approvedSha: c.fleet!.head(), appliedSha: c.fleet!.head() });
       const nameOf = new Map([...(await applications()).values()].map((a) => [a.id, a.name]));
       const owned = (await db.desiredObject.findMany({ select: { key: true, applicationId: true } })).filter((o) => nameOf.get(o.applicationId ?? "") === "ingress-nginx/ingress-nginx").map((o) => o.key);
       expect(owned.sort()).toEqual(["/Service/ingress-nginx/ingress-nginx", "/ServiceAccount/ingress-nginx/ingress-nginx", "apps/Deployment/ingress-nginx/ingress-nginx"]);
@@ -316,12 +304,12 @@ forEachCluster((server) => {
       expect(await db.driftItem.findMany({ where: { resolvedAt: null }, select: { key: true, applicationId: true } })).toEqual([{ key: "apps/Deployment/ingress-nginx/ingress-nginx", applicationId: release?.id }]);
 
       // New values in Git, not released yet (status.history still has the old digest): approved moves, applied stays where it was released.
-      const released = fleet.head();
+      const released = c.fleet!.head();
       const file = "infrastructure/controllers/ingress-nginx.yaml";
-      fleet.write(file, fs.readFileSync(path.join(fleet.dir, file), "utf8").replace("replicaCount: 2", "replicaCount: 3"));
-      fleet.commit("ingress-nginx: three replicas");
+      c.fleet!.write(file, fs.readFileSync(path.join(c.fleet!.dir, file), "utf8").replace("replicaCount: 2", "replicaCount: 3"));
+      c.fleet!.commit("ingress-nginx: three replicas");
       await run();
-      expect((await applications()).get("ingress-nginx/ingress-nginx")).toMatchObject({ approvedSha: fleet.head(), appliedSha: released });
+      expect((await applications()).get("ingress-nginx/ingress-nginx")).toMatchObject({ approvedSha: c.fleet!.head(), appliedSha: released });
     }, 180_000);
 
     it("a discovery that finds nothing any more is a good run: the environment holds no applications, the ones it held are removed with their history", async () => {
@@ -365,7 +353,7 @@ forEachCluster((server) => {
       await run();
       const release = (await applications()).get("ingress-nginx/ingress-nginx");
       await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
-      await cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
+      await c.cluster?.faults.forbid("helmreleases", "helm.toolkit.fluxcd.io");
       const out = await run();
       expect(out.status).toBe("partial");
       expect(out.errors.map((e) => e.message)).toEqual([
@@ -383,9 +371,9 @@ forEachCluster((server) => {
       await run();
       const good = await db.environment.findUniqueOrThrow({ where: { name: "production" } });
       await kubectl(["delete", "kustomizations.kustomize.toolkit.fluxcd.io", "--all", "--all-namespaces"]);
-      await cluster?.faults.unavailable("refuse");
+      await c.cluster?.faults.unavailable("refuse");
       const out = await run();
-      await cluster?.faults.unavailable(false);
+      await c.cluster?.faults.unavailable(false);
       expect(out.status).toBe("failed");
       const apps = await applications();
       expect([...apps.values()].filter((a) => a.removedAt !== null)).toEqual([]);
@@ -395,15 +383,15 @@ forEachCluster((server) => {
 
     it("a repository nobody declared is fetched once with the credential whose URL prefix covers it, and gets its own row", async () => {
       const token = "fleet-token-3f9a1c";
-      const git = await startGitHttpServer({ projectRoot: fleet.dir, username: "x-access-token", token });
+      const git = await startGitHttpServer({ projectRoot: c.fleet!.dir, username: "x-access-token", token });
       const restore = setProcessEnv({ DW_TEST_FLEET_TOKEN: token });
       try {
         const served = `${git.origin}/.git`;
         await kubectl(["-n", "flux-system", "patch", "gitrepository", "flux-system", "--type=merge", "-p", JSON.stringify({ spec: { url: served } })]);
-        config = parseConfig(
+        c.config = parseConfig(
           stringify({
             credentials: [{ urlPrefix: git.origin, auth: { type: "token", tokenEnv: "DW_TEST_FLEET_TOKEN" } }],
-            environments: [{ name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
+            environments: [{ name: "production", cluster: { kubeconfig: c.cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: {} } }],
           }),
         );
         const out = await run();
@@ -411,7 +399,7 @@ forEachCluster((server) => {
         const repositories = await db.repository.findMany();
         expect(repositories.map((r) => [r.name, r.url, r.lastError])).toEqual([[expect.stringMatching(/^auto-127-0-0-1-\d+$/), served, null]]);
         const apps = await applications();
-        for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
+        for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: c.fleet!.head(), lastError: null });
         // The token went over the wire as the credential says, and only there: not into the database.
         expect(git.authorizations).toContain(`Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`);
         const stored = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "Application" WHERE sources::text LIKE $1 OR spec::text LIKE $1`, `%${token}%`);
@@ -433,7 +421,7 @@ forEachCluster((server) => {
       const apps = await applications();
       expect(apps.get("flux-system/elsewhere")?.lastError).toMatchObject({ category: "git-fetch", message: reason });
       expect((await getApplication(db, "production", "flux-system/elsewhere")).application.lastError?.message).toBe(reason);
-      for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: fleet.head(), lastError: null });
+      for (const name of COLLECTED) expect(apps.get(name), name).toMatchObject({ approvedSha: c.fleet!.head(), lastError: null });
       // Nothing was fetched from the unknown URL, and no repository was made up for it.
       expect((await db.repository.findMany()).map((r) => r.name)).toEqual(["fleet"]);
       expect(await db.environment.findUniqueOrThrow({ where: { name: "production" } })).toMatchObject({ applicationsTotal: 10, applicationsFailing: 2 });

@@ -7,14 +7,13 @@
 import path from "node:path";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { forEachCluster, type TestCluster } from "../support/clusters";
-import { kubectlFor } from "../support/estate-kube";
+import { forEachCluster } from "../support/clusters";
+import { kubectlFor, reportFluxApplied } from "../support/estate-kube";
 import { runCollection } from "../support/collector-env";
-import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import { FLEET_URL, endFleetCase, startFleetCase } from "../support/fleet-case";
-import { parseConfig, type DriftwatchConfig } from "@/lib/config";
+import { FLEET_URL, eachFleetCase } from "../support/fleet-case";
+import { parseConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { getEnvironmentDetail } from "@/lib/dashboard/environments";
 import { getApplication } from "@/lib/dashboard/applications";
@@ -32,39 +31,25 @@ import { EnvironmentStrip } from "@/app/lineage/lineage-client";
 const KUSTOMIZATIONS = ["flux-system", "infra-controllers", "infra-configs", "apps", "shop-api", "shop-cart", "shop-web", "shop-worker"];
 
 const db = getPrisma();
-let dir: string;
-let cluster: TestCluster | undefined;
-let fleet: TestRepo;
-let config: DriftwatchConfig;
-const kubectl = kubectlFor(() => cluster);
-
-const run = () => runCollection(db, config, path.join(dir, "mirrors"), "production");
-/** What Flux reports once it has reconciled a push: every Kustomization of the repository at the branch's head. */
-async function fluxApplies(sha: string) {
-  const status = JSON.stringify({ status: { lastAppliedRevision: `main@sha1:${sha}` } });
-  for (const name of KUSTOMIZATIONS) await kubectl(["-n", "flux-system", "patch", "kustomization", name, "--subresource=status", "--type=merge", "-p", status]);
-}
 const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ");
 
 forEachCluster((server) => {
-  beforeEach(async () => {
-    // A single-source environment beside it, to compare with (never collected: it only has to exist).
-    ({ dir, cluster, fleet, config } = await startFleetCase(server(), "driftwatch-discovered-revisions-", (c) => [
-      { name: "staging", cluster: { kubeconfig: c.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], source: { repository: "fleet", branch: "main", path: "apps/staging" } },
-    ]));
-  }, 120_000);
-  afterEach(async () => {
-    await endFleetCase({ dir, cluster, fleet });
-    cluster = undefined;
-  }, 60_000);
+  // A single-source environment beside it, to compare with (never collected: it only has to exist).
+  const c = eachFleetCase(server, "driftwatch-discovered-revisions-", (cluster) => [
+    { name: "staging", cluster: { kubeconfig: cluster.kubeconfigPath, context: "t-readonly" }, namespaces: ["shop"], extraKinds: [], source: { repository: "fleet", branch: "main", path: "apps/staging" } },
+  ]);
+  const kubectl = kubectlFor(() => c.cluster);
+  const run = () => runCollection(db, c.config!, path.join(c.dir!, "mirrors"), "production");
+  /** What Flux reports once it has reconciled a push: every Kustomization of the repository at the branch's head. */
+  const fluxApplies = (sha: string) => reportFluxApplied(kubectl, sha, KUSTOMIZATIONS);
 
   describe("the revisions of an environment whose applications follow sources of their own", () => {
     it("the environment, object and compare pages name each application's commits from its own repository, never one revision as the environment's", async () => {
-      const estate = fleet.head();
+      const estate = c.fleet!.head();
       await fluxApplies(estate);
       await run();
-      fleet.write("apps/production/api/README.md", "# shop-api\n");
-      const api = fleet.commit("api: a readme");
+      c.fleet!.write("apps/production/api/README.md", "# shop-api\n");
+      const api = c.fleet!.commit("api: a readme");
       await fluxApplies(api);
       await run();
 
@@ -114,13 +99,13 @@ forEachCluster((server) => {
     }, 180_000);
 
     it("an application's rollback reverts its own commit on its own path, never a neighbour's commit Flux also applied", async () => {
-      const estate = fleet.head();
+      const estate = c.fleet!.head();
       await fluxApplies(estate);
       await run();
-      fleet.write("apps/production/api/README.md", "# shop-api\n");
-      const api = fleet.commit("api: a readme");
-      fleet.write("apps/production/cart/README.md", "# shop-cart\n");
-      const cart = fleet.commit("cart: a readme");
+      c.fleet!.write("apps/production/api/README.md", "# shop-api\n");
+      const api = c.fleet!.commit("api: a readme");
+      c.fleet!.write("apps/production/cart/README.md", "# shop-cart\n");
+      const cart = c.fleet!.commit("cart: a readme");
       // Flux reconciles the push: every Kustomization reports the head, the cart's commit.
       await fluxApplies(cart);
       await run();
@@ -155,23 +140,23 @@ forEachCluster((server) => {
       expect(shown).toContain(`git revert --no-edit ${estate}..${api}`);
       expect(shown).toContain("Reverts 1 commit.");
       expect(shown).toContain("On fleet, path apps/production/api");
-      for (const command of [shopCart.rollback!.targets[0]!.revertCommand!, shopApi.rollback!.targets[0]!.revertCommand!]) fleet.git(...command.replace(/^git /, "").split(" "));
-      expect(fleet.git("diff", "--name-only", cart, "HEAD").trim().split("\n").sort()).toEqual(["apps/production/api/README.md", "apps/production/cart/README.md"]);
-      expect(fleet.git("diff", "--name-only", estate, "HEAD").trim()).toBe("");
+      for (const command of [shopCart.rollback!.targets[0]!.revertCommand!, shopApi.rollback!.targets[0]!.revertCommand!]) c.fleet!.git(...command.replace(/^git /, "").split(" "));
+      expect(c.fleet!.git("diff", "--name-only", cart, "HEAD").trim().split("\n").sort()).toEqual(["apps/production/api/README.md", "apps/production/cart/README.md"]);
+      expect(c.fleet!.git("diff", "--name-only", estate, "HEAD").trim()).toBe("");
     }, 180_000);
 
     it("a commit lookup answers for the one application an environment discovers, on that application's repository", async () => {
-      config = parseConfig(
+      c.config = parseConfig(
         stringify({
-          repositories: [{ name: "fleet", url: fleet.dir, aliases: [FLEET_URL] }],
-          environments: [{ name: "production", cluster: { kubeconfig: cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: { include: ["shop-api"] } } }],
+          repositories: [{ name: "fleet", url: c.fleet!.dir, aliases: [FLEET_URL] }],
+          environments: [{ name: "production", cluster: { kubeconfig: c.cluster?.kubeconfigPath, context: "t-readonly" }, extraKinds: [], discover: { flux: { include: ["shop-api"] } } }],
         }),
       );
-      const estate = fleet.head();
+      const estate = c.fleet!.head();
       await fluxApplies(estate);
       await run();
-      fleet.write("apps/production/api/README.md", "# shop-api\n");
-      const api = fleet.commit("api: a readme");
+      c.fleet!.write("apps/production/api/README.md", "# shop-api\n");
+      const api = c.fleet!.commit("api: a readme");
       await run();
       expect((await db.application.findMany({ select: { name: true } })).map((a) => a.name)).toEqual(["flux-system/shop-api"]);
 

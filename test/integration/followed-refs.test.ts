@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { forEachCluster, type TestCluster } from "../support/clusters";
+import { endCase, forEachCluster, type TestCluster } from "../support/clusters";
 import { installControllerCrds, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { requiredKustomize } from "../support/required-tools";
@@ -104,10 +104,8 @@ forEachCluster((server) => {
     await applied("default", "3", "argocd-controller");
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endCase({ dir, cluster, repo: shop });
     cluster = undefined;
-    shop.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   describe("applications following a tag, a semver range, a commit, the default branch", () => {

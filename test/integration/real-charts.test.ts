@@ -6,20 +6,19 @@
 // The collector, rendering the same Application itself, finds no drift; real
 // kubectl edits are found and attributed; a values change committed to Git
 // shows up once the Application reports that revision, and resolves once applied.
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
-import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { resetDatabase } from "@/lib/db/testing";
 import { syncConfigToDatabase } from "@/lib/collector";
-import { ARGO_APPLICATION_CRD, collectOnce, openDriftOf } from "../support/argo-collect";
+import { collectOnce, databaseWith, openDriftOf } from "../support/argo-collect";
+import { appliedObjects, clusterCapabilities, groupOf, installArgoApplications, metaOf as meta, repoServerTools } from "../support/real-argo";
+import { stopRealEstate } from "../support/real-kube-access";
 import { setProcessEnv } from "../support/process-env";
 import { requiredHelm, requiredKubectl } from "../support/required-tools";
 
@@ -54,26 +53,11 @@ let db: PrismaClient;
 let config: DriftwatchConfig;
 let restoreEnv: () => void;
 
-function run(bin: string, args: string[], input = "", cwd?: string): string {
-  const r = spawnSync(bin, args, { input, encoding: "utf8", cwd, env: { ...process.env, HOME: workDir }, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${path.basename(bin)} ${args.slice(0, 4).join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
-const kubectl = (args: string[], input = "") => run(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
-const meta = (o: Obj) => o.metadata as { name: string; namespace?: string; annotations?: Record<string, string> };
-const groupOf = (apiVersion: unknown) => (String(apiVersion).includes("/") ? String(apiVersion).split("/")[0]! : "");
+const { run, kubectl } = repoServerTools(kubectlBin, () => kube, () => workDir);
 
 /** What Argo CD's repo server renders: helm template with the cluster's version and API versions, the app's values, CRDs; hooks are not applied. */
 function argoRender(app: ChartApp): Obj[] {
-  const version = (JSON.parse(kubectl(["version", "-o", "json"])) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
-  const resources = kubectl(["api-resources", "--no-headers", "-o", "wide"]);
-  const apiVersions = new Set<string>();
-  for (const line of resources.trim().split("\n")) {
-    const cols = line.trim().split(/\s+/);
-    // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND VERBS...: the API version is the column before "true"/"false".
-    const at = cols.findIndex((c) => c === "true" || c === "false");
-    apiVersions.add(cols[at - 1]!).add(`${cols[at - 1]}/${cols[at + 1]}`);
-  }
+  const { gitVersion: version, apiVersions } = clusterCapabilities(kubectl);
   const inline = path.join(workDir, `${app.name}-inline.yaml`);
   fs.writeFileSync(inline, stringify(app.helm.valuesObject ?? {}));
   const chartDir = path.join(repo.dir, "charts", app.chart);
@@ -81,12 +65,9 @@ function argoRender(app: ChartApp): Obj[] {
   for (const p of app.helm.parameters ?? []) args.push("--set", `${p.name}=${p.value.replace(/,/g, "\\,")}`);
   for (const f of app.helm.valueFiles ?? []) args.push("--values", path.join(chartDir, f));
   if (app.helm.valuesObject) args.push("--values", inline);
-  for (const v of [...apiVersions].sort()) args.push("--api-versions", v);
+  for (const v of apiVersions) args.push("--api-versions", v);
   args.push("--include-crds");
-  const out = run(helmBin, args, "", chartDir);
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as Obj | null)
-    .filter((o): o is Obj => !!o && typeof o === "object" && !meta(o).annotations?.["helm.sh/hook"]);
+  return appliedObjects(run(helmBin, args, "", chartDir));
 }
 
 const CLUSTER_SCOPED = new Set(["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService", "Namespace"]);
@@ -140,9 +121,7 @@ beforeAll(async () => {
   for (const chart of fs.readdirSync(FIXTURES).filter((f) => fs.statSync(path.join(FIXTURES, f)).isDirectory())) fs.cpSync(path.join(FIXTURES, chart), path.join(repo.dir, "charts", chart), { recursive: true });
   const sha = repo.commit("charts as published");
   kube = await startRealKube();
-  kubectl(["apply", "--server-side", "-f", "-"], stringify(ARGO_APPLICATION_CRD));
-  kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
-  for (const ns of ["argocd", ...APPS.map((a) => a.destination)]) kubectl(["create", "namespace", ns]);
+  installArgoApplications(kubectl, ["argocd", ...APPS.map((a) => a.destination)]);
   for (const app of APPS) {
     applyApplication(app, "HEAD");
     applied.set(app.name, argoSync(app, sha));
@@ -160,16 +139,11 @@ beforeAll(async () => {
       })),
     }),
   );
-  db = getPrisma();
-  await resetDatabase(db);
-  await syncConfigToDatabase(db, config);
+  db = await databaseWith(config);
 }, 180_000);
 
 afterAll(async () => {
-  restoreEnv?.();
-  await kube?.stop();
-  repo?.cleanup();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  await stopRealEstate({ restoreEnv, kube, repo, tmp: workDir });
 });
 
 describe("real charts applied as Argo CD applies a Helm source", () => {

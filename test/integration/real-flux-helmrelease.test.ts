@@ -22,17 +22,14 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { runProcess, type ProcessResult } from "@/test/support/run-process";
-import { realKubeAccess, waitFor as waitUntil } from "@/test/support/real-kube-access";
+import { realKubeAccess, stopRealEstate, waitFor as waitUntil } from "@/test/support/real-kube-access";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { resetDatabase } from "@/lib/db/testing";
-import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
-import { createTestSession, type TestSession } from "@/lib/auth/testing";
-import { pauseRbac } from "@/lib/pauses/pause-rbac";
+import type { RunOutcome } from "@/lib/collector";
+import type { TestSession } from "@/lib/auth/testing";
 import { helmConfigDigest } from "@/lib/helm/config-digest";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { startGitHttpServer, type GitHttpServer } from "@/lib/git/test-support/git-http-server";
-import { logger } from "@/lib/log";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
 import { GET as getEnvironment } from "@/app/api/environments/[env]/route";
@@ -41,6 +38,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -57,7 +55,6 @@ const CANARY = "canary-helm-values-7f3a9c2e51";
 const DEPLOYMENT_KEY = "apps/Deployment/podinfo/podinfo";
 
 const db = getPrisma();
-const root = path.resolve(import.meta.dirname, "../..");
 let kube: RealKube;
 let flux: RealFlux;
 let git: GitHttpServer;
@@ -80,14 +77,8 @@ const historyOf = (obj: Obj | null) => (rec(obj?.status).history as Array<{ vers
 const controllerLogs = () => `${flux.logTail("helm-controller", 20)}\n${flux.logTail("kustomize-controller", 10)}\n${flux.logTail("source-controller", 10)}`;
 
 async function collect(): Promise<RunOutcome> {
-  const runId = await enqueueRun(db, environmentId, "test");
-  const run = await leaseRunById(db, runId, "real-flux-helmrelease-test", 60_000);
-  if (!run) throw new Error("could not lease the run");
-  const log = logger.child({ test: "real-flux-helmrelease" });
-  const ctx = collectorContext(db, config, { mirrorsDir: path.join(tmp, "mirrors"), secretKey: Buffer.from("real-flux-helm-test-key-0123456789"), log });
-  const outcome = await executeRun(ctx, run, "real-flux-helmrelease-test", 60_000);
+  const outcome = await collectSucceeded(db, config, tmp);
   outputs += JSON.stringify(outcome);
-  expect(outcome.status, JSON.stringify(outcome.errors)).toBe("succeeded");
   return outcome;
 }
 
@@ -111,7 +102,7 @@ function postJson(url: string, body: unknown): NextRequest {
 
 /** The HelmRelease and its chart repository as Git holds them. */
 function releaseYaml(message: string): string {
-  return [
+  return yamlDocuments([
     { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "HelmRepository", metadata: { name: "charts", namespace: "podinfo" }, spec: { interval: "1m", url: charts.url } },
     {
       apiVersion: "helm.toolkit.fluxcd.io/v2",
@@ -127,9 +118,7 @@ function releaseYaml(message: string): string {
         values: { replicaCount: 2, ui: { message, color: "#34577c" }, resources: { requests: { cpu: "10m", memory: "16Mi" } } },
       },
     },
-  ]
-    .map((o) => stringify(o))
-    .join("---\n");
+  ]);
 }
 
 const secretValuesYaml = `extraEnvs:\n  - name: API_TOKEN\n    value: ${CANARY}\n`;
@@ -166,62 +155,17 @@ beforeAll(async () => {
   );
 
   await kubectlOk(["create", "namespace", "podinfo"]);
-  await kubectlOk(["create", "namespace", "driftwatch"]);
-  await kubectlOk(["apply", "-n", "driftwatch", "-f", path.join(root, "deploy/base/rbac.yaml")]);
-  await kubectlOk(["apply", "-f", path.join(root, "deploy/base/pause-policy.yaml")]);
-  const inCluster = { environments: config.environments.map((e) => ({ ...e, write: { inCluster: true as const } })) };
-  await kubectlOk(["apply", "-f", "-"], pauseRbac(inCluster).map((m) => stringify(m)).join("---\n"));
-  const token = async (account: string) => (await kubectlOk(["-n", "driftwatch", "create", "token", account, "--duration=1h"])).trim();
-  const ca = Buffer.from(kube.caPem).toString("base64");
-  fs.writeFileSync(
-    kubeconfig,
-    stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "real", cluster: { server: kube.server, "certificate-authority-data": ca } }],
-      users: [
-        { name: "collector", user: { token: await token("driftwatch-collector") } },
-        { name: "pause", user: { token: await token("driftwatch-web") } },
-      ],
-      contexts: [
-        { name: "collector", context: { cluster: "real", user: "collector" } },
-        { name: "pause", context: { cluster: "real", user: "pause" } },
-      ],
-      "current-context": "collector",
-    }),
-    { mode: 0o600 },
-  );
+  await installDriftwatchAccounts(kube, kubectlOk, config, kubeconfig);
 
   // The Secret a team keeps out of Git (created by hand, SOPS or an operator), then Flux pointed at the repository.
   await kubectlOk(["-n", "podinfo", "create", "secret", "generic", "podinfo-secret-values", `--from-literal=values.yaml=${secretValuesYaml}`]);
-  await kubectlOk(
-    ["apply", "-f", "-"],
-    [
-      { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "apps", namespace: "flux-system" }, spec: { interval: INTERVAL, url: repoUrl, ref: { branch: "main" } } },
-      {
-        apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-        kind: "Kustomization",
-        metadata: { name: "apps", namespace: "flux-system" },
-        spec: { interval: INTERVAL, retryInterval: "2s", timeout: "30s", path: "./apps/podinfo", prune: true, sourceRef: { kind: "GitRepository", name: "apps" } },
-      },
-    ]
-      .map((o) => stringify(o))
-      .join("---\n"),
-  );
+  await kubectlOk(["apply", "-f", "-"], yamlDocuments(fluxGitKustomization("apps", repoUrl, "./apps/podinfo", INTERVAL)));
 
-  await resetDatabase(db);
-  await syncConfigToDatabase(db, config);
-  environmentId = (await db.environment.findUniqueOrThrow({ where: { name: "test" } })).id;
-  operator = await createTestSession(db, "operator", "olivia");
+  ({ environmentId, operator } = await driftwatchFor(config));
 }, 120_000);
 
 afterAll(async () => {
-  await flux?.stop();
-  await kube?.stop();
-  await git?.close();
-  await charts?.close();
-  repo?.cleanup();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  await stopRealEstate({ flux, kube, git, charts, repo, tmp });
 });
 
 describe("a Flux HelmRelease environment against real helm-controller and a real chart", () => {

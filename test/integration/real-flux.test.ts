@@ -20,17 +20,14 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { realKubeAccess, waitFor } from "@/test/support/real-kube-access";
+import { realKubeAccess, stopRealEstate, waitFor } from "@/test/support/real-kube-access";
 import { stringify } from "yaml";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
-import { resetDatabase } from "@/lib/db/testing";
-import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
-import { createTestSession, type TestSession } from "@/lib/auth/testing";
-import { pauseRbac } from "@/lib/pauses/pause-rbac";
+import { syncConfigToDatabase, type RunOutcome } from "@/lib/collector";
+import type { TestSession } from "@/lib/auth/testing";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { startGitHttpServer, type GitHttpServer } from "@/lib/git/test-support/git-http-server";
-import { logger } from "@/lib/log";
 import { decodeReleaseSecretValue, HELM_RELEASE_SECRET_TYPE, releaseObjects } from "@/lib/helm/release-storage";
 import { POST as postPause } from "@/app/api/pauses/route";
 import { POST as postResume } from "@/app/api/pauses/[id]/resume/route";
@@ -38,6 +35,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { startFlux, type RealFlux } from "@/tools/realkube/flux";
 import { startHelmChartRepo, type HelmChartRepo } from "../support/helm-chart-repo";
 import { requiredKubectl, requiredKustomize } from "../support/required-tools";
+import { collectSucceeded, driftwatchFor, fluxGitKustomization, installDriftwatchAccounts, yamlDocuments } from "../support/real-flux-estate";
 
 const kubectlBin = requiredKubectl();
 requiredKustomize();
@@ -51,7 +49,6 @@ const INTERVAL_MS = 5_000;
 const KUSTOMIZATION = "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/shop";
 
 const db = getPrisma();
-const root = path.resolve(import.meta.dirname, "../..");
 let kube: RealKube;
 let flux: RealFlux;
 let git: GitHttpServer;
@@ -88,14 +85,8 @@ async function replicas(): Promise<number> {
   return Number(await kubectlOk(["-n", "shop", "get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"]));
 }
 
-async function collect(): Promise<RunOutcome> {
-  const runId = await enqueueRun(db, environmentId, "test");
-  const run = await leaseRunById(db, runId, "real-flux-test", 60_000);
-  if (!run) throw new Error("could not lease the run");
-  const ctx = collectorContext(db, config, { mirrorsDir: path.join(tmp, "mirrors"), secretKey: Buffer.from("real-flux-test-key-0123456789abcdef"), log: logger.child({ test: "real-flux" }) });
-  const outcome = await executeRun(ctx, run, "real-flux-test", 60_000);
-  expect(outcome.status, JSON.stringify(outcome.errors)).toBe("succeeded");
-  return outcome;
+function collect(): Promise<RunOutcome> {
+  return collectSucceeded(db, config, tmp);
 }
 
 /** Open drift items, by key (code-point order, whatever the database's collation). */
@@ -203,48 +194,14 @@ beforeAll(async () => {
 
   config = driftwatchConfig(repoUrl);
 
-  // Driftwatch's own accounts, as deploy/ installs them: the collector's read-only
-  // ClusterRole, the pause Roles `npm run rbac` generates for this config (for the
-  // in-cluster account; here its token travels in a kubeconfig) and the admission
-  // policy that limits what that account may change.
   await kubectlOk(["create", "namespace", "shop"]);
-  await kubectlOk(["create", "namespace", "driftwatch"]);
-  await kubectlOk(["apply", "-n", "driftwatch", "-f", path.join(root, "deploy/base/rbac.yaml")]);
-  await kubectlOk(["apply", "-f", path.join(root, "deploy/base/pause-policy.yaml")]);
-  const inCluster = { environments: config.environments.map((e) => ({ ...e, write: { inCluster: true as const } })) };
-  await kubectlOk(["apply", "-f", "-"], pauseRbac(inCluster).map((m) => stringify(m)).join("---\n"));
-  const token = async (account: string) => (await kubectlOk(["-n", "driftwatch", "create", "token", account, "--duration=1h"])).trim();
-  const ca = Buffer.from(kube.caPem).toString("base64");
-  fs.writeFileSync(
-    path.join(tmp, "driftwatch-kubeconfig"),
-    stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "real", cluster: { server: kube.server, "certificate-authority-data": ca } }],
-      users: [
-        { name: "collector", user: { token: await token("driftwatch-collector") } },
-        { name: "pause", user: { token: await token("driftwatch-web") } },
-      ],
-      contexts: [
-        { name: "collector", context: { cluster: "real", user: "collector" } },
-        { name: "pause", context: { cluster: "real", user: "pause" } },
-      ],
-      "current-context": "collector",
-    }),
-    { mode: 0o600 },
-  );
+  await installDriftwatchAccounts(kube, kubectlOk, config, path.join(tmp, "driftwatch-kubeconfig"));
 
   // What `flux create source git` / `flux create kustomization` / `flux create helmrelease` would apply.
   await kubectlOk(
     ["apply", "-f", "-"],
-    [
-      { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", metadata: { name: "shop", namespace: "flux-system" }, spec: { interval: INTERVAL, url: repoUrl, ref: { branch: "main" } } },
-      {
-        apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-        kind: "Kustomization",
-        metadata: { name: "shop", namespace: "flux-system" },
-        spec: { interval: INTERVAL, retryInterval: "2s", timeout: "30s", path: "./envs/test", prune: true, sourceRef: { kind: "GitRepository", name: "shop" } },
-      },
+    yamlDocuments([
+      ...fluxGitKustomization("shop", repoUrl, "./envs/test", INTERVAL),
       { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "HelmRepository", metadata: { name: "charts", namespace: "flux-system" }, spec: { interval: "1m", url: charts.url } },
       {
         apiVersion: "helm.toolkit.fluxcd.io/v2",
@@ -257,24 +214,14 @@ beforeAll(async () => {
           values: { message: "hello from Flux" },
         },
       },
-    ]
-      .map((o) => stringify(o))
-      .join("---\n"),
+    ]),
   );
 
-  await resetDatabase(db);
-  await syncConfigToDatabase(db, config);
-  environmentId = (await db.environment.findUniqueOrThrow({ where: { name: "test" } })).id;
-  operator = await createTestSession(db, "operator", "olivia");
+  ({ environmentId, operator } = await driftwatchFor(config));
 }, 120_000);
 
 afterAll(async () => {
-  await flux?.stop();
-  await kube?.stop();
-  await git?.close();
-  await charts?.close();
-  repo?.cleanup();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  await stopRealEstate({ flux, kube, git, charts, repo, tmp });
   console.log(`[real-flux] whole file: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 

@@ -6,20 +6,18 @@
 // independently of Driftwatch), applies the result as argocd-controller and
 // records the Application's status. The collector, rendering the same
 // Application itself, finds no drift; a kubectl edit is found and attributed.
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
 import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
-import { getPrisma } from "@/lib/db";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { resetDatabase } from "@/lib/db/testing";
-import { syncConfigToDatabase } from "@/lib/collector";
-import { ARGO_APPLICATION_CRD, collectOnce, openDriftOf } from "../support/argo-collect";
+import { collectOnce, databaseWith, openDriftOf } from "../support/argo-collect";
+import { appliedObjects, clusterCapabilities, groupOf, installArgoApplications, metaOf as meta, repoServerTools } from "../support/real-argo";
+import { stopRealEstate } from "../support/real-kube-access";
 import { setProcessEnv } from "../support/process-env";
 import { requiredHelm, requiredKubectl } from "../support/required-tools";
 
@@ -37,14 +35,7 @@ let config: DriftwatchConfig;
 let restoreEnv: () => void;
 let applied: Obj[] = [];
 
-function run(bin: string, args: string[], input = "", cwd?: string): string {
-  const r = spawnSync(bin, args, { input, encoding: "utf8", cwd, env: { ...process.env, HOME: workDir }, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${path.basename(bin)} ${args.slice(0, 4).join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
-const kubectl = (args: string[], input = "") => run(kubectlBin, ["--kubeconfig", kube.kubeconfigPath, ...args], input);
-const meta = (o: Obj) => o.metadata as { name: string; namespace?: string; annotations?: Record<string, string> };
-const groupOf = (apiVersion: unknown) => (String(apiVersion).includes("/") ? String(apiVersion).split("/")[0]! : "");
+const { run, kubectl } = repoServerTools(kubectlBin, () => kube, () => workDir);
 
 /**
  * Argo CD's repo server with `--enable-helm` in kustomize.buildOptions:
@@ -54,21 +45,12 @@ const groupOf = (apiVersion: unknown) => (String(apiVersion).includes("/") ? Str
  * wrapper answers that one question and runs helm for everything else.
  */
 function argoRender(): Obj[] {
-  const version = (JSON.parse(kubectl(["version", "-o", "json"])) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion.replace(/^v?(\d+\.\d+\.\d+).*$/, "v$1");
-  const resources = kubectl(["api-resources", "--no-headers", "-o", "wide"]);
-  const apiVersions = new Set<string>();
-  for (const line of resources.trim().split("\n")) {
-    const cols = line.trim().split(/\s+/);
-    const at = cols.findIndex((c) => c === "true" || c === "false");
-    apiVersions.add(cols[at - 1]!).add(`${cols[at - 1]}/${cols[at + 1]}`);
-  }
+  const { gitVersion, apiVersions } = clusterCapabilities(kubectl);
+  const version = gitVersion.replace(/^v?(\d+\.\d+\.\d+).*$/, "v$1");
   const wrapper = path.join(workDir, "helm3-answering-helm");
   fs.writeFileSync(wrapper, `#!/bin/sh\nif [ "$1" = version ]; then echo v3.99.0; exit 0; fi\nexec '${helmBin}' "$@"\n`, { mode: 0o755 });
-  const args = ["kustomize", `apps/${APP}`, "--enable-helm", "--helm-command", wrapper, "--helm-kube-version", version, ...[...apiVersions].sort().flatMap((v) => ["--helm-api-versions", v])];
-  const out = run(kubectlBin, args, "", repo.dir);
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as Obj | null)
-    .filter((o): o is Obj => !!o && typeof o === "object" && !meta(o).annotations?.["helm.sh/hook"]);
+  const args = ["kustomize", `apps/${APP}`, "--enable-helm", "--helm-command", wrapper, "--helm-kube-version", version, ...apiVersions.flatMap((v) => ["--helm-api-versions", v])];
+  return appliedObjects(run(kubectlBin, args, "", repo.dir));
 }
 
 function argoSync(sha: string): Obj[] {
@@ -101,9 +83,7 @@ beforeAll(async () => {
   );
   const sha = repo.commit("podinfo through kustomize helmCharts");
   kube = await startRealKube();
-  kubectl(["apply", "--server-side", "-f", "-"], stringify(ARGO_APPLICATION_CRD));
-  kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
-  for (const ns of ["argocd", NS]) kubectl(["create", "namespace", ns]);
+  installArgoApplications(kubectl, ["argocd", NS]);
   const application = {
     apiVersion: "argoproj.io/v1alpha1",
     kind: "Application",
@@ -127,16 +107,11 @@ beforeAll(async () => {
       ],
     }),
   );
-  db = getPrisma();
-  await resetDatabase(db);
-  await syncConfigToDatabase(db, config);
+  db = await databaseWith(config);
 }, 180_000);
 
 afterAll(async () => {
-  restoreEnv?.();
-  await kube?.stop();
-  repo?.cleanup();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  await stopRealEstate({ restoreEnv, kube, repo, tmp: workDir });
 });
 
 describe("a real chart through kustomize helmCharts, applied as Argo CD applies it", () => {

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { startClusterServer, type ClusterServer, type TestCluster } from "../support/clusters";
+import { endCase, startClusterServer, type ClusterServer, type TestCluster } from "../support/clusters";
 import { FLUX_FLEET as FLEET, installControllerCrds, kubectlFor } from "../support/estate-kube";
 import { applicationsByName, runCollection } from "../support/collector-env";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
@@ -187,10 +187,8 @@ describe("an Argo CD estate whose kustomize options name the revision", () => {
     expect(first.stats).toMatchObject({ drift: { Modified: 0, Missing: 0, Extra: 0 } });
   }, 120_000);
   afterEach(async () => {
-    await cluster?.release();
+    await endCase({ dir, cluster, repo: shop });
     cluster = undefined;
-    shop.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   it("renders again the application whose render names the revision, on a push touching neither; the other keeps its render", async () => {

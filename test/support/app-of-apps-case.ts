@@ -15,7 +15,7 @@ import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import type { ClusterServer, TestCluster } from "./clusters";
+import { endCase, type ClusterServer, type TestCluster } from "./clusters";
 import { ESTATES, installControllerCrds, kubectlFor, type Kubectl } from "./estate-kube";
 import { argoSync } from "./argo-sync";
 import { runAsWorker } from "./collector-env";
@@ -136,9 +136,7 @@ export async function endAppOfAppsCase(c: Partial<AppOfAppsCase>): Promise<void>
     const kubectl = kubectlFor(() => c.cluster);
     await kubectl(["-n", "argocd", "patch", "applications.argoproj.io", "root", "--type=merge", "-p", '{"metadata":{"finalizers":null}}']).catch(() => "");
   }
-  await c.cluster?.release();
-  c.repo?.cleanup();
-  if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
+  await endCase(c);
 }
 
 /** A suite's app-of-apps case (eachAppOfAppsCase) and what its tests do with it. */

@@ -1,10 +1,13 @@
 // What the real-server suites that play Argo CD share: the Application CRD as
-// far as they need it, one collection run of an environment as the collector
-// process runs it, and the environment's open drift.
+// far as they need it, a fresh database holding a config, one collection run
+// of an environment as the collector process runs it, and the environment's
+// open drift.
 import path from "node:path";
 import type { DriftwatchConfig } from "@/lib/config";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { collectorContext, enqueueRun, executeRun, leaseRunById } from "@/lib/collector";
+import { getPrisma } from "@/lib/db";
+import { resetDatabase } from "@/lib/db/testing";
+import { collectorContext, enqueueRun, executeRun, leaseRunById, syncConfigToDatabase } from "@/lib/collector";
 import { logger } from "@/lib/log";
 
 /** Argo CD's Application: the real CRD is ~1 MB of schema and has no status subresource either. */
@@ -19,6 +22,14 @@ export const ARGO_APPLICATION_CRD = {
     versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
   },
 };
+
+/** The shared client over an emptied database that holds `config`'s environments. */
+export async function databaseWith(config: DriftwatchConfig): Promise<PrismaClient> {
+  const db = getPrisma();
+  await resetDatabase(db);
+  await syncConfigToDatabase(db, config);
+  return db;
+}
 
 /** One run of `envName`, enqueued, leased and executed as a collector process does it; mirrors under `workDir`. */
 export async function collectOnce(db: PrismaClient, config: DriftwatchConfig, envName: string, workDir: string) {

@@ -28,6 +28,7 @@ import { startRealKube, type RealKube } from "@/tools/realkube/cluster";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, resourcePath, type Discovery } from "@/lib/kube/discovery";
 import { KubeError } from "@/lib/kube/errors";
+import type { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { startSwitchableProxy, type SwitchableProxy } from "./switchable-proxy";
 
 export type ClusterKind = "kubesim" | "kube-apiserver";
@@ -99,6 +100,13 @@ export function forEachCluster(body: (server: () => ClusterServer, kind: Cluster
       return server;
     }, kind);
   });
+}
+
+/** Ends one case: its cluster released (cleaned for the next case), its Git repository and working folder removed. */
+export async function endCase(c: { dir?: string; cluster?: TestCluster; repo?: TestRepo }): Promise<void> {
+  await c.cluster?.release();
+  c.repo?.cleanup();
+  if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
 }
 
 export async function startClusterServer(kind: ClusterKind): Promise<ClusterServer> {

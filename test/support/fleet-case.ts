@@ -12,7 +12,7 @@ import { parseConfig, type DriftwatchConfig } from "@/lib/config";
 import { getPrisma } from "@/lib/db";
 import { resetDatabase } from "@/lib/db/testing";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
-import type { ClusterServer, TestCluster } from "./clusters";
+import { endCase, type ClusterServer, type TestCluster } from "./clusters";
 import { commitFluxFleet, kubectlFor, reconcileFleetProduction } from "./estate-kube";
 
 /** The URL the fixture's GitRepository names; the configuration declares the test repository with it as an alias. */
@@ -43,9 +43,7 @@ export async function startFleetCase(server: ClusterServer, tmpPrefix: string, b
 }
 
 export async function endFleetCase(c: Partial<FleetCase>): Promise<void> {
-  await c.cluster?.release();
-  c.fleet?.cleanup();
-  if (c.dir) fs.rmSync(c.dir, { recursive: true, force: true });
+  await endCase({ dir: c.dir, cluster: c.cluster, repo: c.fleet });
 }
 
 /**

@@ -1,8 +1,14 @@
 // What the real-controller tests do to the real API server: kubectl with the
 // cluster's admin kubeconfig, a GET with the read-write token, and waiting for
-// a controller to get somewhere. One copy for real Flux and real helm-controller.
+// a controller to get somewhere, and stopping it all. One copy for real Flux,
+// real helm-controller and the suites that play Argo CD.
+import fs from "node:fs";
 import { request, type RealKube } from "@/tools/realkube/cluster";
+import type { RealFlux } from "@/tools/realkube/flux";
 import type { Obj } from "@/lib/git";
+import type { TestRepo } from "@/lib/git/test-support/repo-fixture";
+import type { GitHttpServer } from "@/lib/git/test-support/git-http-server";
+import type { HelmChartRepo } from "./helm-chart-repo";
 import { runProcess, type ProcessResult } from "./run-process";
 
 /** `kube` is read when called: the cluster starts in the test file's beforeAll. */
@@ -35,4 +41,15 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${logOf ? `\n${logOf()}` : ""}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Stops whatever a suite's beforeAll got as far as starting (controllers before their API server), and puts the environment back. */
+export async function stopRealEstate(parts: { restoreEnv?: () => void; flux?: RealFlux; kube?: RealKube; git?: GitHttpServer; charts?: HelmChartRepo; repo?: TestRepo; tmp?: string }): Promise<void> {
+  parts.restoreEnv?.();
+  await parts.flux?.stop();
+  await parts.kube?.stop();
+  await parts.git?.close();
+  await parts.charts?.close();
+  parts.repo?.cleanup();
+  if (parts.tmp) fs.rmSync(parts.tmp, { recursive: true, force: true });
 }
