@@ -5,7 +5,7 @@ import { gitProcessCounts, resetGitProcessCounts } from "@/lib/git/exec";
 import { resetHistoryIndexes } from "@/lib/git/history-index";
 import { syncMirror } from "@/lib/git/mirror";
 import { TestRepo, tempDir } from "@/lib/git/test-support/repo-fixture";
-import { changesOf, controllerObjectKey, declarationIn, declaredDocument, declaringFile, declaringParent, parentsFirst, rememberParents, renderedPart, type DeclaringCandidate } from "./declared-by";
+import { changesOf, controllerObjectKey, declarationIn, declaredDocument, declaringFile, declaringParent, parentsFirst, rememberParents, renderedPart, selects, type DeclaringCandidate } from "./declared-by";
 import type { DesiredEntry } from "./persist";
 import { resetRunMemo } from "./run-memo";
 
@@ -14,6 +14,19 @@ const API_APP = "argoproj.io/Application/argocd/shop-api";
 function app(id: string, over: Partial<DeclaringCandidate> = {}, declares: Record<string, string> = {}): DeclaringCandidate {
   const desired = new Map<string, DesiredEntry>(Object.entries(declares).map(([key, sourcePath]) => [key, { key, sourcePath, revisionSha: "a".repeat(40), object: { apiVersion: "v1", kind: "X", metadata: { name: "x" } } }]));
   return { id, controller: { kind: "Application", namespace: "argocd", name: id }, mirrorPath: "/m/shop", branch: "main", singleGitSource: true, desired, renderInputs: [], ...over };
+}
+
+/** Before each test of the block, a fresh run memo and history indexes; after them all, its repository and mirrors removed. */
+function freshMemoEachTest(fixture: () => { repo: TestRepo; mirrors: string }): void {
+  beforeEach(() => {
+    resetRunMemo({ objects: 10_000 });
+    resetHistoryIndexes();
+  });
+  afterAll(() => {
+    const { repo, mirrors } = fixture();
+    repo.cleanup();
+    rmSync(mirrors, { recursive: true, force: true });
+  });
 }
 
 describe("controllerObjectKey", () => {
@@ -183,26 +196,19 @@ describe("in a repository", () => {
     sha.c3 = repo.commit("c3", { date: "2024-01-03T10:00:00Z" });
     await sync();
   });
-  beforeEach(() => {
-    resetRunMemo({ objects: 10_000 });
-    resetHistoryIndexes();
-  });
-  afterAll(() => {
-    repo.cleanup();
-    rmSync(mirrors, { recursive: true, force: true });
-  });
+  freshMemoEachTest(() => ({ repo, mirrors }));
 
   it("finds where each child is listed as a resource, directly or in a nested kustomization, and the patches aimed at it", async () => {
     const at = (name: string) => declaringFile(mirror, sha.c3, { parent, path: "apps/kustomization.yaml", key: keyOf(name) });
-    expect(await at("shop-api")).toMatchObject({ path: "apps/services.yaml", patches: [{ path: "apps/a-patch.yaml", whole: false }] });
+    expect(await at("shop-api")).toMatchObject({ path: "apps/services.yaml", patches: [{ path: "apps/a-patch.yaml", aim: "document" }] });
     expect(await at("shop-web")).toMatchObject({
       path: "apps/services.yaml",
       patches: expect.arrayContaining([
-        { path: "apps/b-smp.yaml", whole: false },
-        { path: "apps/c-json.yaml", whole: true },
+        { path: "apps/b-smp.yaml", aim: "document" },
+        { path: "apps/c-json.yaml", aim: "target" },
       ]),
     });
-    expect(await at("shop-cart")).toMatchObject({ path: "apps/nested/cart.yaml", patches: [{ path: "apps/nested/cart-patch.yaml", whole: false }] });
+    expect(await at("shop-cart")).toMatchObject({ path: "apps/nested/cart.yaml", patches: [{ path: "apps/nested/cart-patch.yaml", aim: "document" }] });
   });
 
   it("reads the parent's files once per tip for all its children", async () => {
@@ -248,5 +254,118 @@ describe("in a repository", () => {
       expect(await imageAt(sha.c2!)).toEqual(["api:1.1"]);
     }
     expect(rendersRunCount()).toBe(before);
+  });
+});
+
+describe("selects", () => {
+  const labels = { team: "api", tier: "backend" };
+  it.each([
+    ["team=api", true],
+    ["team==api,tier=backend", true],
+    ["team=web", false],
+    ["team!=web", true],
+    ["team!=api", false],
+    ["tier", true],
+    ["owner", false],
+    ["!owner", true],
+    ["team=api,owner", false],
+  ])("%s on team=api,tier=backend: %s", (selector, expected) => {
+    expect(selects(selector, labels)).toBe(expected);
+  });
+  it("takes a selector it does not read (set-based) for one selecting the object: a patch maybe the child's counts", () => {
+    expect(selects("team in (web,cart)", labels)).toBe(true);
+  });
+});
+
+describe("in a repository, patches aimed by selectors and written inline", () => {
+  // Applications declared in services.yaml; the kustomization patches them inline (by target, and a strategic
+  // merge document naming one) and from files aimed by label selectors.
+  const keyOf = (name: string) => `argoproj.io/Application/argocd/${name}`;
+  const application = (name: string, meta: string) => `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: ${name}\n  namespace: argocd\n${meta}spec:\n  source:\n    path: services/${name}\n`;
+  const inlineOps = (...ops: string[]) => ["    patch: |-", ...ops.flatMap((op) => op.split("\n").map((line) => `      ${line}`))].join("\n");
+  const kustomization = (o: { apiOps: string[]; webSync?: string; cart?: boolean }) =>
+    [
+      "resources: [services.yaml]",
+      "patches:",
+      "  - target: {kind: Application, name: shop-api}",
+      inlineOps(...o.apiOps),
+      "  - patch: |-",
+      "      apiVersion: argoproj.io/v1alpha1",
+      "      kind: Application",
+      "      metadata: {name: shop-web, namespace: argocd}",
+      "      spec:",
+      '        source: {kustomize: {images: ["web:1.0"]}}',
+      ...(o.webSync ? [`        syncPolicy: ${o.webSync}`] : []),
+      "  - path: web-labels.yaml",
+      "    target: {labelSelector: team=web}",
+      "  - path: backend.yaml",
+      '    target: {kind: Application, labelSelector: "tier=backend"}',
+      ...(o.cart ? ["  - target: {kind: Application, name: shop-cart}", inlineOps("- {op: add, path: /spec/source/kustomize/namePrefix, value: cart-}")] : []),
+      "",
+    ].join("\n");
+  const prefix = (value: string) => `- {op: add, path: /spec/source/kustomize/namePrefix, value: ${value}}`;
+  const inputs = ["apps/backend.yaml", "apps/kustomization.yaml", "apps/services.yaml", "apps/web-labels.yaml"];
+  const parent = { desired: new Map<string, DesiredEntry>(), renderInputs: inputs };
+  const renderOptions = { path: "apps", mode: "kustomize" as const, defaultNamespace: "argocd" };
+  let repo: TestRepo;
+  let mirrors: string;
+  let mirror: string;
+  const sha: Record<string, string> = {};
+  const filesOf = (name: string) => declaringFile(mirror, sha.c5, { parent, path: "apps/kustomization.yaml", key: keyOf(name) });
+  const changesOfChild = async (name: string) => declarationIn({ memoName: "env\0root", mirrorPath: mirror, renderOptions }, await filesOf(name), keyOf(name)).changes("main", sha.c5!);
+
+  beforeAll(async () => {
+    repo = TestRepo.create("declared-inline");
+    mirrors = tempDir("declared-inline-mirrors");
+    repo.write(
+      "apps/services.yaml",
+      [application("shop-api", "  labels: {team: api, tier: backend}\n"), application("shop-web", "  labels: {team: web}\n"), application("shop-cart", "")].join("---\n"),
+    );
+    repo.write("apps/kustomization.yaml", kustomization({ apiOps: [prefix("eu-")] }));
+    repo.write("apps/web-labels.yaml", "- {op: add, path: /spec/source/kustomize/nameSuffix, value: -web}\n");
+    repo.write("apps/backend.yaml", "- {op: add, path: /spec/source/kustomize/commonLabels, value: {tier: backend}}\n");
+    sha.c1 = repo.commit("c1", { date: "2024-02-01T10:00:00Z" });
+    // The api's inline patch changes its prefix: what the api renders.
+    repo.write("apps/kustomization.yaml", kustomization({ apiOps: [prefix("us-")] }));
+    sha.c2 = repo.commit("c2", { date: "2024-02-02T10:00:00Z" });
+    // A patch for the cart added, the web's inline patch turning automated sync on: nothing the api or the web render.
+    repo.write("apps/kustomization.yaml", kustomization({ apiOps: [prefix("us-")], webSync: "{automated: {prune: true}}", cart: true }));
+    sha.c3 = repo.commit("c3", { date: "2024-02-03T10:00:00Z" });
+    // JSON 6902 operations on how the api syncs only, in the backend file and inline: nothing it renders.
+    repo.write("apps/backend.yaml", "- {op: add, path: /spec/source/kustomize/commonLabels, value: {tier: backend}}\n- {op: remove, path: /spec/syncPolicy/automated}\n- {op: replace, path: /spec/syncPolicy/retry/limit, value: 5}\n");
+    repo.write("apps/kustomization.yaml", kustomization({ apiOps: [prefix("us-"), "- {op: add, path: /spec/syncPolicy/automated, value: {selfHeal: true}}"], webSync: "{automated: {prune: true}}", cart: true }));
+    sha.c4 = repo.commit("c4", { date: "2024-02-04T10:00:00Z" });
+    // The file aimed at team=web changes the web's suffix.
+    repo.write("apps/web-labels.yaml", "- {op: add, path: /spec/source/kustomize/nameSuffix, value: -web2}\n");
+    sha.c5 = repo.commit("c5", { date: "2024-02-05T10:00:00Z" });
+    mirror = (await syncMirror({ name: "declared-inline", url: repo.dir, auth: { type: "none" } }, mirrors)).mirrorPath;
+  });
+  freshMemoEachTest(() => ({ repo, mirrors }));
+
+  it("takes the kustomization for a patch of each child it patches inline, and a file for a patch of the children its target's labels select", async () => {
+    expect((await filesOf("shop-api")).patches).toEqual([
+      { path: "apps/kustomization.yaml", aim: "inline" },
+      { path: "apps/backend.yaml", aim: "target" },
+    ]);
+    expect((await filesOf("shop-web")).patches).toEqual([
+      { path: "apps/kustomization.yaml", aim: "inline" },
+      { path: "apps/web-labels.yaml", aim: "target" },
+    ]);
+    expect((await filesOf("shop-cart")).patches).toEqual([{ path: "apps/kustomization.yaml", aim: "inline" }]);
+  });
+
+  it("credits a child with the commits changing what its patches render: its inline patch, a file its labels select", async () => {
+    expect(await changesOfChild("shop-api")).toEqual([sha.c2, sha.c1]);
+    expect(await changesOfChild("shop-web")).toEqual([sha.c5, sha.c1]);
+  });
+
+  it("does not credit a child with an edit of the kustomization patching another, nor a patch edit touching only how it syncs", async () => {
+    // c3 patches the cart inline and turns the web's automated sync on; c4 changes the api's automation and retries only.
+    expect(await changesOfChild("shop-cart")).toEqual([sha.c3, sha.c1]);
+    for (const name of ["shop-api", "shop-web"]) {
+      const changes = await changesOfChild(name);
+      expect(changes).not.toContain(sha.c3);
+      expect(changes).not.toContain(sha.c4);
+    }
   });
 });

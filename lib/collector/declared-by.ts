@@ -146,16 +146,23 @@ export function changesOf(touching: ReadonlyArray<{ sha: string; document: unkno
     .map((c) => c.sha);
 }
 
-/** One kustomize patch file of a parent, and what it is aimed at (its kustomization's `target`, when it gives one). */
+/** A kustomize target: what a patch is aimed at. */
+type PatchTarget = { group?: unknown; kind?: unknown; name?: unknown; namespace?: unknown; labelSelector?: unknown; annotationSelector?: unknown };
+
+/**
+ * One kustomize patch of a parent, and what it is aimed at (its kustomization's `target`, when it gives one).
+ * `path` is the patch file, or, for a patch written inline, the kustomization holding it, with its text.
+ */
 interface PatchEntry {
   path: string;
-  target?: { group?: unknown; kind?: unknown; name?: unknown; namespace?: unknown };
+  target?: PatchTarget;
+  inline?: ParsedYaml;
 }
 
 /**
- * The patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`,
- * `patchesJson6902[].path`), as repository paths: kustomize resolves them from
- * the kustomization's folder. Inline patches are the kustomization's own text.
+ * The patches a kustomization names (`patches`, `patchesStrategicMerge`,
+ * `patchesJson6902`): a file as a repository path (kustomize resolves it from
+ * the kustomization's folder), or the patch text written inline.
  */
 export function kustomizationPatches(file: string, kustomization: ParsedYaml): PatchEntry[] {
   const k = kustomization.documents[0] as { patches?: unknown; patchesStrategicMerge?: unknown; patchesJson6902?: unknown } | null | undefined;
@@ -165,17 +172,55 @@ export function kustomizationPatches(file: string, kustomization: ParsedYaml): P
   const entries: PatchEntry[] = [];
   for (const list of [k.patches, k.patchesJson6902]) {
     if (!Array.isArray(list)) continue;
-    for (const e of list as Array<{ path?: unknown; target?: PatchEntry["target"] } | null>) {
+    for (const e of list as Array<{ path?: unknown; patch?: unknown; target?: PatchTarget } | null>) {
+      const target = e?.target && typeof e.target === "object" ? { target: e.target } : {};
       const path = at(e?.path);
-      if (path) entries.push({ path, ...(e?.target && typeof e.target === "object" ? { target: e.target } : {}) });
+      if (path) entries.push({ path, ...target });
+      else if (typeof e?.patch === "string") entries.push({ path: file, inline: parseYaml(e.patch), ...target });
     }
   }
-  if (Array.isArray(k.patchesStrategicMerge)) for (const p of k.patchesStrategicMerge) if (at(p)) entries.push({ path: at(p)! });
+  if (Array.isArray(k.patchesStrategicMerge)) {
+    for (const p of k.patchesStrategicMerge) {
+      // An entry is a file name, or the patch itself (a YAML text of several lines).
+      if (at(p)) entries.push({ path: at(p)! });
+      else if (typeof p === "string") entries.push({ path: file, inline: parseYaml(p) });
+    }
+  }
   return entries;
 }
 
-/** Whether a patch's kustomize target selects the object of `key` (a target's name is a regular expression). */
-function targets(target: NonNullable<PatchEntry["target"]>, key: string): boolean {
+/** The labels and annotations of a declared controller object, which a target's selectors are matched against. */
+export interface SelectableMeta {
+  labels: Readonly<Record<string, unknown>>;
+  annotations: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Whether a Kubernetes selector (`k=v,k2==v2`, `k!=v`, `k`, `!k`) selects an object of `values`. A selector
+ * not read here (set-based, `k in (a,b)`; anything unparsable) is taken as selecting it, to be safe: a patch
+ * wrongly taken for the child's makes it stale for a commit it could have ignored, one wrongly left out would
+ * hide its pending rollout.
+ */
+export function selects(selector: unknown, values: Readonly<Record<string, unknown>>): boolean {
+  if (selector === undefined || selector === null || selector === "") return true;
+  if (typeof selector !== "string" || /[()]/.test(selector)) return true;
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(values, k);
+  const value = (k: string) => (has(k) ? String(values[k]) : undefined);
+  return selector.split(",").every((raw) => {
+    const term = raw.trim();
+    const m = /^([^!=\s]+)\s*(!=|==|=)\s*([^!=\s]*)$/.exec(term);
+    if (m) return m[2] === "!=" ? value(m[1]!) !== m[3] : value(m[1]!) === m[3];
+    if (/^![^!=\s]+$/.test(term)) return !has(term.slice(1));
+    if (/^[^!=\s]+$/.test(term)) return has(term);
+    return true;
+  });
+}
+
+/**
+ * Whether a patch's kustomize target selects the object of `key` (a target's name is a regular expression),
+ * its selectors matched against `meta`, the labels and annotations declared on the object (unknown: they match).
+ */
+function targets(target: PatchTarget, key: string, meta: SelectableMeta | undefined): boolean {
   const [group, kind, namespace, name] = key.split("/");
   const is = (pattern: unknown, value: string | undefined) => {
     if (pattern === undefined || pattern === null || pattern === "") return true;
@@ -186,8 +231,11 @@ function targets(target: NonNullable<PatchEntry["target"]>, key: string): boolea
       return pattern === value;
     }
   };
-  if (target.kind === undefined && target.name === undefined) return false;
-  return is(target.group, group) && is(target.kind, kind) && is(target.name, name) && is(target.namespace, namespace);
+  const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+  // A target naming nothing to select by (only a group or a namespace) is taken for none.
+  if (![target.kind, target.name, target.labelSelector, target.annotationSelector].some(given)) return false;
+  const selected = !meta || (selects(target.labelSelector, meta.labels) && selects(target.annotationSelector, meta.annotations));
+  return selected && is(target.group, group) && is(target.kind, kind) && is(target.name, name) && is(target.namespace, namespace);
 }
 
 const isControllerKey = (key: string) => Object.entries(CONTROLLER_GROUPS).some(([kind, group]) => key.startsWith(`${group}/${kind}/`));
@@ -196,26 +244,41 @@ const isControllerKey = (key: string) => Object.entries(CONTROLLER_GROUPS).some(
 export interface DeclarationFiles {
   /** The file listing it as a resource. */
   path: string;
-  /** Kustomize patch files of the parent aimed at it: a commit to one changes the child's spec as the parent applies it. */
+  /** Kustomize patches of the parent aimed at it: a commit to one changes the child's spec as the parent applies it. */
   patches: readonly DeclarationPatch[];
   /** Every file of the parent declaring or patching a controller object: their histories are read at once, for all its children. */
   siblings: readonly string[];
+  /** The labels and annotations it is declared with at the tip, which patch targets select by; unknown when not found. */
+  meta?: SelectableMeta;
 }
 
 export interface DeclarationPatch {
+  /** The patch file, or the kustomization holding inline patches. */
   path: string;
-  /** Aimed by its kustomization's target (a JSON 6902 patch): compared whole; else by the child's document in it (strategic merge). */
-  whole: boolean;
+  /**
+   * How it is aimed at the child: by its kustomization's target (a JSON 6902 patch, or a strategic merge one
+   * renamed to the target); by the child's document in it (strategic merge); or patches written inline in the
+   * kustomization at `path`, each aimed either way.
+   */
+  aim: "target" | "document" | "inline";
 }
 
 /** What a parent's kustomize build read at a tip, read once for all its children: the resources declaring controller objects, and the patches. */
 interface ParentFiles {
   /** `group/kind/name` of each controller object declared as a resource → each file declaring it, in build order, with the namespace it gives. */
-  declared: Map<string, Array<{ namespace: unknown; file: string }>>;
+  declared: Map<string, Array<{ namespace: unknown; file: string; meta: SelectableMeta }>>;
   patches: PatchEntry[];
   patchTexts: Map<string, ParsedYaml>;
   siblings: string[];
 }
+
+/** Whether a patch may be aimed at some controller object: a target of a controller kind or of any kind, an inline patch naming one. */
+function mayPatchController(p: PatchEntry): boolean {
+  if (p.target) return p.target.kind === undefined || p.target.kind === null || Object.keys(CONTROLLER_GROUPS).includes(String(p.target.kind));
+  return Boolean(p.inline?.documents.some((d) => Object.keys(CONTROLLER_GROUPS).includes(String((d as { kind?: unknown } | null)?.kind))));
+}
+
+const recordOf = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 async function parentFiles(mirrorPath: string, tip: string, inputs: readonly string[]): Promise<ParentFiles> {
   const tree = await repoTree(mirrorPath, tip);
@@ -230,24 +293,31 @@ async function parentFiles(mirrorPath: string, tip: string, inputs: readonly str
     if (parsed) texts.set(f, parsed);
   }
   const patches = files.filter((f) => KUSTOMIZATION_FILES.has(posix.basename(f))).flatMap((f) => kustomizationPatches(f, texts.get(f) ?? { documents: [] }));
-  const patchPaths = new Set(patches.map((p) => p.path));
-  const declared = new Map<string, Array<{ namespace: unknown; file: string }>>();
+  const patchPaths = new Set(patches.filter((p) => !p.inline).map((p) => p.path));
+  const declared: ParentFiles["declared"] = new Map();
   const siblings = new Set<string>();
   for (const [file, parsed] of texts) {
     if (KUSTOMIZATION_FILES.has(posix.basename(file))) continue;
     for (const doc of parsed.documents) {
-      const o = doc as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+      const o = doc as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: unknown; annotations?: unknown } } | null;
       if (!o || typeof o !== "object" || typeof o.apiVersion !== "string" || typeof o.kind !== "string" || typeof o.metadata?.name !== "string") continue;
       const key = `${o.apiVersion.split("/")[0]}/${o.kind}/${o.metadata.name}`;
       if (!isControllerKey(key)) continue;
       siblings.add(file);
       // A patch names the object it changes as a resource would: it is not where the object is declared.
       if (patchPaths.has(file)) continue;
-      declared.set(key, [...(declared.get(key) ?? []), { namespace: o.metadata.namespace, file }]);
+      // As written in the file: labels a kustomization adds (`labels`, `commonLabels`) are not seen by its selectors here.
+      const meta = { labels: recordOf(o.metadata.labels), annotations: recordOf(o.metadata.annotations) };
+      declared.set(key, [...(declared.get(key) ?? []), { namespace: o.metadata.namespace, file, meta }]);
     }
   }
-  for (const p of patches) if (p.target && Object.keys(CONTROLLER_GROUPS).includes(String(p.target.kind))) siblings.add(p.path);
+  for (const p of patches) if (mayPatchController(p)) siblings.add(p.path);
   return { declared, patches, patchTexts: new Map([...texts].filter(([f]) => patchPaths.has(f))), siblings: [...siblings].sort() };
+}
+
+/** Whether a patch of a parent is aimed at the object of `key`: by its target, else by the object's document in it. */
+function aimedAt(p: PatchEntry, text: ParsedYaml | undefined, key: string, meta: SelectableMeta | undefined): boolean {
+  return p.target ? targets(p.target, key, meta) : declaredDocument(text ?? { documents: [] }, key) != null;
 }
 
 /**
@@ -255,9 +325,10 @@ async function parentFiles(mirrorPath: string, tip: string, inputs: readonly str
  * says (its source path); a kustomize build names only its kustomization, so
  * the file is looked for among what the build read at the tip: the manifest
  * listing the object as a resource — not a patch naming it, which is the
- * child's input too (`patches`). Not found, the kustomization stands for it
- * (a commit to it may change every object it lists). What the build read is
- * read once per tip for all the parent's children.
+ * child's input too (`patches`), as is a kustomization with patches aimed at
+ * it written inline. Not found, the kustomization stands for it (a commit to
+ * it may change every object it lists). What the build read is read once per
+ * tip for all the parent's children.
  */
 export async function declaringFile(mirrorPath: string, tip: string | undefined, found: { parent: Pick<DeclaringCandidate, "desired" | "renderInputs">; path: string; key: string }): Promise<DeclarationFiles> {
   const { parent, key } = found;
@@ -270,12 +341,14 @@ export async function declaringFile(mirrorPath: string, tip: string | undefined,
   const files = await memoGit([mirrorPath, "declaring-files", tip, ...inputs], () => parentFiles(mirrorPath, tip, inputs)).catch(() => null);
   if (!files) return { path: found.path, patches: [], siblings: [found.path] };
   const [group, kind, namespace, name] = key.split("/");
-  const path = files.declared.get(`${group}/${kind}/${name}`)?.find((d) => d.namespace === undefined || d.namespace === namespace)?.file ?? found.path;
+  const declared = files.declared.get(`${group}/${kind}/${name}`)?.find((d) => d.namespace === undefined || d.namespace === namespace);
+  const path = declared?.file ?? found.path;
   const patches = new Map<string, DeclarationPatch>();
   for (const p of files.patches) {
-    if (p.target ? targets(p.target, key) : declaredDocument(files.patchTexts.get(p.path) ?? { documents: [] }, key) != null) patches.set(p.path, { path: p.path, whole: Boolean(p.target) });
+    if (!aimedAt(p, p.inline ?? files.patchTexts.get(p.path), key, declared?.meta)) continue;
+    patches.set(p.path, { path: p.path, aim: p.inline ? "inline" : p.target ? "target" : "document" });
   }
-  return { path, patches: [...patches.values()], siblings: [...new Set([...files.siblings, path, ...patches.keys()])].sort() };
+  return { path, patches: [...patches.values()], siblings: [...new Set([...files.siblings, path, ...patches.keys()])].sort(), ...(declared ? { meta: declared.meta } : {}) };
 }
 
 /** The file declaring an application's controller object, and that object as its parent renders it at a revision. */
@@ -339,8 +412,45 @@ function changesIn(file: FileHistory | undefined, documentOf: (text: ParsedYaml)
   return changesOf(touching, documents[file.shas.length] ?? null);
 }
 
-/** A whole patch file as compared between commits (a JSON 6902 patch's operations); unknown when it does not parse. */
-const wholePatch = (text: ParsedYaml): unknown => (text.documents.some((d) => d === UNREADABLE) ? undefined : text.documents);
+const unreadable = (text: ParsedYaml) => text.documents.some((d) => d === UNREADABLE);
+
+/** A strategic-merge patch setting only what steers reconciliation applies the same spec as no patch at all. */
+const emptySpec = (part: unknown) => canonicalJson(part ?? null) === canonicalJson({ spec: {} });
+
+/**
+ * Whether a JSON 6902 path (`/spec/syncPolicy/automated/prune`) is a RECONCILE_ONLY field of an object of
+ * `kind` (`syncPolicy.automated`) or inside one.
+ */
+function reconcileOnlyPath(kind: string, pointer: unknown): boolean {
+  if (typeof pointer !== "string" || !pointer.startsWith("/spec/")) return false;
+  // JSON pointer escapes: `~1` is a slash, `~0` a tilde.
+  const steps = pointer.slice("/spec/".length).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return (RECONCILE_ONLY[kind] ?? []).some((field) => {
+    const fieldSteps = field.split(".");
+    return fieldSteps.length <= steps.length && fieldSteps.every((f, i) => f === steps[i]);
+  });
+}
+
+/**
+ * What of a patch aimed at an object of `kind` by its kustomization's target changes what the object renders,
+ * compared between commits: of JSON 6902 operations, those not on a RECONCILE_ONLY field (an edit removing
+ * `/spec/syncPolicy/automated` or changing a retry is no change); of a strategic-merge patch, its renderedPart.
+ * Null when nothing is left, unknown when it does not parse.
+ */
+export function targetedPatchEffect(text: ParsedYaml, kind: string): unknown {
+  if (unreadable(text)) return undefined;
+  const [first] = text.documents;
+  if (text.documents.length === 1 && Array.isArray(first)) {
+    const operations = (first as Array<{ op?: unknown; path?: unknown; from?: unknown } | null>).filter(
+      // A move out of a rendered field into a reconcile-only one still removes the rendered field.
+      (o) => !(reconcileOnlyPath(kind, o?.path) && (o?.op !== "move" || reconcileOnlyPath(kind, o?.from))),
+    );
+    return operations.length > 0 ? operations : null;
+  }
+  // Kustomize renames a targeted strategic-merge patch to each object it selects: its kind is the target's.
+  const parts = text.documents.map((d) => (d && typeof d === "object" ? renderedPart({ ...d, kind }) : d)).filter((part) => part != null && !emptySpec(part));
+  return parts.length > 0 ? parts : null;
+}
 
 /**
  * The declaration of `key` in a parent's render: the parent rendered at the
@@ -355,12 +465,24 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
   const { memoName, mirrorPath, renderOptions } = parent;
   const { path, patches, siblings } = files;
   const settings = [JSON.stringify({ ...renderOptions, controller: undefined }), controllerRenderKey(renderOptions.controller)];
+  const kind = key.split("/")[1]!;
   const declared = (text: ParsedYaml) => renderedPart(declaredDocument(text, key));
-  // A strategic-merge patch setting only what steers reconciliation applies the same spec as no patch at all.
   const patchOf = (text: ParsedYaml) => {
     const part = declared(text);
-    return part && canonicalJson(part) === canonicalJson({ spec: {} }) ? null : part;
+    return emptySpec(part) ? null : part;
   };
+  // The inline patches of a kustomization aimed at the child, not the whole file: an edit of its resources,
+  // or of a patch aimed at another object, is no change of the child's.
+  const inlineOf = (file: string) => (text: ParsedYaml) => {
+    if (unreadable(text)) return undefined;
+    const effects = kustomizationPatches(file, text)
+      .filter((p) => p.inline && aimedAt(p, p.inline, key, files.meta))
+      .map((p) => (p.target ? targetedPatchEffect(p.inline!, kind) : patchOf(p.inline!)));
+    if (effects.includes(undefined)) return undefined;
+    const rendered = effects.filter((e) => e !== null);
+    return rendered.length > 0 ? rendered : null;
+  };
+  const effectOf = (p: DeclarationPatch) => (p.aim === "inline" ? inlineOf(p.path) : p.aim === "target" ? (text: ParsedYaml) => targetedPatchEffect(text, kind) : patchOf);
   const declaration: Declaration = {
     path,
     changes: (ref, tip) =>
@@ -369,10 +491,11 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         const own = changesIn(histories.get(path), declared);
         if (patches.length === 0) return own;
         // A patch aimed at the child is its input as much as the file declaring it: a commit changing the child's
-        // image there must make the child stale. Each patch is compared as written (a strategic-merge patch by the
-        // child's document in it, less what only steers reconciliation; a JSON 6902 patch whole), not by rendering
-        // the parent at every commit read: the same answer for the commits that matter, at one git process for all.
-        const changes = new Set([...own, ...patches.flatMap((p) => changesIn(histories.get(p.path), p.whole ? wholePatch : patchOf))]);
+        // image there must make the child stale. Each patch is compared as written, less what only steers
+        // reconciliation (a strategic-merge patch by the child's document in it, a JSON 6902 patch by its
+        // operations, an inline patch by its text in the kustomization), not by rendering the parent at every
+        // commit read: the same answer for the commits that matter, at one git process for all.
+        const changes = new Set([...own, ...patches.flatMap((p) => changesIn(histories.get(p.path), effectOf(p)))]);
         if (changes.size <= 1) return [...changes];
         const newestFirst = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, patches.map((p) => p.path), { window: 200, depth: CHANGE_DEPTH * (1 + patches.length) });
         return newestFirst.filter((sha) => changes.has(sha));

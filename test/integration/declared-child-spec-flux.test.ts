@@ -32,6 +32,18 @@ forEachCluster((server) => {
     const built = await kubectl(["kustomize", path.join(c.fleet!.dir, folder)]);
     await kubectl(["apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-"], edit(built));
   };
+  /** Flux applying the apps folder at `sha`: every Kustomization but shop-api reports it (shop-api has not reconciled yet). */
+  const appliedAllButApi = async (sha: string) => {
+    await reconcile("apps/production");
+    await applied(sha, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
+    await run();
+  };
+  /** shop-api reconciling `sha`, whose spec names the api's 1.9.0 image. */
+  const apiReconciles = async (sha: string) => {
+    await reconcile("apps/production/api", (built) => built.replaceAll("ghcr.io/acme/shop-api:1.7.0", "ghcr.io/acme/shop-api:1.9.0"));
+    await applied(sha, ["shop-api"]);
+    await run();
+  };
   const apiDrift = () => db.driftItem.findMany({ where: { resolvedAt: null, key: { startsWith: "apps/Deployment/shop/" } }, select: { key: true, type: true } });
   const staleAlerts = async () => (await openAlertsNamed(db)).filter((a) => a.type === "environment_stale");
 
@@ -50,9 +62,7 @@ forEachCluster((server) => {
       c.fleet!.write("apps/production/services.yaml", services.replace(declaration, `${declaration}  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 1.9.0\n`));
       const bumped = c.fleet!.commit("api 1.9.0", { date: new Date(Date.now() - HOUR) });
       // Flux applies the apps folder (shop-api's spec now names 1.9.0); every Kustomization but shop-api reports the new head.
-      await reconcile("apps/production");
-      await applied(bumped, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
-      await run();
+      await appliedAllButApi(bumped);
 
       const api = await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } });
       expect(api).toMatchObject({ approvedSha: bumped, appliedSha: estate, appliedBehind: true });
@@ -61,9 +71,7 @@ forEachCluster((server) => {
       expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
 
       // shop-api reconciles: 1.9.0 applied (its spec.images), the new head reported; in sync, the alert resolved.
-      await reconcile("apps/production/api", (built) => built.replaceAll("ghcr.io/acme/shop-api:1.7.0", "ghcr.io/acme/shop-api:1.9.0"));
-      await applied(bumped, ["shop-api"]);
-      await run();
+      await apiReconciles(bumped);
       expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: bumped, appliedBehind: false });
       expect(await apiDrift()).toEqual([]);
       expect(await staleAlerts()).toEqual([]);
@@ -88,29 +96,56 @@ forEachCluster((server) => {
       const declaration = "  path: ./apps/production/api\n";
       c.fleet!.write(`${folder}/services.yaml`, services.replace(declaration, `${declaration}  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 1.9.0\n`));
       const bumped = c.fleet!.commit("api 1.9.0", { date: new Date(Date.now() - 2 * HOUR) });
-      await reconcile(folder);
-      await applied(bumped, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
-      await run();
+      await appliedAllButApi(bumped);
       expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: patched, appliedBehind: true });
       expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
 
       // shop-api reconciles 1.9.0: in sync.
-      await reconcile("apps/production/api", (built) => built.replaceAll("ghcr.io/acme/shop-api:1.7.0", "ghcr.io/acme/shop-api:1.9.0"));
-      await applied(bumped, ["shop-api"]);
-      await run();
+      await apiReconciles(bumped);
       expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedBehind: false });
       expect(await staleAlerts()).toEqual([]);
 
       // The patch now sets the image: the apps folder applies it, shop-api has not reconciled — stale again, no drift.
       c.fleet!.write(`${folder}/api-patch.yaml`, patch("  images:\n    - name: ghcr.io/acme/shop-api\n      newTag: 2.0.0\n"));
       const repatched = c.fleet!.commit("api 2.0.0, by the patch", { date: new Date(Date.now() - HOUR) });
-      await reconcile(folder);
-      await applied(repatched, KUSTOMIZATIONS.filter((k) => k !== "shop-api"));
-      await run();
+      await appliedAllButApi(repatched);
       expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: repatched, appliedSha: bumped, appliedBehind: true });
       expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-cart" } })).toMatchObject({ appliedBehind: false });
       expect(await apiDrift()).toEqual([]);
       expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
+    }, 180_000);
+
+    it("an inline patch in the parent's kustomization aimed at the child is its input: the child is stale for its image there, not for a timeout or a patch of another", async () => {
+      const folder = "apps/production";
+      const kustomization = c.fleet!.git("show", `HEAD:${folder}/kustomization.yaml`);
+      const inline = (name: string, ...ops: string[]) => `  - target: {kind: Kustomization, name: ${name}}\n    patch: |-\n${ops.map((op) => `      - ${op}\n`).join("")}`;
+      const timeout = (t: string) => `{op: add, path: /spec/timeout, value: ${t}}`;
+      const image = '{op: add, path: /spec/images, value: [{name: ghcr.io/acme/shop-api, newTag: "1.9.0"}]}';
+      const write = (...patches: string[]) => c.fleet!.write(`${folder}/kustomization.yaml`, `${kustomization}patches:\n${patches.join("")}`);
+      // Only a timeout, inline: nothing shop-api renders.
+      write(inline("shop-api", timeout("5m")));
+      const patched = c.fleet!.commit("apps: shop-api times out after 5m", { date: new Date(Date.now() - 3 * HOUR) });
+      await reconcile(folder);
+      await applied(patched, KUSTOMIZATIONS);
+      await run();
+      expect(await staleAlerts()).toEqual([]);
+
+      // The inline patch sets the api's image: the apps folder applies it, shop-api has not reconciled — stale.
+      write(inline("shop-api", timeout("5m"), image));
+      const bumped = c.fleet!.commit("api 1.9.0, inline", { date: new Date(Date.now() - 2 * HOUR) });
+      await appliedAllButApi(bumped);
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: patched, appliedBehind: true });
+      expect(await staleAlerts()).toEqual([{ type: "environment_stale", title: expect.stringMatching(/^production\/flux-system\/shop-api is stale: /), application: "flux-system/shop-api" }]);
+      await apiReconciles(bumped);
+      expect(await staleAlerts()).toEqual([]);
+
+      // The api's timeout changed and the cart patched, in the same kustomization: nothing shop-api renders — not stale.
+      write(inline("shop-api", timeout("10m"), image), inline("shop-cart", timeout("2m")));
+      const retimed = c.fleet!.commit("apps: timeouts", { date: new Date(Date.now() - HOUR) });
+      await appliedAllButApi(retimed);
+      expect(await db.application.findFirstOrThrow({ where: { name: "flux-system/shop-api" } })).toMatchObject({ approvedSha: bumped, appliedSha: bumped, appliedBehind: false });
+      expect(await apiDrift()).toEqual([]);
+      expect(await staleAlerts()).toEqual([]);
     }, 180_000);
   });
 });
