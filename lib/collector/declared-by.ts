@@ -338,7 +338,7 @@ export async function declaringFile(mirrorPath: string, tip: string | undefined,
     return { path: found.path, patches: [], siblings: [...siblings].sort() };
   }
   const inputs = parent.renderInputs;
-  const files = await memoGit([mirrorPath, "declaring-files", tip, ...inputs], () => parentFiles(mirrorPath, tip, inputs)).catch(() => null);
+  const files = await memoGit([mirrorPath, "declaring-files", tip, ...inputs], () => parentFiles(mirrorPath, tip, inputs), (f) => f.declared.size + documentsIn(f.patchTexts.values())).catch(() => null);
   if (!files) return { path: found.path, patches: [], siblings: [found.path] };
   const [group, kind, namespace, name] = key.split("/");
   const declared = files.declared.get(`${group}/${kind}/${name}`)?.find((d) => d.namespace === undefined || d.namespace === namespace);
@@ -399,8 +399,16 @@ function fileHistories(mirrorPath: string, ref: string, tip: string, files: read
       at += n;
     }
     return out;
-  });
+    // Counted in the cache budget by the documents it holds (up to CHANGE_DEPTH + 1 parsed versions of each file), not as one answer.
+  }, (histories) => documentsIn([...histories.values()].flatMap((h) => h.texts)));
 }
+
+/** How many YAML documents parsed files hold (the run memo counts cached answers by them). */
+const documentsIn = (texts: Iterable<ParsedYaml | null>): number => {
+  let n = 0;
+  for (const t of texts) n += t?.documents.length ?? 0;
+  return n;
+};
 
 /** The commits of a file's history that changed `documentOf` its text, newest first (changesOf). */
 function changesIn(file: FileHistory | undefined, documentOf: (text: ParsedYaml) => unknown): string[] {

@@ -12,6 +12,23 @@ const settled = () => new Promise((r) => setTimeout(r, 0));
 afterEach(() => resetRunMemo());
 
 describe("run memo bounds", () => {
+  it("counts a git answer by the documents it says it holds, not as one: large answers leave the budget as their size says", async () => {
+    resetRunMemo({ objects: 100 });
+    let asked = 0;
+    const historiesAt = (tip: string) => memoGit(["mirror", "histories", tip], async () => (asked++, tip), () => 45);
+    await historiesAt("t1");
+    await historiesAt("t2");
+    await settled();
+    await historiesAt("t3"); // 135 > 100: t1, the least recently asked, goes
+    await settled();
+    expect(asked).toBe(3);
+    await historiesAt("t3");
+    await historiesAt("t2");
+    expect(asked).toBe(3);
+    await historiesAt("t1");
+    expect(asked).toBe(4);
+  });
+
   it("keeps renders within the object budget, evicting the least recently used environment", async () => {
     resetRunMemo({ objects: 100 });
     let renders = 0;

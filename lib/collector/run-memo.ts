@@ -54,13 +54,13 @@ export function resetRunMemo(opts: { objects?: number } = {}): void {
 }
 
 /** Counts a pending entry as 1 until it resolves, then as the objects it holds (if it is still the entry under its key). */
-function sizeWhenResolved<V extends object>(cache: LRUCache<string, V>, key: string, entry: V, value: Promise<unknown>): void {
+function sizeWhenResolved<V extends object, T>(cache: LRUCache<string, V>, key: string, entry: V, value: Promise<T>, sizeOf: (v: T) => number = objectsIn): void {
   value.then(
     (v) => {
       if (cache.peek(key) !== entry) return;
       // lru-cache keeps the old size when the same value is set again: take it out first.
       cache.delete(key);
-      cache.set(key, entry, { size: objectsIn(v) });
+      cache.set(key, entry, { size: Math.max(1, sizeOf(v)) });
     },
     () => undefined,
   );
@@ -69,16 +69,18 @@ function sizeWhenResolved<V extends object>(cache: LRUCache<string, V>, key: str
 /**
  * Answers that are a function of commits only (the approved revision at a
  * branch tip, the revisions behind a tip, whether one commit is an ancestor
- * of another): asked once per distinct input. Failures are not kept.
+ * of another): asked once per distinct input. Failures are not kept. An
+ * answer holding many documents (parsed files) says how many with `sizeOf`,
+ * so the budget counts them.
  */
-export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>): Promise<T> {
+export function memoGit<T>(parts: readonly string[], fn: () => Promise<T>, sizeOf?: (value: T) => number): Promise<T> {
   const key = parts.join("\0");
   const { gitAnswers } = memo();
   const hit = gitAnswers.get(key) as Promise<T> | undefined;
   if (hit) return hit;
   const p = fn();
   gitAnswers.set(key, p);
-  sizeWhenResolved(gitAnswers, key, p, p);
+  sizeWhenResolved(gitAnswers, key, p, p, sizeOf);
   p.catch(() => {
     if (gitAnswers.peek(key) === p) gitAnswers.delete(key);
   });
