@@ -692,7 +692,7 @@ async function upsertApplications(tx: Tx, envId: string, state: CollectedState, 
  * CHANGE_DEPTH), so its list is added to the stored one: a report over an older window still credits the child, and its answer does not
  * change from day to day as later commits to a shared file push the change out of what a run reads. The oldest beyond this are dropped.
  */
-export const DECLARED_CHANGES_KEPT = 200;
+const DECLARED_CHANGES_KEPT = 200;
 /** How many of the files that declared an application are kept: where its stored declared changes were made, after a move or rename. */
 const DECLARING_FILES_KEPT = 20;
 
