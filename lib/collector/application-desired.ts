@@ -60,8 +60,13 @@ export interface ApplicationDesired {
   withheldFrom: string | null;
   /** A Flux HelmRelease's release side (its desired state is the installed release), else null. */
   helmSide: HelmReleaseSide | null;
-  /** The commits that changed its controller object's manifest where its parent declares it (declared-by.ts), newest first; else none. */
-  declaredChanges: readonly string[];
+  /**
+   * The commits that changed its controller object's manifest where its parent declares it (declared-by.ts), newest first; null when this
+   * run could not tell (no parent found this run, git failed): the stored ones stand (persist.ts adds each run's to them).
+   */
+  declaredChanges: readonly string[] | null;
+  /** The parent's files declaring it or patching it (declared-by.ts), with declaredChanges; else empty. */
+  declaringFiles: readonly string[];
   /** A multi-source application's approved and applied revision per source (spec.sources order), else null. */
   sourceRevisions: Array<{ approved: string; applied: string | null }> | null;
   /** A multi-source application: whether any source's applied revision lacks its approved one, else null (the application's own revisions decide). */
@@ -123,7 +128,8 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
   let withheldFrom: string | null = null;
   const previousWhere = step.previousRows;
   let multi: MultiSourceRender | null = null;
-  let declaredChanges: readonly string[] = [];
+  let declaredChanges: readonly string[] | null = null;
+  let declaringFiles: readonly string[] = [];
   if (git.sources) {
     // Argo CD multi-source: each source rendered at its own revision, joined in source order (the last of a repeated object wins).
     multi = await multiSourceRender(step, git.sources, controllerObject, renderOptions);
@@ -162,7 +168,10 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     // spec): a newer change to it is the approved revision.
     const declaration = step.declaredBy;
     const declaredLast = declaration && tipSha ? await declaration.changedLast(env.source.branch, tipSha) : null;
-    if (declaration && tipSha) declaredChanges = await declaration.changes(env.source.branch, tipSha);
+    if (declaration && tipSha) {
+      declaredChanges = await declaration.changes(env.source.branch, tipSha);
+      declaringFiles = declaration.files;
+    }
     if (declaredLast && (await appliedBehind(mirrorPath, declaredLast, approved, { ref: env.source.branch, tip: tipSha }))) approved = declaredLast;
     // Drift is measured against what the controller applied: the gap between
     // approved and applied is a pending rollout (the stale alert), not a manual change.
@@ -304,6 +313,7 @@ export async function desiredStateOf(step: DesiredStep): Promise<ApplicationDesi
     withheldFrom,
     helmSide,
     declaredChanges,
+    declaringFiles,
     sourceRevisions: multi?.sourceRevisions ?? null,
     sourcesBehind: multi?.behind ?? null,
     compareOptions,

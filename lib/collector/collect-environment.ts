@@ -419,6 +419,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         failingFiles: d.failingFiles,
         rollout: (rolloutByApp.get(a.id) ?? []).sort(byKey),
         declaredChanges: d.declaredChanges,
+        declaringFiles: d.declaringFiles,
         // Applied revision: the controller's word, else inferred from live state.
         // A withheld render shows the last rendered revision, not the approved one: that is what was compared.
         resolveApplied: async (results) => {

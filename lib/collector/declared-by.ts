@@ -354,11 +354,13 @@ export async function declaringFile(mirrorPath: string, tip: string | undefined,
 /** The file declaring an application's controller object, and that object as its parent renders it at a revision. */
 export interface Declaration {
   path: string;
+  /** The files whose commits can be the child's changes: the declaring file and the patches aimed at it. */
+  files: readonly string[];
   /**
    * The commits of the ref up to `tip` that changed the object's manifest or a patch aimed at it (not only their files), newest first, among
-   * the file's CHANGE_DEPTH newest commits: the child's own changes, though outside its path. Empty when unknown.
+   * the file's CHANGE_DEPTH newest commits: the child's own changes, though outside its path. Null when unknown (git failed): not none.
    */
-  changes: (ref: string, tip: string) => Promise<string[]>;
+  changes: (ref: string, tip: string) => Promise<string[] | null>;
   /** The newest of `changes`; null when unknown. */
   changedLast: (ref: string, tip: string) => Promise<string | null>;
   /** Null when the parent's render at `sha` fails or lacks the object (the child was added later). */
@@ -493,6 +495,7 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
   const effectOf = (p: DeclarationPatch) => (p.aim === "inline" ? inlineOf(p.path) : p.aim === "target" ? (text: ParsedYaml) => targetedPatchEffect(text, kind) : patchOf);
   const declaration: Declaration = {
     path,
+    files: [path, ...patches.map((p) => p.path)],
     changes: (ref, tip) =>
       memoGit([mirrorPath, "declaration-changes", ref, tip, path, key, ...patches.map((p) => p.path)], async () => {
         const histories = await fileHistories(mirrorPath, ref, tip, siblings);
@@ -507,8 +510,8 @@ export function declarationIn(parent: { memoName: string; mirrorPath: string; re
         if (changes.size <= 1) return [...changes];
         const newestFirst = (await firstParentHistory(mirrorPath, ref, tip)).recentTouching(path, patches.map((p) => p.path), { window: 200, depth: CHANGE_DEPTH * (1 + patches.length) });
         return newestFirst.filter((sha) => changes.has(sha));
-      }).catch(() => []),
-    changedLast: async (ref, tip) => (await declaration.changes(ref, tip))[0] ?? null,
+      }).catch(() => null),
+    changedLast: async (ref, tip) => (await declaration.changes(ref, tip))?.[0] ?? null,
     objectAt: (sha) =>
       memoRenderRevisions(`${memoName}\0declared children`, sha, [mirrorPath, ...settings], () => renderManifests(mirrorPath, sha, renderOptions))
         .then((r) => (r.objects.find((o) => objectKey(o.object as KubeObject) === key)?.object as Obj | undefined) ?? null)

@@ -44,8 +44,13 @@ export interface ApplicationState {
   /** Files that failed to parse: their objects keep their last good desired state. */
   failingFiles: Set<string>;
   rollout: RolloutStatus[];
-  /** The commits that changed its controller object's manifest in its parent's Git, newest first (declared-by.ts). */
-  declaredChanges: readonly string[];
+  /**
+   * The commits this run found changing its controller object's manifest in its parent's Git, newest first (declared-by.ts); null when it
+   * could not tell. Added to the stored ones, not put in their place: see DECLARED_CHANGES_KEPT.
+   */
+  declaredChanges: readonly string[] | null;
+  /** The parent's files declaring or patching it, with declaredChanges (declared-by.ts): added to the stored ones likewise. */
+  declaringFiles: readonly string[];
   /**
    * Applied revision: the controller's word, else inferred from live state (given this application's drift results);
    * `behind` when it does not contain the approved revision (a commit to another path leaves it not behind).
@@ -683,6 +688,30 @@ async function upsertApplications(tx: Tx, envId: string, state: CollectedState, 
 }
 
 /**
+ * How many of an application's declared changes are kept, newest first. A run reads only the declaring file's newest commits (declared-by.ts
+ * CHANGE_DEPTH), so its list is added to the stored one: a report over an older window still credits the child, and its answer does not
+ * change from day to day as later commits to a shared file push the change out of what a run reads. The oldest beyond this are dropped.
+ */
+const DECLARED_CHANGES_KEPT = 200;
+/** How many of the files that declared an application are kept: where its stored declared changes were made, after a move or rename. */
+const DECLARING_FILES_KEPT = 20;
+
+/**
+ * SQL: the JSON list `found` (newest first) followed by those of the `stored` array not in it, the first `limit` of them; `found` NULL
+ * (this run could not tell) keeps `stored` as it is.
+ */
+function accumulated(found: Prisma.Sql, stored: Prisma.Sql, limit: number): Prisma.Sql {
+  return Prisma.sql`CASE WHEN ${found} IS NULL THEN ${stored} ELSE ARRAY(
+    SELECT item FROM (
+      SELECT DISTINCT ON (item) item, stale, n FROM (
+        SELECT item, false AS stale, n FROM jsonb_array_elements_text(${found}::jsonb) WITH ORDINALITY AS f(item, n)
+        UNION ALL SELECT item, true, n FROM unnest(${stored}) WITH ORDINALITY AS s(item, n)
+      ) AS both_lists ORDER BY item, stale, n
+    ) AS merged ORDER BY stale, n LIMIT ${limit}
+  ) END`;
+}
+
+/**
  * What each collected application now is: revisions, controller, rollout, objects, open drift; skipped ones keep
  * theirs and show why. Returns each application's summary as written, as text: a row whose text is the same next
  * run is not written again (hundreds of rows with their rollouts, every run), only its open drift count checked.
@@ -714,7 +743,8 @@ async function writeApplicationSummaries(
       source: revision?.sha ? revision.source : null,
       since: appliedSince.get(app.id)?.toISOString() ?? null,
       behind: revision?.behind ?? false,
-      declared: json(app.declaredChanges),
+      declared: app.declaredChanges && json(app.declaredChanges),
+      declaring: app.declaredChanges && json(app.declaringFiles),
       controller: json(app.controller),
       rollout: rolloutJsonOf(app),
       objects: objects.get(app.id) ?? 0,
@@ -736,7 +766,8 @@ async function writeApplicationSummaries(
       "appliedSource" = v.source,
       "appliedSince" = COALESCE(v.since, a."appliedSince"),
       "appliedBehind" = v.behind,
-      "declaredChanges" = ARRAY(SELECT jsonb_array_elements_text(v.declared::jsonb)),
+      "declaredChanges" = ${accumulated(Prisma.sql`v.declared`, Prisma.sql`a."declaredChanges"`, DECLARED_CHANGES_KEPT)},
+      "declaringFiles" = ${accumulated(Prisma.sql`v.declaring`, Prisma.sql`a."declaringFiles"`, DECLARING_FILES_KEPT)},
       controller = v.controller::jsonb,
       rollout = v.rollout::jsonb,
       "objectCount" = v.objects,
@@ -752,10 +783,11 @@ async function writeApplicationSummaries(
       ${column((r) => r.since)}::timestamptz[],
       ${column((r) => r.behind)}::boolean[],
       ${column((r) => r.declared)}::text[],
+      ${column((r) => r.declaring)}::text[],
       ${column((r) => r.controller)}::text[],
       ${column((r) => r.rollout)}::text[],
       ${column((r) => r.objects)}::int[]
-    ) AS v(id, approved, approved_at, applied, source, since, behind, declared, controller, rollout, objects)
+    ) AS v(id, approved, approved_at, applied, source, since, behind, declared, declaring, controller, rollout, objects)
     LEFT JOIN (
       SELECT "applicationId" AS id, count(*)::int AS n FROM "DriftItem"
       WHERE "environmentId" = ${state.environmentId}::uuid AND "resolvedAt" IS NULL GROUP BY 1

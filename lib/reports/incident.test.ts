@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mergeTimeline } from "@/lib/timeline";
-import { assembleIncidentReport, median, mergeApplicationCommits, type DriftRow, type IncidentReportInput, type LiveCommitRow, type PauseRow } from "./incident";
+import { appliedOnlyForOthers, assembleIncidentReport, median, mergeApplicationCommits, type DriftRow, type IncidentReportInput, type LiveCommitRow, type PauseRow } from "./incident";
 import { parseIncidentReportQuery } from "./query";
 
 const window = { from: "2026-03-10T14:00:00.000Z", to: "2026-03-10T15:00:00.000Z" };
@@ -170,6 +170,51 @@ describe("mergeApplicationCommits", () => {
   it("keeps the parent's time while the child has not run the commit (the manifest it applied is all that changed yet)", () => {
     const merged = mergeApplicationCommits([row({ sha: "cccc", changes: ["root"], firstLiveAt: "2026-03-10T14:05:00Z", appliedForAnother: true })]);
     expect(merged.map((c) => [c.changes, c.firstLiveAt])).toEqual([[["root"], "2026-03-10T14:05:00Z"]]);
+  });
+});
+
+describe("appliedOnlyForOthers", () => {
+  // The root declares shop-api in apps/shop-api.yaml and shop-web in apps/shop-web.yaml; shop-web's own files are under web/.
+  const root = { declaredChanges: [], declaringFiles: [] };
+  const api = { declaredChanges: ["cccc", "0000"], declaringFiles: ["apps/shop-api.yaml"] };
+  const web = { declaredChanges: ["0000"], declaringFiles: ["apps/shop-web.yaml"] };
+
+  it("has the parent defer to the child for a commit that only bumped the child's declaration", () => {
+    expect(appliedOnlyForOthers("cccc", ["apps/shop-api.yaml"], root, [api])).toBe(true);
+  });
+
+  it("keeps the time of an application whose own files the same commit changed, though another application's declaration changed too", () => {
+    // One commit: the api's image in the root's apps/shop-api.yaml and web/values.yaml. Web ran its own change.
+    expect(appliedOnlyForOthers("cccc", ["web/values.yaml"], web, [api])).toBe(false);
+    const merged = mergeApplicationCommits(
+      [
+        { changes: ["root"], firstLiveAt: "2026-03-10T14:05:00Z", appliedForAnother: appliedOnlyForOthers("cccc", ["apps/shop-api.yaml"], root, [api]) },
+        { changes: ["shop-web"], firstLiveAt: "2026-03-10T14:10:00Z", appliedForAnother: appliedOnlyForOthers("cccc", ["web/values.yaml"], web, [api]) },
+        { changes: ["shop-api"], firstLiveAt: "2026-03-10T14:40:00Z", appliedForAnother: appliedOnlyForOthers("cccc", [], api, [api]) },
+      ].map((r) => ({ sha: "cccc", message: "api 1.9.0, web values", authorName: "Carla", committedAt: "2026-03-10T13:40:00Z", ...r })),
+    );
+    // Live when web ran it (its values), not only when the api ran its image: the lead time is not overstated.
+    expect(merged.map((c) => [c.changes, c.firstLiveAt])).toEqual([[["root", "shop-api", "shop-web"], "2026-03-10T14:10:00Z"]]);
+  });
+
+  it("keeps the parent's time when the commit changed a file of its own besides the child's declaration", () => {
+    expect(appliedOnlyForOthers("cccc", ["apps/shop-api.yaml", "apps/namespace.yaml"], root, [api])).toBe(false);
+  });
+
+  it("does not defer for a commit that changed no application's declared spec, nor for a child's own declared change", () => {
+    expect(appliedOnlyForOthers("dddd", ["apps/shop-api.yaml"], root, [api, web])).toBe(false);
+    expect(appliedOnlyForOthers("cccc", ["apps/shop-api.yaml"], api, [api])).toBe(false);
+  });
+
+  it("defers for a commit changing two children's declarations, each in its own file", () => {
+    const both = { ...web, declaredChanges: ["cccc", "0000"] };
+    expect(appliedOnlyForOthers("cccc", ["apps/shop-api.yaml", "apps/shop-web.yaml"], root, [api, both])).toBe(true);
+    // Only one of them credited: the other file's change is the root's own (say, a sync option that changed nothing rendered).
+    expect(appliedOnlyForOthers("cccc", ["apps/shop-api.yaml", "apps/shop-web.yaml"], root, [api, web])).toBe(false);
+  });
+
+  it("keeps the time of an application that changed only through its instance in another environment", () => {
+    expect(appliedOnlyForOthers("cccc", [], root, [api])).toBe(false);
   });
 });
 

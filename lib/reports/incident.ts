@@ -180,6 +180,26 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** What the collector recorded of an application declared by an app-of-apps parent (Application.declaredChanges, declaringFiles). */
+export interface DeclaredSpecRecord {
+  declaredChanges: readonly string[];
+  declaringFiles: readonly string[];
+}
+
+/**
+ * Whether an application ran commit `sha` only as the app-of-apps parent applying other applications' changed manifests
+ * (LiveCommitRow.appliedForAnother): the commit is not among its own declared changes, and every file it changed under the
+ * application's source (`ownPaths`) declares or patches one of `others` that it is a declared change of. A commit that changed
+ * a file of the application's own as well (another application's values edited alongside a child's image bump) went live
+ * when the application ran it: it keeps its time. None of its own files changed (a change to its instance in another
+ * environment): its own time stands too.
+ */
+export function appliedOnlyForOthers(sha: string, ownPaths: readonly string[], self: DeclaredSpecRecord, others: readonly DeclaredSpecRecord[]): boolean {
+  if (ownPaths.length === 0 || self.declaredChanges.includes(sha)) return false;
+  const declaring = new Set(others.filter((o) => o.declaredChanges.includes(sha)).flatMap((o) => o.declaringFiles));
+  return ownPaths.every((p) => declaring.has(p));
+}
+
 /**
  * One row per commit from the rows of each application of an environment that
  * holds several (each row's `changes` naming its application): a commit that

@@ -9,7 +9,7 @@ import { inPromotionOrder } from "@/lib/dashboard/environments";
 import { repositoryIdsByName, storedSources } from "@/lib/dashboard/application-sources";
 import { judgedPerApplication } from "@/lib/applications/per-application";
 import { liveness, normaliseHistory, touchesPath, type AppliedInterval } from "@/lib/lineage";
-import { assembleIncidentReport, mergeApplicationCommits, type IncidentReport, type LiveCommitRow, type ReportWindow } from "./incident";
+import { appliedOnlyForOthers, assembleIncidentReport, mergeApplicationCommits, type IncidentReport, type LiveCommitRow, type ReportWindow } from "./incident";
 
 const TIMELINE_LIMIT = 1000;
 
@@ -185,7 +185,7 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
   const [apps, repositoryIds] = await Promise.all([
     db.application.findMany({
       where: { environmentId, OR: [{ removedAt: null }, { removedAt: { gte: from } }] },
-      select: { name: true, promotionKey: true, sources: true, declaredChanges: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
+      select: { name: true, promotionKey: true, sources: true, declaredChanges: true, declaringFiles: true, appliedSha: true, appliedSince: true, appliedRevisions: { select: { sha: true, firstSeenAt: true, endedAt: true } } },
       orderBy: { name: "asc" },
     }),
     repositoryIdsByName(db),
@@ -203,15 +203,13 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
   }
   const histories = new Map<string, RepoHistory>();
   const rows: LiveCommitRow[] = [];
-  // Which applications each commit changed the declared spec of (see below).
-  const declaredIn = new Map<string, string[]>();
-  for (const app of apps) for (const sha of app.declaredChanges) declaredIn.set(sha, [...(declaredIn.get(sha) ?? []), app.name]);
+  // The applications each commit changed the declared spec of (see below).
+  const declaredIn = new Map<string, Array<(typeof apps)[number]>>();
+  for (const app of apps) for (const sha of app.declaredChanges) declaredIn.set(sha, [...(declaredIn.get(sha) ?? []), app]);
   for (const app of apps) {
     // Commits to its controller object's manifest where a parent declares it (app-of-apps) are its changes too,
     // though outside its path: they go live when it syncs them. A neighbour's commit to the same file is not among them.
     const declared = new Set(app.declaredChanges);
-    // Its parent ran such a commit too, applying the manifest: named, but not when the child's change went live.
-    const appliedForAnother = (sha: string) => !declared.has(sha) && (declaredIn.get(sha) ?? []).some((name) => name !== app.name);
     const history = normaliseHistory(
       app.appliedRevisions.map((a) => ({ sha: a.sha, firstSeenAt: a.firstSeenAt.toISOString(), endedAt: iso(a.endedAt) })),
       { sha: app.appliedSha, since: iso(app.appliedSince) },
@@ -225,7 +223,10 @@ async function applicationCommitsGoingLive(db: PrismaClient, environmentId: stri
         ...others.filter((i) => touchesPath(c.changedPaths, i.path)).map((i) => i.environment),
       ];
       for (const { sha, commit: c } of liveCandidates(h, history, from, to, (c) => changed(c).length > 0)) {
-        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: changed(c), firstLiveAt: liveness(h.graph, history, sha).firstLiveAt, appliedForAnother: appliedForAnother(sha) });
+        // Its parent ran such a commit too, applying the manifest: named, but not when the child's change went live.
+        const ownPaths = c.changedPaths.filter((p) => touchesPath([p], source.path));
+        const appliedForAnother = appliedOnlyForOthers(sha, ownPaths, app, declaredIn.get(sha) ?? []);
+        rows.push({ sha, message: c.message, authorName: c.authorName, committedAt: c.committedAt, changes: changed(c), firstLiveAt: liveness(h.graph, history, sha).firstLiveAt, appliedForAnother });
       }
     }
   }

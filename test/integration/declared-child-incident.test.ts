@@ -77,6 +77,44 @@ forEachCluster((server) => {
       expect(bump).toMatchObject({ changes: ["argocd/root", "argocd/shop-api"], liveAt: apiRan.toISOString() });
       expect(bump.leadTimeMs).toBeGreaterThan(59 * 60_000);
     }, 180_000);
+
+    it("goes live when shop-cart runs a commit bumping the api's image and editing the cart's files; the api's credit outlives later commits to its manifest", async () => {
+      const from = new Date(Date.now() - 60_000);
+      await run();
+
+      // One commit an hour ago: the api's image in apps/shop-api.yaml and the cart's settings. The root and the cart sync it, the api a run later.
+      c!.repo.write("apps/shop-api.yaml", c!.repo.git("show", "HEAD:apps/shop-api.yaml").replace("ghcr.io/acme/shop-api:1.8.0", "ghcr.io/acme/shop-api:1.9.0"));
+      c!.repo.write("services/cart/staging/settings.yaml", c!.repo.git("show", "HEAD:services/cart/staging/settings.yaml").replace("session-ttl: 30m", "session-ttl: 45m"));
+      const both = c!.repo.commit("api 1.9.0, cart session 45m", { date: new Date(Date.now() - HOUR) });
+      await syncApplication(kubectl, c!, "root");
+      await syncApplication(kubectl, c!, "shop-cart");
+      await reportApplication(kubectl, "shop-api", { sync: { status: "OutOfSync", revision: both } });
+      await run();
+      await syncApplication(kubectl, c!, "shop-api");
+      await run();
+
+      const stored = await db.application.findFirstOrThrow({ where: { name: "argocd/shop-api" }, select: { declaredChanges: true, declaringFiles: true } });
+      expect(stored).toMatchObject({ declaringFiles: ["apps/shop-api.yaml"] });
+      expect(stored.declaredChanges[0]).toBe(both);
+      const cartRan = await firstRan("argocd/shop-cart", both);
+      expect((await firstRan("argocd/shop-api", both)).getTime()).toBeGreaterThan(cartRan.getTime());
+      // The cart ran its own change when it synced: the commit went live then, not when the api ran its part.
+      const row = async () => (await reportSince(from)).leadTimes.find((l) => l.sha === both);
+      expect(await row()).toMatchObject({ changes: ["argocd/root", "argocd/shop-api", "argocd/shop-cart"], liveAt: cartRan.toISOString() });
+
+      // More commits to the api's manifest than a run reads of it (declared-by.ts CHANGE_DEPTH, 20), none changing its spec.
+      const manifest = c!.repo.git("show", "HEAD:apps/shop-api.yaml");
+      for (let n = 1; n <= 21; n++) {
+        c!.repo.write("apps/shop-api.yaml", `${manifest.trimEnd()}\n# reviewed ${n}\n`);
+        c!.repo.commit(`api manifest reviewed ${n}`);
+      }
+      await syncApplication(kubectl, c!, "root");
+      await run();
+
+      // The bump is still the api's change, and the report over the same window still says so.
+      expect((await db.application.findFirstOrThrow({ where: { name: "argocd/shop-api" } })).declaredChanges).toContain(both);
+      expect(await row()).toMatchObject({ changes: ["argocd/root", "argocd/shop-api", "argocd/shop-cart"], liveAt: cartRan.toISOString() });
+    }, 240_000);
   });
 
   describe("a Flux child's image set in the shared services.yaml, then a neighbour's", () => {
