@@ -2,25 +2,19 @@
 // a run that is no longer the environment's from writing, and stops nothing
 // else — a run queued, an alert or pause recorded for the environment while a
 // write holds it goes in at once.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "@/test/support/collector-env";
+import { describe, expect, it } from "vitest";
+import { deploymentYaml, eachCollectorFixture } from "@/test/support/collector-env";
 import { enqueueRun, leaseRunById } from "./jobs";
 import { holdEnvironment } from "./persist";
 import { RunSuperseded } from "./run-context";
 
-let f: CollectorFixture;
 const api = deploymentYaml("api", "shop/api:1.4.0", 3);
+const fixture = eachCollectorFixture({ "envs/test/app.yaml": [api] });
 
-beforeEach(async () => {
-  f = await createCollectorFixture({ "envs/test/app.yaml": [api] });
-  await f.applyAsController([api]);
-});
-afterEach(async () => {
-  await f.cleanup();
-});
-
-/** A leased run of "test", and the environment's last good run as it stands. */
-async function leased() {
+/** After a good run of "test": a run of it leased, and the environment as it stands. */
+async function leasedAfterAGoodRun() {
+  const f = fixture();
+  await f.run();
   const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
   const run = await leaseRunById(f.db, await enqueueRun(f.db, env.id, "test"), "w", 60_000);
   if (!run) throw new Error("no lease");
@@ -29,8 +23,8 @@ async function leased() {
 
 describe("holdEnvironment", () => {
   it("lets a run queued meanwhile in at once: the write's lock does not hold up rows that refer to the environment", async () => {
-    await f.run();
-    const { env, run } = await leased();
+    const f = fixture();
+    const { env, run } = await leasedAfterAGoodRun();
     let queued: Promise<unknown> = Promise.resolve();
     const queuedWhileHeld = await f.db.$transaction(async (tx) => {
       await holdEnvironment(tx, env.id, run.id, env.lastGoodRunId);
@@ -43,8 +37,8 @@ describe("holdEnvironment", () => {
   });
 
   it("refuses a run whose environment another run wrote since it read, and one whose lease was reaped", async () => {
-    await f.run();
-    const { env, run } = await leased();
+    const f = fixture();
+    const { env, run } = await leasedAfterAGoodRun();
     await expect(f.db.$transaction((tx) => holdEnvironment(tx, env.id, run.id, (env.lastGoodRunId ?? 0) - 1))).rejects.toBeInstanceOf(RunSuperseded);
     await f.db.collectionRun.update({ where: { id: run.id }, data: { status: "failed" } });
     await expect(f.db.$transaction((tx) => holdEnvironment(tx, env.id, run.id, env.lastGoodRunId))).rejects.toThrow(/lease ran out/);

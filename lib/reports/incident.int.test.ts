@@ -1,26 +1,19 @@
 // The incident report read from Postgres after real collections on the
 // imitation: a hand scale becomes a drift row with its claim's owner and
 // return path, a pause shows who and why, and a window before it all is empty.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixture } from "@/test/support/collector-env";
+import { describe, expect, it } from "vitest";
+import { deploymentYaml, eachCollectorFixture, KUBECTL_UA } from "@/test/support/collector-env";
 import { resourcePath } from "@/lib/kube/discovery";
 import { createClaim } from "@/lib/claims";
 import { createPause } from "@/lib/pauses";
 import { loadIncidentReport } from "./load-incident";
 
-let f: CollectorFixture;
 const api = deploymentYaml("api", "shop/api:1.4.0", 3);
-
-beforeEach(async () => {
-  f = await createCollectorFixture({ "envs/test/app.yaml": [api] });
-  await f.applyAsController([api]);
-});
-afterEach(async () => {
-  await f.cleanup();
-});
+const fixture = eachCollectorFixture({ "envs/test/app.yaml": [api] });
 
 describe("loadIncidentReport", () => {
   it("reports the window's drift with owner and return path, the pause with who and why, and nothing outside the window", async () => {
+    const f = fixture();
     const start = new Date(Date.now() - 120_000);
     await f.run();
     const r = f.admin.discovery.lookup("apps/v1", "Deployment");
@@ -67,6 +60,7 @@ describe("loadIncidentReport", () => {
   });
 
   it("refuses an unknown environment as not found", async () => {
+    const f = fixture();
     const now = new Date();
     await expect(loadIncidentReport(f.db, { environment: "nowhere", window: { from: new Date(0).toISOString(), to: now.toISOString() }, now, generatedBy: "x" })).rejects.toMatchObject({ code: "not_found" });
   });

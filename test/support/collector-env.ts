@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
+import { afterEach, beforeEach } from "vitest";
 import { startClusterServer, type ClusterServer, type TestCluster } from "./clusters";
 import { TestRepo } from "@/lib/git/test-support/repo-fixture";
 import { parseConfig, type DriftwatchConfig } from "@/lib/config";
@@ -156,5 +157,25 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
       repo.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A collector fixture of `files`, its objects applied as their controller did, made afresh around each test of the
+ * calling file; the returned function hands out the current one (and fails outside a test).
+ */
+export function eachCollectorFixture(files: Record<string, Array<Record<string, unknown>>>): () => CollectorFixture {
+  let current: CollectorFixture | undefined;
+  beforeEach(async () => {
+    current = await createCollectorFixture(files);
+    await current.applyAsController(Object.values(files).flat());
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return () => {
+    if (!current) throw new Error("the collector fixture is read outside a test");
+    return current;
   };
 }
