@@ -10,6 +10,7 @@ import type { RunStats } from "@/lib/domain/types";
 import type { CollectorContext } from "./run-context";
 import { appendVersions, deleteRows, readCurrent, type Tx } from "./store";
 import { recordEvents, type ObservedEvent } from "./events";
+import type { RolloutSummary } from "@/lib/domain/types";
 import { forgetRows } from "./run-memo";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
 import { holdEnvironment, rollupOf, type PersistInputs, type SkippedApplication } from "./persist";
@@ -77,7 +78,7 @@ export async function persistNoApplications(ctx: CollectorContext, state: Nothin
       await tx.environment.update({
         where: { id: envId },
         data: {
-          ...(emptied ? { approvedSha: null, approvedAt: null, appliedSha: null, appliedSource: null, appliedSince: null, controller: Prisma.DbNull, rollout: [] } : {}),
+          ...(emptied ? { approvedSha: null, approvedAt: null, appliedSha: null, appliedSource: null, appliedSince: null, controller: Prisma.DbNull, rollout: { total: 0, rollingOut: 0, workloads: [] } satisfies RolloutSummary } : {}),
           objectCount: stats.live,
           lastRunId: state.runId,
           lastGoodRunId: state.runId,

@@ -10,6 +10,7 @@ import type { ApplicationSpec } from "@/lib/applications/spec";
 import { rollupApplications, rollupInputs } from "@/lib/applications/rollup";
 import { compareObject, detectReopenConflicts, keyMayCarryOwnPause, parseObjectKey, planDriftLifecycle, type Change, type CompareContext, type CompareOptions, type DriftEpisode, type KubeObject, type Observation, type ObjectDrift } from "@/lib/drift";
 import { contentHash } from "./canonical";
+import { summariseRollout } from "@/lib/kube/rollout";
 import { appendVersions, deleteRows, moveDesiredRevision, moveDesiredSourcePaths, readBlobs, readCurrent, reassignRows, touchResourceVersions, upsertDesiredRows, upsertLiveRows, writeBlobs, type Blob, type CurrentRow, type StoredRow, type Tx, storedRow } from "./store";
 import type { CollectorContext } from "./collect-environment";
 import { RunSuperseded } from "./run-context";
@@ -419,11 +420,13 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     for (const n of Object.values(r.ignored)) stats.ignored += n;
   }
 
-  const rolloutJson = JSON.stringify(state.rollout);
+  // Rollout health as stored: counts and a bounded list (summariseRollout). Whole, it was 20,000 entries at 100,000
+  // objects, several megabytes rewritten twice by every run in which one workload moved: most of a watch-triggered run.
+  const rolloutJson = JSON.stringify(summariseRollout(state.rollout));
   // One application holding every workload (its share is sorted like the whole): its rollout is the environment's,
-  // serialised and sent once; the environment's column copies it (each is 20,000 entries at 100,000 objects).
+  // serialised and sent once; the environment's column copies it.
   const soleShare = apps.length === 1 && primary.rollout.length === state.rollout.length;
-  const rolloutJsonOf = (app: ApplicationState) => (soleShare ? rolloutJson : JSON.stringify(app.rollout));
+  const rolloutJsonOf = (app: ApplicationState) => (soleShare ? rolloutJson : JSON.stringify(summariseRollout(app.rollout)));
   const controllerJson = JSON.stringify(primary.controller ?? null);
   const written: CurrentRows["applications"] = { registered: new Map(), summaries: new Map() };
   await db.$transaction(

@@ -10,7 +10,8 @@ import { controllerKindOf } from "@/lib/config";
 import { deriveStatus } from "@/lib/environments/status";
 import { behindSince, touchesPath } from "@/lib/lineage";
 import type { ApplicationRevisionsDto, ControllerRollupDto, DriftCountsDto, EnvironmentDetailDto, EnvironmentListDto, EnvironmentSummaryDto, RevisionDto } from "@/lib/api/contract";
-import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutList, runDto, type PauseRow } from "./mappers";
+import { alertDto, controllerStatus, envSpec, environmentError, iso, pauseDto, rec, rolloutSummary, runDto, type PauseRow } from "./mappers";
+import type { RolloutSummary } from "@/lib/domain/types";
 import { repoHistory, revisionDto, type CommitInfo, type RepoHistory } from "./revisions";
 import { applicationCommits } from "./application-revisions";
 import { chartRevisionOf } from "./chart-revision";
@@ -163,6 +164,11 @@ function applicationRollup(
     applications: rollupApplications(named, now, staleAfterMs),
     worstApplications: worstApplications(named, now, staleAfterMs).map((w) => ({ ...w, href: applicationPagePath(envName, w.name) })),
   };
+}
+
+/** Rollout health on the wire: the listed workloads, and the counts over all of them. */
+function rolloutFields(s: RolloutSummary): Pick<EnvironmentDetailDto, "rollout" | "rolloutCounts"> {
+  return { rollout: s.workloads, rolloutCounts: { total: s.total, rollingOut: s.rollingOut } };
 }
 
 function revisionOf(sha: string | null, commits: Map<string, CommitInfo> | undefined): RevisionDto | null {
@@ -378,7 +384,7 @@ export async function getEnvironmentDetail(db: Db, name: string, now = new Date(
   }
   return {
     ...summary,
-    rollout: rolloutList(row.rollout),
+    ...rolloutFields(rolloutSummary(row.rollout)),
     lastRun: lastRun ? runDto(row.name, lastRun) : null,
     ignored: { total: typeof stats.ignored === "number" ? stats.ignored : null, byRule },
     rollback: rollbackTargets(row, h, applied),

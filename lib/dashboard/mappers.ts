@@ -1,7 +1,8 @@
 // Database rows → DTOs. The only place that reads the JSON columns the
 // collector writes, defensively: a column from an older collector version
 // must degrade to "unknown", never break a page.
-import type { ControllerStatus, EnvironmentError, RolloutStatus, RunError, RunProgress } from "@/lib/domain/types";
+import type { ControllerStatus, EnvironmentError, RolloutStatus, RolloutSummary, RunError, RunProgress } from "@/lib/domain/types";
+import { summariseRollout } from "@/lib/kube/rollout";
 import { HIDDEN } from "./yaml-diff";
 import { partsOfKey } from "./object-key";
 import type { AlertDto, ChangeDto, ClaimRefDto, DriftItemDto, ManagerClassName, PauseDto, RunDto, UserRefDto } from "@/lib/api/contract";
@@ -45,8 +46,13 @@ export function controllerStatus(v: unknown): ControllerStatus | null {
   };
 }
 
-export function rolloutList(v: unknown): RolloutStatus[] {
-  return Array.isArray(v) ? (v.filter((r) => str(rec(r).key)) as RolloutStatus[]) : [];
+/** A stored rollout summary (summariseRollout); a bare list is how releases before it stored every workload. */
+export function rolloutSummary(v: unknown): RolloutSummary {
+  const list = (x: unknown) => (Array.isArray(x) ? (x.filter((r) => str(rec(r).key)) as RolloutStatus[]) : []);
+  if (Array.isArray(v)) return summariseRollout(list(v));
+  const s = rec(v);
+  const workloads = list(s.workloads);
+  return { total: num(s.total) ?? workloads.length, rollingOut: num(s.rollingOut) ?? workloads.filter((w) => !w.rolledOut).length, workloads };
 }
 
 export function environmentError(v: unknown): EnvironmentError | null {

@@ -60,7 +60,7 @@ export interface EnvironmentError {
   runId: number;
 }
 
-/** One workload's rollout, from live status (Environment.rollout is an array of these). */
+/** One workload's rollout, from live status (RolloutSummary lists these). */
 export interface RolloutStatus {
   key: string;
   kind: string;
@@ -76,6 +76,19 @@ export interface RolloutStatus {
   /** The applied spec is fully rolled out (observed, updated, available). */
   rolledOut: boolean;
   message: string | null;
+}
+
+/**
+ * The rollout health of an environment or application as stored (Environment.rollout, Application.rollout):
+ * counts over every workload, and the workloads worth a look, bounded (summariseRollout).
+ */
+export interface RolloutSummary {
+  /** Workloads (Deployments, StatefulSets, DaemonSets) seen live. */
+  total: number;
+  /** Of those, not rolled out. */
+  rollingOut: number;
+  /** Every workload while there are few; else only those not rolled out, at most ROLLOUT_LISTED. */
+  workloads: RolloutStatus[];
 }
 
 /** Audit event actions. Human actions and observed state changes alike. */

@@ -110,6 +110,8 @@ describe("GET /api/environments/{env}", () => {
     });
     expect(env.rollback.targets[0]!.touchesOtherPaths).toBeGreaterThan(0);
     expect(env.rollout.find((x) => x.name === "api")?.rolledOut).toBe(false);
+    // The seed stores rollout as releases before summariseRollout did, a bare list: read as its summary.
+    expect(env.rolloutCounts).toEqual({ total: 2, rollingOut: 1 });
     expect(env.ignored.total).toBe(2);
     expect(env.facets.kinds).toEqual(["ConfigMap", "Deployment", "Secret", "Service"]);
     expect(env.lastRun?.progress?.objectsRead).toBe(15);

@@ -22,6 +22,7 @@ import { ControllerRollup } from "@/components/controller-rollup";
 import { ConditionDetail } from "@/components/controller-condition";
 import { DriftSection } from "./environment-drift-client";
 import { HelmReleasePanel } from "@/components/helm/helm-release-panel";
+import { RolloutHealth } from "@/components/rollout-health";
 
 export function EnvironmentClient({ initial, initialDrift, initialFilters }: { initial: EnvironmentDetailDto; initialDrift: DriftListDto | null; initialFilters: string }) {
   const qc = useQueryClient();
@@ -208,34 +209,9 @@ export function EnvironmentClient({ initial, initialDrift, initialFilters }: { i
       {/* An environment of many applications: a HelmRelease among them shows its release on its own page. */}
       {!env.controllerRollup && ctrl?.helm && <HelmReleasePanel release={ctrl.helm} />}
 
-      {env.rollout.length > 0 && (
+      {env.rolloutCounts.total > 0 && (
         <Panel title="Rollout health">
-          <div className="overflow-x-auto">
-            <table className="min-w-full text-left text-sm">
-              <thead className="text-xs text-slate-500">
-                <tr>
-                  <th scope="col" className="py-1 pr-3 font-medium">Workload</th>
-                  <th scope="col" className="py-1 pr-3 font-medium">Ready / updated / desired</th>
-                  <th scope="col" className="py-1 pr-3 font-medium">Images</th>
-                  <th scope="col" className="py-1 font-medium">State</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {env.rollout.map((r) => (
-                  <tr key={r.key} className="align-top">
-                    <td className="py-1 pr-3">
-                      {r.kind} {r.namespace}/{r.name}
-                    </td>
-                    <td className="py-1 pr-3 tabular-nums">
-                      {r.readyReplicas ?? 0} / {r.updatedReplicas ?? 0} / {r.replicas ?? 0}
-                    </td>
-                    <td className="py-1 pr-3 font-mono text-xs">{r.images.join(", ")}</td>
-                    <td className="py-1">{r.rolledOut ? <Pill tone="green">rolled out</Pill> : <Pill tone="amber">{r.message ?? "rolling out"}</Pill>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RolloutHealth rollout={env.rollout} rolloutCounts={env.rolloutCounts} />
         </Panel>
       )}
 

@@ -5,6 +5,7 @@ import { ENVIRONMENT_STATUSES, type EnvironmentStatus as DomainEnvironmentStatus
 import type { ControllerCondition as DomainCondition } from "@/lib/kube/controller-status";
 import type { EnvironmentError as DomainEnvironmentError, RolloutStatus as DomainRolloutStatus, RunError as DomainRunError, RunProgress as DomainRunProgress } from "@/lib/domain/types";
 import { CONTROLLER_OBJECT_STATES, type ControllerObjectState as DomainControllerObjectState } from "@/lib/applications/controller-objects";
+import { ROLLOUT_LISTED } from "@/lib/kube/rollout";
 import { ApplicationRollupDto, WorstApplicationDto } from "./application-rollup";
 import { assertSameShape, count, isoTime, named, object, type SameShape } from "./schema";
 
@@ -328,7 +329,10 @@ export const EnvironmentDetailDto = named(
   "EnvironmentDetail",
   object({
     ...environmentSummaryShape,
-    rollout: z.array(RolloutStatus),
+    rollout: z
+      .array(RolloutStatus)
+      .describe(`Every workload while there are at most ${ROLLOUT_LISTED}; else only those not rolled out, ${ROLLOUT_LISTED} at most (rolloutCounts counts them all)`),
+    rolloutCounts: object({ total: count.describe("Workloads seen live"), rollingOut: count.describe("Of those, not rolled out") }).describe("Rollout health over every workload of the environment"),
     lastRun: RunDto.nullable(),
     ignored: object({ total: count.nullable(), byRule: z.record(z.string(), count) }).describe("Differences hidden by ignore rules: per rule name over open drift items, and the run total"),
     rollback: RollbackDto.describe("Empty for an environment whose applications follow sources of their own: each application's page gives its own"),
