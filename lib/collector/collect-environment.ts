@@ -21,7 +21,7 @@ import { liveEntry, liveObjectsOf, type IntakePlan } from "./live-intake";
 import { RunOwners } from "./run-owners";
 import { readBlobs, type StoredRow } from "./store";
 import type { Logger } from "@/lib/log";
-import { RunFailure, RunSuperseded, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
+import { RunFailure, RunSuperseded, WATCH_TRIGGER, kubeRunError, type CollectorContext, type RunOutcome, type RunRef } from "./run-context";
 import { parseInventoryId } from "./controller-object";
 import { declaredApplicationKey, withDeclaredApplication, type ControllerStatus } from "@/lib/kube/controller-status";
 import { ApplicationGitFailure, newRunFetches, syncSource, type GitSide } from "./git-side";
@@ -118,7 +118,8 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 
     // ── Git: each repository fetched once, whatever number of applications follow it ──
     // One after another: applications of one repository share its fetch, and its branch rows.
-    const fetches = newRunFetches();
+    // A watch-triggered run takes Git as the environment's last fetch left it, while that is younger than its interval.
+    const fetches = newRunFetches(run.trigger === WATCH_TRIGGER ? env.interval : 0);
     // An application whose followed ref does not resolve is left out like one that cannot be rendered (its last
     // state kept, the run partial); a repository that cannot be fetched fails the run.
     const gitSides = (async () => {
@@ -457,7 +458,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     return {
       status: partial ? "partial" : "succeeded",
       errors: warnings,
-      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.mirrors.size },
+      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.mirrors.size - fetches.reused.size },
       approvedSha: primary.approvedSha,
       appliedSha: result.appliedSha,
     };

@@ -3,7 +3,7 @@
 // new revisions ingested, the approved revision found (memoised per tip), and
 // the allowlisted remote kustomize bases fetched through the same mirrors.
 import type { ApplicationEnvironment, RepositoryConfig } from "@/lib/config";
-import { syncMirror, listRevisions, approvedRevision, approvedRevisionAt, parseFollowedRef, resolveFollowedRef, describeFollowedRef, GitError, type RemoteBaseSource } from "@/lib/git";
+import { syncMirror, listRevisions, type SyncResult, approvedRevision, approvedRevisionAt, parseFollowedRef, resolveFollowedRef, describeFollowedRef, GitError, type RemoteBaseSource } from "@/lib/git";
 
 /**
  * What one run fetched and ingested: each repository fetched once, and each
@@ -12,6 +12,10 @@ import { syncMirror, listRevisions, approvedRevision, approvedRevisionAt, parseF
  */
 export interface RunFetches {
   mirrors: Map<string, ReturnType<typeof syncMirror>>;
+  /** Repositories this run took from a recent fetch instead of fetching (reuseFetchWithinMs): not counted as fetched. */
+  reused: Set<string>;
+  /** A fetch of a repository younger than this serves this run too (0: always fetch). */
+  reuseFetchWithinMs: number;
   branches: Map<string, Promise<BranchSync>>;
   /** Charts from Helm repositories and OCI registries: each chart and version (or range) resolved once. */
   charts: Map<string, Promise<FetchedChart>>;
@@ -22,8 +26,30 @@ interface BranchSync {
   tipSha: string | undefined;
 }
 
-export function newRunFetches(): RunFetches {
-  return { mirrors: new Map(), branches: new Map(), charts: new Map() };
+/**
+ * A run's fetches. `reuseFetchWithinMs`: a watch-triggered run (a cluster
+ * change) takes a repository as a fetch of the last `reuseFetchWithinMs` left
+ * it (the environment's interval), instead of asking the remote again. A busy
+ * cluster starts such runs every few seconds: each one fetching was a request
+ * to the Git host per run (rate limits) and a round trip on the way from an
+ * edit to its drift item. Git moves still arrive as they did before watch mode:
+ * by webhook at once, else by the next scheduled run.
+ */
+export function newRunFetches(reuseFetchWithinMs = 0): RunFetches {
+  return { mirrors: new Map(), reused: new Set(), reuseFetchWithinMs, branches: new Map(), charts: new Map() };
+}
+
+/** The last successful fetch of each mirror in this process, by mirrors directory and repository (name and URL). */
+const lastFetches = new Map<string, { at: number; result: SyncResult }>();
+
+function fetchMirror(ctx: CollectorContext, repo: RepositoryConfig, fetches: RunFetches): { result: Promise<SyncResult>; reused: boolean } {
+  const key = `${ctx.mirrorsDir}\0${repo.name}\0${repo.url}`;
+  const last = lastFetches.get(key);
+  if (last && fetches.reuseFetchWithinMs > 0 && Date.now() - last.at < fetches.reuseFetchWithinMs) return { result: Promise.resolve(last.result), reused: true };
+  const at = Date.now();
+  const result = syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs });
+  result.then((r) => lastFetches.set(key, { at, result: r }), () => lastFetches.delete(key));
+  return { result, reused: false };
 }
 import { chartOfView, CHART_REPOSITORY, sourceLocation } from "@/lib/applications/declared";
 import type { ApplicationSource, ApplicationSpec } from "@/lib/applications/spec";
@@ -181,8 +207,10 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
   try {
     let fetch = fetches.mirrors.get(repo.name);
     if (!fetch) {
-      fetch = syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs });
+      const started = fetchMirror(ctx, repo, fetches);
+      fetch = started.result;
       fetches.mirrors.set(repo.name, fetch);
+      if (started.reused) fetches.reused.add(repo.name);
     }
     const { mirrorPath, heads } = await fetch;
     const followed = parseFollowedRef(branch);
@@ -209,7 +237,7 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
         update: { sha: newHead, resolvedRef: resolved.resolvedRef, updatedAt: ctx.now() },
       });
     }
-    await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
+    if (!fetches.reused.has(repo.name)) await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastFetchAt: ctx.now(), lastError: null } });
     return { mirrorPath, tipSha };
   } catch (e) {
     if (e instanceof GitError) await ctx.db.repository.update({ where: { id: repoRow.id }, data: { lastError: e.message } });

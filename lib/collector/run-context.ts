@@ -50,6 +50,9 @@ export type LiveSource = (request: {
   namespaces: ReadonlyArray<string | undefined>;
 }) => Promise<Map<string, Iterable<Record<string, unknown>>> | null>;
 
+/** The trigger of a run a watched cluster change queued (worker.ts), as opposed to schedule, webhook, manual… */
+export const WATCH_TRIGGER = "watch";
+
 export interface RunRef {
   id: number;
   environmentId: string;

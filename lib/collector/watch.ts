@@ -19,6 +19,7 @@ import type { Logger } from "@/lib/log";
 import type { CollectorContext, LiveSource } from "./collect-environment";
 import { RESTART_BASE_MS, RESTART_MAX_MS, errorText } from "./watch-informer";
 import { EnvironmentWatch, type WatchStatus } from "./environment-watch";
+import { WATCH_TRIGGER } from "./run-context";
 
 export type { WatchStatus } from "./environment-watch";
 export type { InformerStatus } from "./watch-informer";
@@ -41,7 +42,7 @@ export interface WatchManagerOptions {
  * event; the cluster side is what the watch keeps current). Scheduled runs,
  * retries and "refresh now" list, so polling stays a check on the cache.
  */
-const CACHE_TRIGGERS = new Set(["watch", "webhook"]);
+const CACHE_TRIGGERS = new Set([WATCH_TRIGGER, "webhook"]);
 
 /**
  * Per worker: takes the advisory lock of every watch-mode environment it can,

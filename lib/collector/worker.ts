@@ -13,6 +13,7 @@ import { afterRunHooks, periodicSweep } from "./hooks";
 import { WatchManager, type WatchStatus } from "./watch";
 import { listenForRuns } from "./watch-queue";
 import { DEFAULT_WORKER_HEARTBEAT_MS, DEFAULT_WORKER_TTL_MS, workerGone, workerHeartbeat } from "./affinity";
+import { WATCH_TRIGGER } from "./run-context";
 
 export interface WorkerOptions {
   workerId?: string;
@@ -158,7 +159,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
           maxDelayMs: opts.watch ? opts.watch.maxDelayMs : undefined,
           lockCheckMs: opts.watch ? opts.watch.lockCheckMs : undefined,
           trigger: async (environmentId) => {
-            preferred.push(await enqueueRun(ctx.db, environmentId, "watch"));
+            preferred.push(await enqueueRun(ctx.db, environmentId, WATCH_TRIGGER));
             wake();
           },
         })

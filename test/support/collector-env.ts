@@ -35,7 +35,8 @@ export interface CollectorFixture {
   installCrds(crds: Array<Record<string, unknown>>): Promise<void>;
   /** Writes objects through the API (server-side apply, a few at a time) under `manager`. */
   seed(objs: Array<Record<string, unknown>>, manager: string): Promise<void>;
-  run(envName?: string): Promise<RunOutcome & { runId: number }>;
+  /** One run of the environment as a worker does it, queued with `trigger` (default "test"). */
+  run(envName?: string, trigger?: string): Promise<RunOutcome & { runId: number }>;
   cleanup(): Promise<void>;
 }
 
@@ -144,9 +145,9 @@ export async function createCollectorFixture(files: Record<string, unknown[]>, o
         }),
       );
     },
-    async run(envName = "test") {
+    async run(envName = "test", trigger = "test") {
       const env = await db.environment.findUniqueOrThrow({ where: { name: envName } });
-      const runId = await enqueueRun(db, env.id, "test");
+      const runId = await enqueueRun(db, env.id, trigger);
       const run = await leaseRunById(db, runId, "test-worker", 60_000);
       if (!run) throw new Error("could not lease the run");
       const outcome = await executeRun(ctx(), run, "test-worker", 60_000);
