@@ -212,18 +212,41 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const files = await declaringFile(child.mirrorPath, gits[i]!.tipSha, found);
       return { declaration: declarationIn({ memoName: memoNameOf(parent.spec), mirrorPath: parentDesired.mirrorPath, renderOptions: parentDesired.renderOptions }, files, found.key), parent: parent.spec.name };
     };
-    for (const i of parentsFirst(env.name, collectable.map((c) => c.spec.name))) {
-      const declared = await declarationOf(i);
-      done.set(i, { desired: await desiredOf(i, declared?.declaration), parent: declared?.parent ?? null });
-    }
+    // An application whose render fails (a kustomize build that cannot run, a file refused) with nothing of its own
+    // to keep is left out like one whose ref is gone: its last state kept, its reason on it, the run partial. Only
+    // when every application fails does the run. One new Kustomization pointing at a broken folder used to fail the
+    // run of every application of its cluster.
+    const renderFailures = new Map<number, RunFailure>();
+    const ownRenderFailure = (e: unknown): e is RunFailure => several && e instanceof RunFailure && e.errors.length > 0 && e.errors.every((x) => x.category === "render" || x.category === "parse");
+    const render = async (i: number, declared: { declaration: Declaration; parent: string } | undefined) => {
+      try {
+        done.set(i, { desired: await desiredOf(i, declared?.declaration), parent: declared?.parent ?? null });
+        renderFailures.delete(i);
+      } catch (e) {
+        if (!ownRenderFailure(e)) throw e;
+        done.delete(i);
+        renderFailures.set(i, e);
+      }
+    };
+    for (const i of parentsFirst(env.name, collectable.map((c) => c.spec.name))) await render(i, await declarationOf(i));
     // A child computed before its parent (a first run, a new parent): once more, now that its parent's render is there.
-    for (const [i, d] of done) {
+    for (const [i, d] of [...done]) {
       if (d.parent) continue;
       const declared = await declarationOf(i);
-      if (declared) done.set(i, { desired: await desiredOf(i, declared.declaration), parent: declared.parent });
+      if (declared) await render(i, declared);
+    }
+    if (renderFailures.size === collectable.length) throw new RunFailure([...[...renderFailures.values()].flatMap((f) => f.errors), ...warnings]);
+    for (const [i, failure] of renderFailures) {
+      const spec = collectable[i]!.spec;
+      const own = failure.errors.map((e) => ({ ...e, message: e.message.replace(`application ${spec.name}: `, "") }));
+      skipped.push({ spec, id: idOf(spec), error: { ...own[0]!, severity: "warning" } });
+      warnings.push(...failure.errors.map((e) => ({ ...e, severity: "warning" as const })));
     }
     rememberParents(env.name, new Map([...done].map(([i, d]) => [collectable[i]!.spec.name, d.parent])));
-    const apps: CollectedApplication[] = collectable.map((c, i) => ({ ...c, id: idOf(c.spec), desired: done.get(i)!.desired }));
+    const apps: CollectedApplication[] = collectable.flatMap((c, i) => {
+      const d = done.get(i);
+      return d ? [{ ...c, id: idOf(c.spec), desired: d.desired }] : [];
+    });
     for (const a of apps) warnings.push(...a.desired.warnings.map((w) => named(a.spec, w)));
 
     // Which application each object is: the one whose Git has it (the first, when two render it).

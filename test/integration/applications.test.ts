@@ -155,5 +155,31 @@ forEachCluster((server) => {
       expect(apps.get("api")).toMatchObject({ id: before.id, removedAt: null, objectCount: 3 });
       expect(await db.driftItem.count({ where: { applicationId: before.id } })).toBe(2);
     });
+
+    it("leaves out an application whose build fails, with its reason, and collects the others; it is collected once fixed", async () => {
+      // A new application whose folder does not build (a resource it lists is not in the repository), from its first run.
+      const BROKEN = { name: "payments", source: { repository: "shop", path: "apps/payments", render: "kustomize" } };
+      const webAndApi = shop.head();
+      shop.write("apps/payments/kustomization.yaml", stringify({ resources: ["deployment.yaml"] })).commit("payments: kustomization first");
+      config = configWith([INFRA, WEB, API, BROKEN]);
+      await serverSideApply(admin, apiDebug, "kubectl");
+      const first = await run();
+      expect(first.status).toBe("partial");
+      expect(first.errors).toEqual([expect.objectContaining({ category: "render", severity: "warning", path: "apps/payments/kustomization.yaml", message: expect.stringMatching(/^application payments: "deployment.yaml" refused: does not exist/) })]);
+      expect(first.stats).toMatchObject({ applications: 4, desired: 4, live: 5, drift: { Modified: 0, Missing: 0, Extra: 1 } });
+      let apps = await applications();
+      expect(apps.get("payments")).toMatchObject({ objectCount: 0, approvedSha: null, lastError: expect.objectContaining({ category: "render", message: expect.stringMatching(/^"deployment.yaml" refused: does not exist/) }) });
+      expect([...apps.values()].filter((a) => a.name !== "payments").map((a) => [a.name, a.lastError, a.approvedSha])).toEqual([["api", null, webAndApi], ["infra", null, platform.head()], ["web", null, webAndApi]]);
+      expect(await db.driftItem.count({ where: { resolvedAt: null, key: "/ConfigMap/shop/api-debug" } })).toBe(1);
+
+      // Fixed in Git: collected like the others from then on.
+      const payments = deploymentYaml("payments", "shop/payments:0.1.0", 1);
+      shop.write("apps/payments/deployment.yaml", stringify(payments)).commit("payments: its deployment");
+      await serverSideApply(admin, payments, "kustomize-controller");
+      const fixed = await run();
+      expect(fixed.status).toBe("succeeded");
+      apps = await applications();
+      expect(apps.get("payments")).toMatchObject({ objectCount: 1, driftCount: 0, approvedSha: shop.head(), lastError: null });
+    });
   });
 });
