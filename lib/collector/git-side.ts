@@ -204,21 +204,34 @@ function gitFailure(e: GitError): RunFailure {
  */
 async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch: string, fetches: RunFetches): Promise<BranchSync> {
   const repoRow = await repositoryRow(ctx, repo);
+  const followed = parseFollowedRef(branch);
   try {
     let fetch = fetches.mirrors.get(repo.name);
-    if (!fetch) {
-      const started = fetchMirror(ctx, repo, fetches);
+    // Only a branch resolves from the fetch's heads alone: other refs ask the remote again (ls-remote, a ref fetch),
+    // and their answer must not meet an older fetch's heads.
+    if (!fetch || (fetches.reused.has(repo.name) && followed.kind !== "branch")) {
+      const started = fetchMirror(ctx, repo, followed.kind === "branch" ? fetches : { ...fetches, reuseFetchWithinMs: 0 });
       fetch = started.result;
       fetches.mirrors.set(repo.name, fetch);
       if (started.reused) fetches.reused.add(repo.name);
+      else fetches.reused.delete(repo.name);
     }
+    const fromReused = fetches.reused.has(repo.name);
     const { mirrorPath, heads } = await fetch;
-    const followed = parseFollowedRef(branch);
     // A branch gone from the remote has no tip (listing its revisions says so); other refs must resolve.
     const resolved = followed.kind === "branch" ? { sha: heads[followed.branch], resolvedRef: null } : await resolveFollowedRef({ repo, mirrorsDir: ctx.mirrorsDir, mirrorPath, heads, timeoutMs: ctx.gitTimeoutMs }, branch);
     const tipSha = resolved.sha;
     const key = { repositoryId_branch: { repositoryId: repoRow.id, branch } };
     const head = await ctx.db.branchHead.findUnique({ where: key });
+    if (fromReused && head?.sha !== tipSha) {
+      // Another worker fetched since this process did (the stored head moved past its fetch): this process's fetch is
+      // older than what the environment already shows, and would move it back. Fetch now.
+      if (fetches.mirrors.get(repo.name) === fetch) {
+        fetches.mirrors.set(repo.name, fetchMirror(ctx, repo, { ...fetches, reuseFetchWithinMs: 0 }).result);
+        fetches.reused.delete(repo.name);
+      }
+      return syncBranch(ctx, repo, branch, fetches);
+    }
     // An unmoved ref has nothing new to ingest; asking git would only cost processes.
     const revisions = tipSha !== undefined && head?.sha === tipSha ? [] : await listRevisions(mirrorPath, branch, { known: new Set(head ? [head.sha] : []), limit: 10_000, tip: tipSha });
     if (revisions.length > 0) {

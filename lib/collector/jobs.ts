@@ -23,6 +23,7 @@
 // SKIP LOCKED still only skips rows another worker is leasing at that
 // instant. Moves only go from above the share to below it, so they settle.
 import type { PrismaClient } from "@/lib/db/generated/client";
+import { WATCH_TRIGGER } from "./run-context";
 
 /**
  * How long a due run waits for the live worker that ran its environment last
@@ -57,10 +58,12 @@ export async function enqueueRun(
     ON CONFLICT ("environmentId") WHERE status = 'queued' DO NOTHING
     RETURNING id`;
   if (inserted[0]) return notified(db, inserted[0].id);
-  // Already queued: a manual or webhook trigger moves it forward instead of queueing twice.
+  // Already queued: a manual or webhook trigger moves it forward instead of queueing twice. It also names the run
+  // when the queued one is a scheduled or a watch-triggered run: a watch-triggered run reuses a recent Git fetch
+  // (git-side.ts), so a push's webhook or "Refresh now" folded into one must make it fetch.
   const existing = await db.$queryRaw<Array<{ id: number }>>`
     UPDATE "CollectionRun" SET "notBefore" = LEAST("notBefore", ${notBefore}),
-      "trigger" = CASE WHEN "trigger" = 'schedule' THEN ${trigger} ELSE "trigger" END,
+      "trigger" = CASE WHEN "trigger" = 'schedule' OR ("trigger" = ${WATCH_TRIGGER} AND ${trigger} <> 'schedule') THEN ${trigger} ELSE "trigger" END,
       "requestedBy" = COALESCE("requestedBy", ${opts.requestedBy ?? null})
     WHERE "environmentId" = ${environmentId}::uuid AND status = 'queued'
     RETURNING id`;

@@ -557,7 +557,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
       }
       for (const app of apps) {
         // One application's approved revision is the environment's (as before applications).
-        const before = apps.length === 1 ? lastGood.approvedSha : (applicationRows.find((r) => r.id === app.id)?.approvedSha ?? null);
+        const before = apps.length === 1 && state.skipped.length === 0 ? lastGood.approvedSha : (applicationRows.find((r) => r.id === app.id)?.approvedSha ?? null);
         if (before !== app.approvedSha) {
           events.push({ action: "revision.approved", targetId: app.approvedSha, key: null, before: { sha: before }, after: tagged(app, { sha: app.approvedSha }) });
         }

@@ -181,5 +181,21 @@ forEachCluster((server) => {
       apps = await applications();
       expect(apps.get("payments")).toMatchObject({ objectCount: 1, driftCount: 0, approvedSha: shop.head(), lastError: null });
     });
+
+    it("an application left out, first of two, does not make the other's revision look newly approved", async () => {
+      // Each at a commit of its own: the environment's columns show the first application's.
+      const web3 = deploymentYaml("web", "shop/web:2.0.1", 2);
+      shop.write("apps/web/deployment.yaml", stringify(web3)).commit("web 2.0.1");
+      await serverSideApply(admin, web3, "kustomize-controller");
+      config = configWith([API, WEB]);
+      expect((await run()).status).toBe("succeeded");
+      const lastEvent = (await db.auditEvent.findFirstOrThrow({ orderBy: { id: "desc" } })).id;
+      // The api's folder is removed: that application cannot be rendered; web's revision does not move.
+      shop.remove("apps/api/deployment.yaml").commit("api: moved to another repository");
+      const second = await run();
+      expect(second.status).toBe("partial");
+      expect(second.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^application api: /)]);
+      expect(await db.auditEvent.count({ where: { action: "revision.approved", id: { gt: lastEvent } } })).toBe(0);
+    });
   });
 });

@@ -6,7 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { gitProcessCounts, resetGitProcessCounts } from "@/lib/git/exec";
-import { createCollectorFixture, deploymentYaml, type CollectorFixture } from "@/test/support/collector-env";
+import path from "node:path";
+import { enqueueRun } from "@/lib/collector/jobs";
+import { createCollectorFixture, deploymentYaml, runCollection, type CollectorFixture } from "@/test/support/collector-env";
 
 const api = (image: string) => deploymentYaml("api", image, 2);
 const INTERVAL_MS = 3_000;
@@ -51,5 +53,33 @@ describe("Git in watch-triggered runs", () => {
     await new Promise((r) => setTimeout(r, INTERVAL_MS + 100));
     expect(await fetchesDuring(() => f.run("test", "watch"))).toBe(1);
     expect(await approved()).toBe(later);
+  });
+
+  it("fetches when another worker has fetched since: its newer commit is not taken back", async () => {
+    await f.run();
+    const pushed = push("shop/api:1.5.0");
+    await f.applyAsController([api("shop/api:1.5.0")]);
+    // Another worker (a mirror of its own) runs the environment after the push: the push is approved, and live.
+    await runCollection(f.db, f.config, path.join(f.dir, "other-worker-mirrors"), "test");
+    expect(await approved()).toBe(pushed);
+    // This worker's fetch is younger than the interval but older than what the environment shows.
+    const lastEvent = (await f.db.auditEvent.findFirstOrThrow({ orderBy: { id: "desc" } })).id;
+    expect(await fetchesDuring(() => f.run("test", "watch"))).toBe(1);
+    expect(await approved()).toBe(pushed);
+    expect(await f.db.auditEvent.count({ where: { action: "revision.approved", id: { gt: lastEvent } } })).toBe(0);
+    expect(await f.db.driftItem.count({ where: { resolvedAt: null } })).toBe(0);
+  });
+
+  it("a webhook or Refresh now folded into a queued watch-triggered run makes it fetch", async () => {
+    await f.run();
+    const pushed = push("shop/api:1.5.0");
+    const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+    const queued = await enqueueRun(f.db, env.id, "watch");
+    expect(await enqueueRun(f.db, env.id, "webhook")).toBe(queued);
+    expect(await enqueueRun(f.db, env.id, "schedule")).toBe(queued);
+    expect((await f.db.collectionRun.findUniqueOrThrow({ where: { id: queued } })).trigger).toBe("webhook");
+    // That run, when a worker takes it, fetches and shows the push.
+    expect(await fetchesDuring(async () => expect((await f.run("test", "webhook")).runId).toBe(queued))).toBe(1);
+    expect(await approved()).toBe(pushed);
   });
 });
