@@ -12,8 +12,8 @@ const n = (v: number) => v.toLocaleString("en-US");
 export function rolloutHeadline({ rollout, rolloutCounts: { total, rollingOut } }: Props): string {
   const workloads = `${n(total)} ${total === 1 ? "workload" : "workloads"}`;
   const counts = rollingOut === 0 ? `${workloads}, all rolled out` : `${workloads}: ${n(total - rollingOut)} rolled out, ${n(rollingOut)} rolling out`;
-  if (rollout.length === total) return counts;
-  if (rollingOut === 0) return counts;
+  // Everything listed, or nothing rolling out to list: the counts say it all.
+  if (rollout.length === total || rollingOut === 0) return counts;
   return rollout.length < rollingOut ? `${counts}; the first ${rollout.length} listed` : `${counts}; those rolling out listed`;
 }
 

@@ -182,8 +182,6 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         controllerCluster: a.spec.controller?.hub ? ((await hubClusterFor(ctx, env)) ?? undefined) : undefined,
         ownPauseIds: (await persistInputs).ownPauseIds,
         declaredBy,
-      }).catch((e: unknown) => {
-        throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(a.spec, x))) : e;
       });
     };
     // An application whose controller object another one declares in Git has that manifest as an input
@@ -223,7 +221,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
         done.set(i, { desired: await desiredOf(i, declared?.declaration), parent: declared?.parent ?? null });
         renderFailures.delete(i);
       } catch (e) {
-        if (!ownRenderFailure(e)) throw e;
+        if (!ownRenderFailure(e)) throw e instanceof RunFailure ? new RunFailure(e.errors.map((x) => named(collectable[i]!.spec, x))) : e;
         done.delete(i);
         renderFailures.set(i, e);
       }
@@ -235,12 +233,11 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       const declared = await declarationOf(i);
       if (declared) await render(i, declared);
     }
-    if (renderFailures.size === collectable.length) throw new RunFailure([...[...renderFailures.values()].flatMap((f) => f.errors), ...warnings]);
-    for (const [i, failure] of renderFailures) {
-      const spec = collectable[i]!.spec;
-      const own = failure.errors.map((e) => ({ ...e, message: e.message.replace(`application ${spec.name}: `, "") }));
-      skipped.push({ spec, id: idOf(spec), error: { ...own[0]!, severity: "warning" } });
-      warnings.push(...failure.errors.map((e) => ({ ...e, severity: "warning" as const })));
+    const failed = [...renderFailures].map(([i, f]) => ({ spec: collectable[i]!.spec, own: f.errors }));
+    if (failed.length === collectable.length) throw new RunFailure([...failed.flatMap((f) => f.own.map((x) => named(f.spec, x))), ...warnings]);
+    for (const f of failed) {
+      skipped.push({ spec: f.spec, id: idOf(f.spec), error: { ...f.own[0]!, severity: "warning" } });
+      warnings.push(...f.own.map((x) => ({ ...named(f.spec, x), severity: "warning" as const })));
     }
     rememberParents(env.name, new Map([...done].map(([i, d]) => [collectable[i]!.spec.name, d.parent])));
     const apps: CollectedApplication[] = collectable.flatMap((c, i) => {

@@ -42,10 +42,11 @@ export function newRunFetches(reuseFetchWithinMs = 0): RunFetches {
 /** The last successful fetch of each mirror in this process, by mirrors directory and repository (name and URL). */
 const lastFetches = new Map<string, { at: number; result: SyncResult }>();
 
-function fetchMirror(ctx: CollectorContext, repo: RepositoryConfig, fetches: RunFetches): { result: Promise<SyncResult>; reused: boolean } {
+/** The repository as a fetch of the last `reuseWithinMs` left it, else fetched now (0: always fetched). */
+function fetchMirror(ctx: CollectorContext, repo: RepositoryConfig, reuseWithinMs: number): { result: Promise<SyncResult>; reused: boolean } {
   const key = `${ctx.mirrorsDir}\0${repo.name}\0${repo.url}`;
   const last = lastFetches.get(key);
-  if (last && fetches.reuseFetchWithinMs > 0 && Date.now() - last.at < fetches.reuseFetchWithinMs) return { result: Promise.resolve(last.result), reused: true };
+  if (last && Date.now() - last.at < reuseWithinMs) return { result: Promise.resolve(last.result), reused: true };
   const at = Date.now();
   const result = syncMirror(repo, ctx.mirrorsDir, { timeoutMs: ctx.gitTimeoutMs });
   result.then((r) => lastFetches.set(key, { at, result: r }), () => lastFetches.delete(key));
@@ -210,7 +211,7 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
     // Only a branch resolves from the fetch's heads alone: other refs ask the remote again (ls-remote, a ref fetch),
     // and their answer must not meet an older fetch's heads.
     if (!fetch || (fetches.reused.has(repo.name) && followed.kind !== "branch")) {
-      const started = fetchMirror(ctx, repo, followed.kind === "branch" ? fetches : { ...fetches, reuseFetchWithinMs: 0 });
+      const started = fetchMirror(ctx, repo, followed.kind === "branch" ? fetches.reuseFetchWithinMs : 0);
       fetch = started.result;
       fetches.mirrors.set(repo.name, fetch);
       if (started.reused) fetches.reused.add(repo.name);
@@ -227,7 +228,7 @@ async function syncBranch(ctx: CollectorContext, repo: RepositoryConfig, branch:
       // Another worker fetched since this process did (the stored head moved past its fetch): this process's fetch is
       // older than what the environment already shows, and would move it back. Fetch now.
       if (fetches.mirrors.get(repo.name) === fetch) {
-        fetches.mirrors.set(repo.name, fetchMirror(ctx, repo, { ...fetches, reuseFetchWithinMs: 0 }).result);
+        fetches.mirrors.set(repo.name, fetchMirror(ctx, repo, 0).result);
         fetches.reused.delete(repo.name);
       }
       return syncBranch(ctx, repo, branch, fetches);
