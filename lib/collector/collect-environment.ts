@@ -14,6 +14,7 @@ import { KubeError } from "@/lib/kube/errors";
 import { clusterFor, forgetCluster, rememberedKinds, rememberKinds } from "./run-memo";
 import { LiveLists } from "./live-lists";
 import { ingestedOnce, keyOnce } from "./watch-ingest";
+import { sameInventories, takeChanges } from "./live-delta";
 import { sweepKinds, sweepNeeded, sweepOrphans, type SweepOutcome } from "./orphan-sweep";
 import { persistNoApplications } from "./persist-none";
 import { applicationIds, isDesiredAsStored, persistRun, readPersistInputs, readPrevious, sameComparison, type ApplicationState, type CollectedState, type DesiredEntry, type LiveEntry, type SkippedApplication } from "./persist";
@@ -58,6 +59,9 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
 
   // Lists still running when the run fails stop at their next page; nobody waits for them.
   let lists: LiveLists | undefined;
+  /** A run taking only the cache's changes into the last good run's entries: what puts them back should it fail. */
+  let undoChanges: (() => void) | null = null;
+  let delta: Set<string> | null = null;
   try {
     // What the write phase reads first does not depend on what this run finds.
     const persistInputs = readPersistInputs(ctx.db, run.environmentId, ctx.now());
@@ -251,7 +255,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     const desired = merged.desired;
     const carriedKeys = merged.carriedKeys;
     // This run adds the owners of tracked live objects; the merged owners stay as they are for the next run.
-    const ownerOf = new RunOwners(merged.owners);
+    let ownerOf = new RunOwners(merged.owners);
     const byId = new Map(apps.map((a) => [a.id, a]));
     for (const [i, a] of apps.entries()) {
       const shared = merged.shared[i] ?? 0;
@@ -307,7 +311,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     };
     progress.phase = "list";
     report();
-    const live = new Map<string, LiveEntry>();
+    let live = new Map<string, LiveEntry>();
     const forbiddenKinds = new Set<string>();
     // Secret-sourced values are masked as the owning application's render put them; an object no render has, with any of them.
     const allSecretValues = apps.length === 1 ? apps[0]!.desired.secretValues : [...new Set(apps.flatMap((a) => a.desired.secretValues))];
@@ -322,7 +326,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     };
     const takeIn = (r: ApiResource, item: Record<string, unknown>, secretValues: readonly string[], paths: ReadonlyArray<Array<string | number>>) =>
       (r.kind === "Secret" ? hashSecretValues(item as KubeObject, ctx.secretKey) : maskLiveSecretSourced(item, secretValues, paths, ctx.secretKey)) as KubeObject;
-    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false) => {
+    const ingest = (r: ApiResource, items: Iterable<Record<string, unknown>>, seen?: string[], cachedObjects = false, into = live) => {
       for (const item of items) {
         const ownerKey = cachedObjects ? keyOnce(item as KubeObject) : objectKey(item as KubeObject);
         const owner = byId.get(ownerOf.get(ownerKey) ?? "");
@@ -342,7 +346,7 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           if (!tracker) continue;
           ownerOf.set(key, tracker.id);
         }
-        live.set(key, liveEntry(intake, key, obj));
+        into.set(key, liveEntry(intake, key, obj));
         seen?.push(key);
       }
     };
@@ -352,21 +356,44 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
           return null;
         })
       : null;
+    const sweepers = apps.filter((a) => sweepNeeded(a.view, a.desired.controller));
+    // What taking an object in depends on besides the object and the desired set (live-delta.ts).
+    const intakeInputs = cached
+      ? JSON.stringify([apps.map((a) => [a.id, maskInputsOf(a.desired.secretValues)]), maskInputsOf(allSecretValues), [...resources.keys()].sort(), lists.scopes])
+      : "";
+    const inventories = apps.map((a) => a.desired.controller?.inventory ?? null);
+    // Only the changes since the last good run, when it read this cache and nothing else its entries depend on moved.
+    const kept = previous.remembered?.intake;
+    const changes =
+      cached && kept && kept.epoch === cached.epoch && kept.desired === desired && kept.owners === merged.owners && intake.desiredAsStored && carriedKeys.size === 0 && skipped.length === 0 && sweepers.length === 0 && previous.sameOptions && previous.samePauses && kept.inputs === intakeInputs && sameInventories(kept.inventories, inventories)
+        ? cached.changesSince(kept.cursor)
+        : null;
     const wanted: ApiResource[] = [];
-    for (const r of resources.values()) {
-      const fromCache = cached?.get(`${r.group}/${r.kind}`);
-      if (fromCache) {
-        const items = Array.isArray(fromCache) ? (fromCache as Array<Record<string, unknown>>) : [...fromCache];
-        progress.objectsRead += items.length;
-        ingest(r, items, undefined, true);
-        progress.kindsDone++;
-      } else wanted.push(r);
+    if (kept && changes) {
+      live = kept.live;
+      ownerOf = new RunOwners(merged.owners, kept.tracked);
+      for (const c of changes) ownerOf.forget(c.key);
+      undoChanges = takeChanges(live, changes, (c, into) => ingest(c.resource, [c.object!], undefined, true, into));
+      delta = new Set(changes.map((c) => c.key));
+      progress.objectsRead = delta.size;
+      progress.kindsDone = resources.size;
+      ctx.log.debug({ changes: delta.size, objects: live.size }, "took in the watch cache's changes since the last good run");
+    } else {
+      const objects = cached?.objects();
+      for (const r of resources.values()) {
+        const fromCache = objects?.get(`${r.group}/${r.kind}`);
+        if (fromCache) {
+          const items = Array.isArray(fromCache) ? (fromCache as Array<Record<string, unknown>>) : [...fromCache];
+          progress.objectsRead += items.length;
+          ingest(r, items, undefined, true);
+          progress.kindsDone++;
+        } else wanted.push(r);
+      }
     }
     // Tracked objects of kinds that neither Git nor a controller record names (Extra of any kind): looked
     // for while the lists run, taken in after them.
     const unsweptKinds = new Set<string>();
     let sweeping: Promise<SweepOutcome> | null = null;
-    const sweepers = apps.filter((a) => sweepNeeded(a.view, a.desired.controller));
     if (sweepers.length > 0) {
       const { kinds, unserved: notListable } = sweepKinds(env, discovery, new Set(resources.keys()));
       for (const k of notListable) warnings.push({ category: "render", severity: "warning", message: `extraKinds: the cluster does not serve ${k}, or not for listing` });
@@ -466,11 +493,20 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
       rollout: rollout.sort(byKey),
       staleAfterMs: env.staleAfter,
       inputs: persistInputs,
+      delta,
+      // Kept for the next run when every entry came from the cache and nothing was left unread.
+      intake:
+        cached && wanted.length === 0 && forbiddenKinds.size === 0 && unsweptKinds.size === 0 && carriedKeys.size === 0 && skipped.length === 0 && sweepers.length === 0
+          ? { epoch: cached.epoch, cursor: cached.cursor, desired, owners: merged.owners, inputs: intakeInputs, inventories, live, tracked: ownerOf.additions() }
+          : null,
     };
 
     progress.phase = "store";
     report();
     const result = await persistRun(ctx, state);
+    // Written: the kept entries are this run's now, and the cache's log up to its read is not asked for again.
+    undoChanges = null;
+    cached?.release(cached.cursor);
     progress.phase = "done";
     report();
     const partial = forbiddenKinds.size > 0 || apps.some((a) => a.desired.failingFiles.size > 0) || skipped.length > 0;
@@ -478,11 +514,12 @@ export async function collectEnvironment(ctx: CollectorContext, run: RunRef, onP
     return {
       status: partial ? "partial" : "succeeded",
       errors: warnings,
-      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.mirrors.size - fetches.reused.size },
+      stats: { ...result.stats, durationMs: Date.now() - started, applications: apps.length + skipped.length, repositoriesFetched: fetches.mirrors.size - fetches.reused.size, liveTakenIn: delta ? delta.size : progress.objectsRead },
       approvedSha: primary.approvedSha,
       appliedSha: result.appliedSha,
     };
   } catch (e) {
+    undoChanges?.();
     lists?.abandon();
     forgetCluster(env.name);
     if (e instanceof RunSuperseded) return { status: "failed", superseded: true, errors: e.errors, stats: null, approvedSha: null, appliedSha: null };

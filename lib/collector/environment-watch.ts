@@ -1,11 +1,18 @@
 // The informers of one environment in watch mode: started for the kinds its
 // last run stored, widened to the kinds each run reads, and read by
 // watch-triggered runs only while every one of them is synced and healthy.
+import type { KubernetesObject } from "@kubernetes/client-node";
 import type { EnvironmentConfig } from "@/lib/config";
+import type { KubeObject } from "@/lib/drift";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
 import type { Logger } from "@/lib/log";
 import { SupervisedInformer, informerKey, type InformerStatus, type Scope } from "./watch-informer";
+import { keyOnce } from "./watch-ingest";
+import type { CacheChange, CacheRead } from "./run-context";
+
+/** Epochs are unique across watches: a read of one never vouches for another's log. */
+let epochs = 0;
 
 export interface WatchStatus {
   environment: string;
@@ -23,6 +30,13 @@ export class EnvironmentWatch {
   private discovery: Discovery | null = null;
   private readonly informers = new Map<string, SupervisedInformer>();
   private stopped = false;
+  /** Changes since the informers last changed: the key of every object added, updated or deleted, with its position. */
+  private readonly changeLog = new Map<string, { seq: number; informer: SupervisedInformer; namespace: string; name: string }>();
+  private seq = 0;
+  /** Positions up to here are dropped from the log: asking from before them is unknown. */
+  private released = 0;
+  /** Moves whenever an informer starts or stops (its objects come or go without a change to log for them). */
+  private epoch = ++epochs;
   events = 0;
   runsQueued = 0;
 
@@ -70,7 +84,9 @@ export class EnvironmentWatch {
           inf = undefined;
         }
         if (!inf) {
-          inf = new SupervisedInformer(r, ns, this.client, this.secretKey, this.log, () => this.changed());
+          const informer: SupervisedInformer = new SupervisedInformer(r, ns, this.client, this.secretKey, this.log, (obj, synced) => this.changed(informer, obj, synced));
+          inf = informer;
+          this.newEpoch();
           this.informers.set(key, inf);
           inf.start();
         }
@@ -81,27 +97,70 @@ export class EnvironmentWatch {
       if (keep.has(key)) continue;
       inf.stop();
       this.informers.delete(key);
+      this.newEpoch();
     }
     return ready;
   }
 
-  /** Cached objects by `${group}/${kind}`, or null unless every requested informer is synced and watching. */
-  read(resources: readonly ApiResource[], scopes: readonly Scope[]): Map<string, Array<Record<string, unknown>>> | null {
+  /** The cache of these kinds, or null unless every requested informer is synced and watching. */
+  read(resources: readonly ApiResource[], scopes: readonly Scope[]): CacheRead | null {
     if (!this.ensure(resources, scopes)) return null;
-    const out = new Map<string, Array<Record<string, unknown>>>();
-    for (const r of resources) {
-      const all: Array<Record<string, unknown>> = [];
-      for (const ns of r.namespaced ? scopes : [undefined]) {
-        const inf = this.informers.get(informerKey(r, ns));
-        if (!inf) return null;
-        for (const o of inf.objects()) all.push(o as unknown as Record<string, unknown>);
-      }
-      out.set(`${r.group}/${r.kind}`, all);
+    const informers = resources.map((r) => (r.namespaced ? scopes : [undefined]).map((ns) => this.informers.get(informerKey(r, ns))));
+    if (informers.some((of) => of.some((inf) => !inf))) return null;
+    const epoch = this.epoch;
+    return {
+      epoch,
+      cursor: this.seq,
+      objects: () => {
+        const out = new Map<string, Array<Record<string, unknown>>>();
+        for (const [i, r] of resources.entries()) {
+          const all: Array<Record<string, unknown>> = [];
+          for (const inf of informers[i]!) for (const o of inf!.objects()) all.push(o as unknown as Record<string, unknown>);
+          out.set(`${r.group}/${r.kind}`, all);
+        }
+        return out;
+      },
+      changesSince: (cursor) => (epoch === this.epoch ? this.changesSince(cursor) : null),
+      release: (cursor) => {
+        if (epoch === this.epoch) this.release(cursor);
+      },
+    };
+  }
+
+  /** The objects changed after `cursor`, as the cache holds them now (null: deleted); null when the log no longer reaches back that far. */
+  private changesSince(cursor: number): CacheChange[] | null {
+    if (cursor < this.released) return null;
+    const out: CacheChange[] = [];
+    for (const [key, c] of this.changeLog) {
+      if (c.seq <= cursor) continue;
+      const object = c.informer.get(c.namespace, c.name);
+      out.push({ key, resource: c.informer.resource, object: (object as unknown as Record<string, unknown> | undefined) ?? null });
     }
     return out;
   }
 
-  private changed(): void {
+  /** A run kept what the cache held up to `cursor`: the log before it is not asked for again. */
+  private release(cursor: number): void {
+    if (cursor <= this.released) return;
+    for (const [key, c] of this.changeLog) {
+      if (c.seq > cursor) break; // in position order
+      this.changeLog.delete(key);
+    }
+    this.released = cursor;
+  }
+
+  private newEpoch(): void {
+    this.epoch = ++epochs;
+    this.changeLog.clear();
+    this.released = this.seq;
+  }
+
+  private changed(informer: SupervisedInformer, obj: KubernetesObject, synced: boolean): void {
+    const key = keyOnce(obj as unknown as KubeObject);
+    // Re-inserted, so the log stays in position order.
+    this.changeLog.delete(key);
+    this.changeLog.set(key, { seq: ++this.seq, informer, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" });
+    if (!synced) return;
     this.events++;
     this.onChange();
   }
@@ -128,6 +187,7 @@ export class EnvironmentWatch {
 
   stop(): void {
     this.stopped = true;
+    this.newEpoch();
     for (const inf of this.informers.values()) inf.stop();
     this.informers.clear();
   }

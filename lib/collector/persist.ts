@@ -18,6 +18,7 @@ import { recordEvents, type ObservedEvent } from "./events";
 import { closeClaimsForResolvedDrift } from "@/lib/claims";
 import { rememberedRows, rememberRows, forgetRows, type CurrentRows } from "./run-memo";
 import { desiredBlobHash, storedForm, type LiveEntry } from "./live-intake";
+import { settle, type IntakeMemory } from "./live-delta";
 import { insertDriftItems, nextConflict, updateDriftContent, type NewDriftRow, type StoredConflict } from "./persist-drift-rows";
 
 export interface DesiredEntry {
@@ -92,6 +93,13 @@ export interface CollectedState {
   staleAfterMs: number;
   /** readPersistInputs, started early by the run; read here when absent. */
   inputs?: Promise<PersistInputs>;
+  /**
+   * Set when `live` is the last good run's entries with only these keys taken in again (live-delta.ts): every
+   * other entry is untouched, with the owner it was written with, so only these keys are gone through.
+   */
+  delta?: ReadonlySet<string> | null;
+  /** What the next run may continue from, kept with the rows once they are written (live-delta.ts). */
+  intake?: IntakeMemory | null;
 }
 
 const stored = storedForm;
@@ -241,6 +249,9 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const skippedIds = new Set(state.skipped.map((a) => a.id));
   const { prevLive, prevDesired, remembered, optionsHash, pausesHash } = state.previous;
   forgetRows(envId);
+  const desiredAsStored = isDesiredAsStored(state.previous, state.desired);
+  // Only the changed keys: when nothing but live objects moved, nothing is left unread and the per-application object counts are known.
+  const delta = state.delta && desiredAsStored && remembered?.objects && state.forbiddenKinds.size === 0 && state.skipped.length === 0 ? state.delta : null;
 
   const { lastGoodRows, openItems, recent, applicationRows } = await (state.inputs ?? readPersistInputs(db, envId, now));
   const lastGood = lastGoodRows[0];
@@ -259,24 +270,30 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const rvTouches: Array<{ key: string; resourceVersion: string | null }> = [];
   const liveMoved: Array<{ key: string; applicationId: string }> = [];
   const liveChanged = new Set<string>();
-  for (const l of state.live.values()) {
+  const liveRow = (l: LiveEntry) => {
     const prev = prevLive.get(l.key);
     const applicationId = ownerOf(l.key);
     // An object that changed hands between applications, unchanged itself: only its owner is rewritten.
     if (prev && prev.applicationId !== applicationId) liveMoved.push({ key: l.key, applicationId });
-    if (l.hash === undefined) continue; // untouched since last run
+    if (l.hash === undefined) return; // untouched since last run
     if (l.text === undefined) {
       rvTouches.push({ key: l.key, resourceVersion: l.resourceVersion });
-      continue;
+      return;
     }
     blobs.push({ hash: l.hash, text: l.text });
     liveUpserts.push({ key: l.key, apiVersion: l.apiVersion, kind: l.kind, namespace: l.namespace, name: l.name, blobHash: l.hash, resourceVersion: l.resourceVersion, applicationId });
     liveVersions.push({ key: l.key, blobHash: l.hash });
     liveChanged.add(l.key);
-  }
+  };
+  if (delta) {
+    for (const key of delta) {
+      const l = state.live.get(key);
+      if (l) liveRow(l);
+    }
+  } else for (const l of state.live.values()) liveRow(l);
   const liveDeleted: string[] = [];
-  for (const key of prevLive.keys()) {
-    if (state.live.has(key)) continue;
+  for (const key of delta ?? prevLive.keys()) {
+    if (state.live.has(key) || !prevLive.has(key)) continue;
     if (frozen(key)) continue;
     liveDeleted.push(key);
     liveVersions.push({ key, blobHash: null });
@@ -290,7 +307,6 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   const desiredRenamed: Array<{ key: string; sourcePath: string }> = []; // content stayed, its file did not
   const desiredReassigned: Array<{ key: string; applicationId: string }> = [];
   const desiredChanged = new Set<string>();
-  const desiredAsStored = isDesiredAsStored(state.previous, state.desired);
   for (const d of desiredAsStored ? [] : state.desired.values()) {
     const prev = prevDesired.get(d.key);
     const applicationId = ownerOf(d.key);
@@ -351,10 +367,16 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     results.set(key, drift);
     observations.set(key, { drift, inDesired: desiredObj !== null, inLive: live !== undefined });
   };
-  // Every key once, without gathering them all first (an environment may hold 100,000).
-  for (const key of state.desired.keys()) compareKey(key);
-  for (const key of carried.keys()) if (!state.desired.has(key)) compareKey(key);
-  for (const key of state.live.keys()) if (!state.desired.has(key) && !carried.has(key)) compareKey(key);
+  if (delta) {
+    // The changed keys, and the open items' standing verdicts; every other verdict stands, in sync, and counts for nothing.
+    for (const key of delta) if (inRun(key)) compareKey(key);
+    for (const open of openItems) if (!delta.has(open.key) && inRun(open.key)) compareKey(open.key);
+  } else {
+    // Every key once, without gathering them all first (an environment may hold 100,000).
+    for (const key of state.desired.keys()) compareKey(key);
+    for (const key of carried.keys()) if (!state.desired.has(key)) compareKey(key);
+    for (const key of state.live.keys()) if (!state.desired.has(key) && !carried.has(key)) compareKey(key);
+  }
   // Open items whose object is now gone from both sides.
   for (const open of openItems) {
     if (inRun(open.key) || frozen(open.key) || (open.applicationId && skippedIds.has(open.applicationId))) continue;
@@ -427,6 +449,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
   // serialised and sent once; the environment's column copies it.
   const soleShare = apps.length === 1 && primary.rollout.length === state.rollout.length;
   const rolloutJsonOf = (app: ApplicationState) => (soleShare ? rolloutJson : JSON.stringify(summariseRollout(app.rollout)));
+  const objects = objectsByApplication(state, delta, remembered?.objects ?? null, (key) => appOf(key).id, (row) => (appById.get(storedOwner(row)) ?? primary).id);
   const controllerJson = JSON.stringify(primary.controller ?? null);
   const written: CurrentRows["applications"] = { registered: new Map(), summaries: new Map() };
   await db.$transaction(
@@ -562,7 +585,7 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
           events.push({ action: "revision.approved", targetId: app.approvedSha, key: null, before: { sha: before }, after: tagged(app, { sha: app.approvedSha }) });
         }
       }
-      written.summaries = await writeApplicationSummaries(tx, state, applied, appliedSince, appOf, rolloutJsonOf, remembered?.applications.summaries ?? null, now);
+      written.summaries = await writeApplicationSummaries(tx, state, applied, appliedSince, objects, rolloutJsonOf, remembered?.applications.summaries ?? null, now);
       const rollup = await rollupOf(tx, envId, now, state.staleAfterMs);
       const primaryApplied = applied.get(primary.id) ?? { sha: null, source: "inferred" as const };
       // The environment's summary and the run's stats in one statement. The
@@ -630,13 +653,40 @@ export async function persistRun(ctx: CollectorContext, state: CollectedState): 
     if (row) prevDesired.set(m.key, { ...row, applicationId: m.applicationId });
   }
   for (const key of desiredDeleted) prevDesired.delete(key);
-  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson, applications: written });
+  if (state.intake) settle(state.intake.live, delta);
+  rememberRows(envId, { runId: state.runId, live: prevLive, desired: prevDesired, rollout: rolloutJson, controller: controllerJson, applications: written, objects, ...(state.intake ? { intake: state.intake } : {}) });
   // Carried or frozen rows kept beside the set make the sizes differ, and the next run goes through them.
   desiredWritten.set(prevDesired, state.desired);
   return { stats, appliedSha: applied.get(primary.id)?.sha ?? null };
 }
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/**
+ * Live objects per application: counted over every key, or, for a run that took in only `delta`, the last good
+ * run's counts moved by those keys (each counted where it was written, then where it is now).
+ */
+function objectsByApplication(
+  state: Pick<CollectedState, "live" | "previous">,
+  delta: ReadonlySet<string> | null,
+  before: ReadonlyMap<string, number> | null,
+  applicationOf: (key: string) => string,
+  writtenTo: (row: StoredRow) => string,
+): Map<string, number> {
+  const add = (m: Map<string, number>, id: string, n: number) => m.set(id, (m.get(id) ?? 0) + n);
+  if (delta && before) {
+    const out = new Map(before);
+    for (const key of delta) {
+      const row = state.previous.prevLive.get(key);
+      if (row) add(out, writtenTo(row), -1);
+      if (state.live.has(key)) add(out, applicationOf(key), 1);
+    }
+    return out;
+  }
+  const out = new Map<string, number>();
+  for (const key of state.live.keys()) add(out, applicationOf(key), 1);
+  return out;
+}
 
 /** Splits a map by owner in one pass; with `only` set (one application) the map itself is its share. */
 function partition<V>(map: Map<string, V>, ownerOf: (key: string) => string, only: string | null): Map<string, Map<string, V>> {
@@ -724,16 +774,11 @@ async function writeApplicationSummaries(
   state: CollectedState,
   applied: Map<string, AppliedRevisionOf>,
   appliedSince: Map<string, Date>,
-  appOf: (key: string) => ApplicationState,
+  objects: ReadonlyMap<string, number>,
   rolloutJsonOf: (app: ApplicationState) => string,
   written: ReadonlyMap<string, string> | null,
   now: Date,
 ): Promise<Map<string, string>> {
-  const objects = new Map<string, number>();
-  for (const key of state.live.keys()) {
-    const id = appOf(key).id;
-    objects.set(id, (objects.get(id) ?? 0) + 1);
-  }
   const summaries = new Map<string, string>();
   if (state.applications.length === 0) return summaries;
   const rows = state.applications.map((app) => {

@@ -38,17 +38,38 @@ export interface CollectorContext {
 }
 
 /**
- * Every live object of these kinds within these namespace scopes (undefined =
- * all namespaces), keyed by `${group}/${kind}`, with apiVersion and kind set;
- * or null, and the run lists. Asked by every run, so a watcher learns which
- * kinds to keep; answered only when the watcher trusts its cache for this run.
+ * The live objects of these kinds within these namespace scopes (undefined =
+ * all namespaces) as a watch cache holds them; or null, and the run lists.
+ * Asked by every run, so a watcher learns which kinds to keep; answered only
+ * when the watcher trusts its cache for this run.
  */
 export type LiveSource = (request: {
   environment: string;
   trigger: string | undefined;
   resources: readonly ApiResource[];
   namespaces: ReadonlyArray<string | undefined>;
-}) => Promise<Map<string, Iterable<Record<string, unknown>>> | null>;
+}) => Promise<CacheRead | null>;
+
+/** One object a watch cache changed: as it holds it now, or null when it is gone. */
+export interface CacheChange {
+  key: string;
+  resource: ApiResource;
+  object: Record<string, unknown> | null;
+}
+
+/** A watch cache as a run reads it: every object, or only those changed since an earlier read of the same epoch. */
+export interface CacheRead {
+  /** Every cached object, keyed by `${group}/${kind}`, with apiVersion and kind set. */
+  objects(): Map<string, Iterable<Record<string, unknown>>>;
+  /** The cache's informers: a change log is only known within one epoch (an informer that starts or stops moves it). */
+  epoch: number;
+  /** The change log's position at this read. */
+  cursor: number;
+  /** What changed after `cursor` of an earlier read of this epoch; null when that is not known (another epoch, a released position). */
+  changesSince(cursor: number): CacheChange[] | null;
+  /** A run kept the cache as it was at `cursor`: the log up to there is not asked for again. */
+  release(cursor: number): void;
+}
 
 /** The trigger of a run a watched cluster change queued (worker.ts), as opposed to schedule, webhook, manual… */
 export const WATCH_TRIGGER = "watch";

@@ -14,6 +14,7 @@
 // (default 200,000 objects: renders and git answers 200,000 each, current rows
 // 400,000 — at the fleet bench's object mix that is the whole of a 180,000-object
 // fleet); API clients and listed kinds are kept for 1,000 environments.
+import type { IntakeMemory } from "./live-delta";
 import { LRUCache } from "lru-cache";
 import { createClusterClient, type ClusterClient } from "@/lib/kube/client";
 import { discover, type ApiResource, type Discovery } from "@/lib/kube/discovery";
@@ -281,6 +282,10 @@ export interface CurrentRows {
   controller: string;
   /** Each application's row as written, by id: its registration (spec) and its summary, as text (persist.ts). */
   applications: { registered: Map<string, string>; summaries: Map<string, string> };
+  /** Live objects per application id, as counted when written. */
+  objects?: Map<string, number>;
+  /** The live entries of a run from a watch cache, for the next one to continue from (live-delta.ts). */
+  intake?: IntakeMemory;
 }
 
 /**

@@ -5,9 +5,20 @@
 // watch-triggered run that changed a hundred objects as much as a cold one.
 
 export class RunOwners {
-  private readonly tracked = new Map<string, string>();
+  private readonly tracked: Map<string, string>;
 
-  constructor(private readonly rendered: ReadonlyMap<string, string>) {}
+  /** `tracked`: the additions a run this one continues made (live-delta.ts), copied. */
+  constructor(
+    private readonly rendered: ReadonlyMap<string, string>,
+    tracked?: ReadonlyMap<string, string>,
+  ) {
+    this.tracked = new Map(tracked);
+  }
+
+  /** The owners this run added, for a run that continues from it. */
+  additions(): ReadonlyMap<string, string> {
+    return this.tracked;
+  }
 
   get(key: string): string | undefined {
     return this.tracked.get(key) ?? this.rendered.get(key);

@@ -88,7 +88,8 @@ export class SupervisedInformer {
     client: ClusterClient,
     private readonly secretKey: Buffer,
     private readonly log: Logger,
-    private readonly onChange: () => void,
+    /** Every change to the cache, synced or not (the change log needs them all); `synced` says whether it is news. */
+    private readonly onChange: (obj: KubernetesObject, synced: boolean) => void,
   ) {
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
@@ -113,7 +114,7 @@ export class SupervisedInformer {
       // Never let a callback throw: the informer calls it from a promise nobody awaits.
       try {
         if (resource.kind === "Secret" && resource.group === "") this.hashInPlace(obj);
-        if (this.synced) this.onChange();
+        this.onChange(obj, this.synced);
       } catch (e) {
         this.log.error({ err: errorText(e) }, "watch event handling failed");
       }
@@ -122,7 +123,7 @@ export class SupervisedInformer {
     this.informer.on("update", changed);
     this.informer.on("delete", (obj) => {
       try {
-        if (this.synced) this.onChange();
+        this.onChange(obj, this.synced);
       } catch (e) {
         this.log.error({ err: errorText(e), name: obj.metadata?.name }, "watch event handling failed");
       }
@@ -142,6 +143,11 @@ export class SupervisedInformer {
 
   objects(): readonly KubernetesObject[] {
     return this.informer.list();
+  }
+
+  /** One cached object, or undefined when the cache has none by that name. */
+  get(namespace: string, name: string): KubernetesObject | undefined {
+    return this.informer.get(name, namespace);
   }
 
   stop(): void {

@@ -82,6 +82,16 @@ async function storedState() {
   return { live, desired, drift };
 }
 
+/** A run that lists everything, with nothing remembered from the watch runs, finds nothing to change: the watch runs stored `byWatch` right. */
+async function expectAFullListToStoreTheSame(byWatch: Awaited<ReturnType<typeof storedState>>): Promise<void> {
+  await Promise.all(workers.splice(0).map((x) => x.stop()));
+  resetRunMemo();
+  const full = await f.run();
+  expect(full.status).toBe("succeeded");
+  expect(full.stats?.objectsChanged).toBe(0);
+  expect(await storedState()).toEqual(byWatch);
+}
+
 forEachCluster((server) => {
   beforeEach(async () => {
     f = await createCollectorFixture({ "envs/test/app.yaml": [api, settings] }, { envYaml: { mode: "watch", interval: "1h" }, cluster: server() });
@@ -194,13 +204,60 @@ forEachCluster((server) => {
         ["/Secret/shop/payments", "Modified"],
       ]);
 
-      // A run that lists everything, with nothing remembered from the watch runs, finds nothing to change.
-      await Promise.all(workers.splice(0).map((x) => x.stop()));
-      resetRunMemo();
-      const full = await f.run();
-      expect(full.status).toBe("succeeded");
-      expect(full.stats?.objectsChanged).toBe(0);
-      expect(await storedState()).toEqual(byWatch);
+      await expectAFullListToStoreTheSame(byWatch);
+    });
+
+    it("a watch-triggered run after a good one takes in only what the cache changed, and stores what a full list stores", async () => {
+      // Thirty more objects, so "only what changed" is told apart from "everything".
+      const more = Array.from({ length: 30 }, (_, i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `more-${i}`, namespace: "shop" }, data: { N: String(i) } }));
+      await f.applyAsController(more);
+      f.repo.write("envs/test/app.yaml", [api, settings, ...more].map((o) => JSON.stringify(o)).join("\n---\n"));
+      f.repo.commit("thirty more settings");
+      const w = start("a");
+      await watching(w);
+      await settled();
+      const lastWatchRun = async () => {
+        const run = await f.db.collectionRun.findFirst({ where: { trigger: "watch", status: "succeeded" }, orderBy: { id: "desc" } });
+        return run?.stats as { live: number; liveTakenIn?: number; objectsChanged: number } | undefined;
+      };
+      const configmaps = f.admin.discovery.lookup("v1", "ConfigMap");
+      if (!configmaps) throw new Error("no configmaps");
+
+      // The first run from the cache takes in all 32 objects; each run after it, only the object edited.
+      await scaleByHand(5);
+      await until("the scale as drift", async () => (await openDrift("apps/Deployment/shop/api"))?.changes);
+      await settled();
+      const first = await lastWatchRun();
+      expect(first?.live).toBe(32);
+      // Every object of the kinds read, ours or not (kubesim's namespace holds one more ConfigMap).
+      expect(first?.liveTakenIn).toBeGreaterThanOrEqual(32);
+
+      await scaleByHand(6);
+      await until("the second scale", async () => JSON.stringify((await openDrift("apps/Deployment/shop/api"))?.changes ?? "").includes("6"));
+      await settled();
+      expect(await lastWatchRun()).toMatchObject({ live: 32, liveTakenIn: 1, objectsChanged: 1 });
+
+      await f.admin.client.requestJson("DELETE", resourcePath(configmaps, "shop", "more-7"));
+      await until("the deleted ConfigMap as Missing", async () => (await openDrift("/ConfigMap/shop/more-7"))?.type === "Missing");
+      await settled();
+      expect(await lastWatchRun()).toMatchObject({ live: 31, liveTakenIn: 1, objectsChanged: 1 });
+
+      await f.seed([{ ...more[3]!, data: { N: "changed by hand" } }], "kubectl-edit");
+      await until("the edited ConfigMap as drift", () => openDrift("/ConfigMap/shop/more-3"));
+      await settled();
+      expect(await lastWatchRun()).toMatchObject({ live: 31, liveTakenIn: 1 });
+
+      // Back as Git has them: the scale and the edit resolve, the deleted one is recreated.
+      await scaleByHand(3);
+      await f.seed([more[3]!, more[7]!], "kubectl-edit");
+      await until("everything back in sync", async () => (await f.db.driftItem.count({ where: { resolvedAt: null } })) === 0);
+      await settled();
+      expect((await lastWatchRun())?.live).toBe(32);
+      const byWatch = await storedState();
+
+      await expectAFullListToStoreTheSame(byWatch);
+      const resolved = await f.db.driftItem.findMany({ where: { resolvedAt: { not: null } }, select: { key: true, resolution: true }, orderBy: { key: "asc" } });
+      expect(resolved.map((r) => r.key)).toEqual(["/ConfigMap/shop/more-3", "/ConfigMap/shop/more-7", "apps/Deployment/shop/api"]);
     });
 
     it("two workers: exactly one watches; when it stops, the other takes over", async () => {

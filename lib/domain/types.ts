@@ -50,6 +50,11 @@ export interface RunStats {
   applications?: number;
   /** Repositories fetched: each once per run, however many applications follow it. */
   repositoriesFetched?: number;
+  /**
+   * Live objects the run took in: every one it read, or, for a watch-triggered run continuing from the last good
+   * run's, only those the watch cache changed since.
+   */
+  liveTakenIn?: number;
 }
 
 /** Environment.lastError: why the environment is stale, shown with the last good state. */
