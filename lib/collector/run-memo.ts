@@ -38,7 +38,7 @@ function newCaches(objects: number) {
   return {
     gitAnswers: new LRUCache<string, Promise<unknown>>({ maxSize: objects, sizeCalculation: () => 1 }),
     renders: new LRUCache<string, RenderEntry>({ maxSize: objects, sizeCalculation: () => 1 }),
-    currentRows: new LRUCache<string, CurrentRows>({ maxSize: 2 * objects, sizeCalculation: (v) => Math.max(1, v.live.size + v.desired.size) }),
+    currentRows: new LRUCache<string, CurrentRows>({ maxSize: 2 * objects, sizeCalculation: (v) => Math.max(1, v.live.size + v.desired.size + (v.intake?.live.size ?? 0)) }),
     clusters: new LRUCache<string, ClusterHandle>({ max: ENVIRONMENT_ENTRIES }),
     kinds: new LRUCache<string, readonly ApiResource[]>({ max: ENVIRONMENT_ENTRIES }),
     renderInputs: new LRUCache<string, RenderInputs>({ maxSize: objects, sizeCalculation: (v) => Math.max(1, v.inputs.length) }),
