@@ -133,6 +133,7 @@ export class EnvironmentWatch {
     const out: CacheChange[] = [];
     for (const [key, c] of this.changeLog) {
       if (c.seq <= cursor) continue;
+      if (c.informer.stopped) return null;
       const object = c.informer.get(c.namespace, c.name);
       out.push({ key, resource: c.informer.resource, object: (object as unknown as Record<string, unknown> | undefined) ?? null });
     }
@@ -156,7 +157,17 @@ export class EnvironmentWatch {
   }
 
   private changed(informer: SupervisedInformer, obj: KubernetesObject, synced: boolean): void {
-    const key = keyOnce(obj as unknown as KubeObject);
+    // A stopped informer's list still in flight lands after ensure() dropped it (client-node does not check): not
+    // this cache's change, and logged it would send the next run to the stopped informer's objects.
+    if (informer.stopped || this.informers.get(informerKey(informer.resource, informer.namespace)) !== informer) return;
+    let key: string;
+    try {
+      key = keyOnce(obj as unknown as KubeObject);
+    } catch (e) {
+      // A change the log cannot name: the next run takes in every object instead of trusting the log.
+      this.newEpoch();
+      throw e;
+    }
     // Re-inserted, so the log stays in position order.
     this.changeLog.delete(key);
     this.changeLog.set(key, { seq: ++this.seq, informer, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" });

@@ -10,9 +10,11 @@ import { createCollectorFixture, deploymentYaml, KUBECTL_UA, type CollectorFixtu
 import { forEachCluster } from "@/test/support/clusters";
 import { resourcePath } from "@/lib/kube/discovery";
 import { logger } from "@/lib/log";
+import { EnvironmentWatch } from "./environment-watch";
 import { enqueueRun } from "./jobs";
 import { resetRunMemo } from "./run-memo";
 import { collectorContext } from "./runtime";
+import type { SupervisedInformer } from "./watch-informer";
 import { startWorker, type Worker } from "./worker";
 
 const api = deploymentYaml("api", "shop/api:1.4.0", 3);
@@ -258,6 +260,35 @@ forEachCluster((server) => {
       await expectAFullListToStoreTheSame(byWatch);
       const resolved = await f.db.driftItem.findMany({ where: { resolvedAt: { not: null } }, select: { key: true, resolution: true }, orderBy: { key: "asc" } });
       expect(resolved.map((r) => r.key)).toEqual(["/ConfigMap/shop/more-3", "/ConfigMap/shop/more-7", "apps/Deployment/shop/api"]);
+    });
+
+    it("a list still in flight when its informer is stopped does not reach the change log a run continues from", async () => {
+      const env = f.config.environments[0]!;
+      const watch = new EnvironmentWatch(env, "test", Buffer.from("test-instance-key-0123456789abcdef"), logger.child({ test: "watch" }), () => {});
+      try {
+        const deployments = f.admin.discovery.lookup("apps/v1", "Deployment");
+        const secrets = f.admin.discovery.lookup("v1", "Secret");
+        if (!deployments || !secrets) throw new Error("no deployments or secrets");
+        const scopes = env.namespaces.length > 0 ? env.namespaces : [undefined];
+        await watch.start([]);
+        await until("both informers synced", async () => watch.read([deployments, secrets], scopes));
+        const informers = (watch as unknown as { informers: Map<string, SupervisedInformer> }).informers;
+        const stopped = [...informers.values()].find((i) => i.resource.kind === "Secret");
+        // A run that no longer reads Secrets stops their informer.
+        const read = await until("Deployments alone", async () => watch.read([deployments], scopes));
+        expect(stopped?.stopped).toBe(true);
+        // Its relist was in flight: client-node applies the listed items without looking at whether it was stopped.
+        (stopped as unknown as { informer: { addOrUpdateItems(items: unknown[]): void } }).informer.addOrUpdateItems([{ ...token, metadata: { ...token.metadata, resourceVersion: "424242" } }]);
+        await scaleByHand(5);
+        const changes = await until("the scale in the log", async () => {
+          const c = read.changesSince(read.cursor);
+          return c?.some((x) => x.key === "apps/Deployment/shop/api") && c;
+        });
+        expect(changes.map((c) => c.key)).toEqual(["apps/Deployment/shop/api"]);
+        expect((changes[0]?.object as { spec?: { replicas?: number } }).spec?.replicas).toBe(5);
+      } finally {
+        watch.stop();
+      }
     });
 
     it("two workers: exactly one watches; when it stops, the other takes over", async () => {
