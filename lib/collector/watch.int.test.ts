@@ -262,6 +262,38 @@ forEachCluster((server) => {
       expect(resolved.map((r) => r.key)).toEqual(["/ConfigMap/shop/more-3", "/ConfigMap/shop/more-7", "apps/Deployment/shop/api"]);
     });
 
+    it("an object Git lacks becomes Extra when labelled and leaves when the label goes, in runs that take in only it", async () => {
+      await f.cleanup();
+      f = await createCollectorFixture({ "envs/test/app.yaml": [api, settings] }, { envYaml: { mode: "watch", interval: "1h", trackingLabel: "team=shop", extraKinds: [] }, cluster: server() });
+      const loose = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "loose", namespace: "shop" }, data: { NOTE: "made by hand" } };
+      await f.applyAsController([api, settings]);
+      await f.seed([loose], "kubectl-label");
+      const w = start("a");
+      await watching(w);
+      await settled();
+      const lastWatchRun = async () => (await f.db.collectionRun.findFirst({ where: { trigger: "watch", status: "succeeded" }, orderBy: { id: "desc" } }))?.stats as { live: number; liveTakenIn?: number; drift: { Extra: number } } | undefined;
+      // The first run from the cache, then each edit's run from the change log.
+      await scaleByHand(5);
+      await until("the scale as drift", () => openDrift("apps/Deployment/shop/api"));
+      await settled();
+
+      await f.seed([{ ...loose, metadata: { ...loose.metadata, labels: { team: "shop" } } }], "kubectl-label");
+      const extra = await until("the labelled ConfigMap as Extra", () => openDrift("/ConfigMap/shop/loose"));
+      expect(extra.type).toBe("Extra");
+      await settled();
+      expect(await lastWatchRun()).toMatchObject({ live: 3, liveTakenIn: 1, drift: { Extra: 1 } });
+
+      // Server-side apply by the same manager without the label takes it off: no longer tracked, no longer Extra.
+      await f.seed([loose], "kubectl-label");
+      await until("the Extra resolved", async () => !(await openDrift("/ConfigMap/shop/loose")));
+      await settled();
+      expect(await lastWatchRun()).toMatchObject({ live: 2, liveTakenIn: 1, drift: { Extra: 0 } });
+      await scaleByHand(3);
+      await until("the Deployment back in sync", async () => !(await openDrift("apps/Deployment/shop/api")));
+      await settled();
+      await expectAFullListToStoreTheSame(await storedState());
+    });
+
     it("a list still in flight when its informer is stopped does not reach the change log a run continues from", async () => {
       const env = f.config.environments[0]!;
       const watch = new EnvironmentWatch(env, "test", Buffer.from("test-instance-key-0123456789abcdef"), logger.child({ test: "watch" }), () => {});
