@@ -12,7 +12,7 @@ const productImportBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "bench/results/", "test-results/", "playwright-report/", "next-env.d.ts"] },
+  { ignores: ["node_modules/", ".next/", ".build/", ".data/", "lib/db/generated/", "bench/results/", "test-results/", "playwright-report/", "next-env.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

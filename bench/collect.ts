@@ -13,7 +13,7 @@
 // API server is measured apart.
 //
 // The collector process runs under the heap limit `npm run collector` sets
-// (scripts/collector-heap.ts); --collector-heap MiB sets another (0: Node's
+// (scripts/collector-bundle.mjs); --collector-heap MiB sets another (0: Node's
 // default), as an operator would.
 //
 // With --applications N the environment holds N declared applications (the
@@ -34,9 +34,10 @@ import { createClusterClient } from "../lib/kube/client";
 import { resetDatabase } from "../lib/db/testing";
 import { bareListOf, startBenchCluster, type BenchCluster } from "./support/cluster";
 import type { BenchDatabase } from "./support/db";
-import { COLLECTOR_HEAP_MIB } from "../scripts/collector-heap";
+import { COLLECTOR_HEAP_MIB } from "../scripts/collector-bundle.mjs";
 import { benchApplication, benchConfig, benchObjects, churn, newRepo, syncConfig, writeApplicationManifests, writeManifests } from "./support/fixtures";
-import { flag, isMain, loadAverage, median, MiB, round, runChildJson, stringArg } from "./support/stats";
+import { runChildJson } from "./support/node-child";
+import { flag, isMain, loadAverage, median, MiB, round, stringArg } from "./support/stats";
 import { startCollectorChild, type CollectorChild } from "./support/collector-process";
 
 export interface CollectSizeResult {
@@ -61,7 +62,7 @@ export interface CollectSizeResult {
   peakRssMiB: { baseline: number; cold: number; steady: number };
   /** The collector process's V8 heap limit, when one was set (--collector-heap). */
   collectorHeapMiB: number | null;
-  /** The collector process before its first run (modules loaded, database client made; after a full GC). */
+  /** The collector process before its first run (modules loaded, Prisma's query engine started by one query; after a full GC): the floor under its peaks. */
   collectorStartRssMiB: number;
   apiServerPeakRssMiB: number;
   setupMs: number;
@@ -131,7 +132,8 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     const setupMs = performance.now() - setupStart;
 
     // The baseline's memory: a process that does nothing but the bare list.
-    const bare = await runChildJson<{ objects: number; peakRss: number }>(path.join(import.meta.dirname, "support", "bare-list-child.ts"), [cluster.kubeconfigPath, set.namespaces.join(",")]);
+    // Bundled under plain node, as the collector it is compared with runs.
+    const bare = await runChildJson<{ objects: number; peakRss: number }>(path.join(import.meta.dirname, "support", "bare-list-child.ts"), [cluster.kubeconfigPath, set.namespaces.join(",")], [], { bundled: true });
     if (bare.objects !== objects) throw new Error(`the bare list process listed ${bare.objects} objects, seeded ${objects}`);
     const baselines: number[] = [];
     for (let i = 0; i < 3; i++) {

@@ -2,7 +2,7 @@
 // (180,000 objects), each environment on a cluster of its own — nine kubesim
 // processes and one real kube-apiserver + etcd (tools/realkube) — all from one
 // Git repository into one Postgres, collected by 1, 2 and 4 collector
-// processes (`scripts/collector.ts`, as `npm run collector` starts it) while
+// processes (`scripts/collector.mjs`, as `npm run collector` starts it) while
 // the dashboard (`npm start`, scripts/start.ts) serves 50 signed-in clients.
 //
 // Why a kubesim process per environment and not a few shared ones: a real

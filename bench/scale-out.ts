@@ -1,6 +1,6 @@
 // Scale-out: 20 environments of 2,000 objects each (one API server, one Git
 // repository, one Postgres), collected by 1, 2 and 4 collector processes —
-// each `node --import tsx scripts/collector.ts`, as `npm run collector` starts
+// each `node scripts/collector.mjs`, as `npm run collector` starts
 // it, sharing the work through the Postgres job table. Every environment is
 // due again 1 s after its last run was queued, so the workers never idle:
 // runs per minute is their throughput. Afterwards the CollectionRun rows are

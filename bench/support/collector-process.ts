@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import type { RunOutcome } from "../../lib/collector/run-context";
 import type { CollectorChildArgs } from "./collector-child";
+import { nodeArgsFor } from "./node-child";
 
 export interface CollectorChild {
   /** One collection, start to finish; its peak RSS is the process's high-water mark, reset after a full GC before the run. */
@@ -16,10 +17,11 @@ export interface CollectorChild {
 
 type Answer = { ok: true; [k: string]: unknown } | { ok: false; error: string };
 
-export function startCollectorChild(args: CollectorChildArgs, nodeFlags: readonly string[]): Promise<CollectorChild> {
-  const script = path.join(import.meta.dirname, "collector-child.ts");
+export async function startCollectorChild(args: CollectorChildArgs, nodeFlags: readonly string[]): Promise<CollectorChild> {
+  // Bundled under plain node, as `npm run collector` runs the collector.
+  const script = await nodeArgsFor(path.join(import.meta.dirname, "collector-child.ts"), true);
   // DATABASE_URL (the bench's database) is in this process's environment and goes with it.
-  const child = spawn(process.execPath, ["--expose-gc", ...nodeFlags, "--import", "tsx", script, JSON.stringify(args)], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: process.env });
+  const child = spawn(process.execPath, ["--expose-gc", ...nodeFlags, ...script, JSON.stringify(args)], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: process.env });
   let waiting: { resolve: (a: Answer) => void; reject: (e: Error) => void } | null = null;
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   child.on("message", (m: Answer) => {

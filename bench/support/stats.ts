@@ -1,6 +1,5 @@
 // Numbers for benchmark reports: percentiles, peak memory while something
 // runs, and the machine the figures came from.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -49,30 +48,6 @@ export async function withHighWaterRss<T>(fn: () => Promise<T>): Promise<{ value
   if (!reset) return withPeakRss(fn);
   const value = await fn();
   return { value, peakRss: highWaterRss() ?? process.memoryUsage.rss() };
-}
-
-/** Runs a script in a child node process (tsx loaded, extra node flags first); its last stdout line that parses as JSON is the answer. */
-export function runChildJson<T>(script: string, args: string[], nodeFlags: string[] = []): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      const line = out.trim().split("\n").reverse().find((l) => l.startsWith("{"));
-      if (code === 0 && line) {
-        try {
-          resolve(JSON.parse(line) as T);
-          return;
-        } catch {
-          // reported below
-        }
-      }
-      reject(new Error(`${path.basename(script)} ${args.join(" ")} ended with ${signal ?? `code ${code}`}${line ? "" : " and no result"}`));
-    });
-  });
 }
 
 /** Samples this process's resident memory while `fn` runs; returns the peak seen (bytes). */

@@ -1,5 +1,5 @@
 // The dashboard's production server (`npm start`, scripts/start.ts) and
-// collector processes (`npm run collector`, scripts/collector.ts) for
+// collector processes (`npm run collector`, scripts/collector.mjs) for
 // benchmarks, autocannon load on the server, and what processes cost (CPU and
 // memory from /proc): shared by bench/api.ts, bench/scale-out.ts and bench/fleet.ts.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import type { PrismaClient } from "../../lib/db/generated/client";
 import { percentile, round } from "./stats";
-import { COLLECTOR_HEAP_MIB } from "../../scripts/collector-heap";
+import { COLLECTOR_HEAP_MIB } from "../../scripts/collector-bundle.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -238,11 +238,11 @@ export async function stopProcesses(children: readonly ChildProcess[], graceMs =
   );
 }
 
-/** One `scripts/collector.ts` process, as `npm run collector` starts it, on the bench's database and config. */
+/** One collector process, as `npm run collector` starts it (scripts/collector.mjs), on the bench's database and config. */
 export function startCollector(opts: { databaseUrl: string; configFile: string; dataDir: string; profileDir?: string }): ChildProcess {
   const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
-  // Its default heap limit given here, so the process started is the collector itself (not one that starts it again): its pid is the one measured and stopped.
-  return spawn(process.execPath, [...profile, `--max-old-space-size=${COLLECTOR_HEAP_MIB}`, "--import", "tsx", path.join(ROOT, "scripts/collector.ts")], {
+  // Its default heap limit given here, so the launcher runs the bundle in its own process (not in one it starts): its pid is the one measured and stopped.
+  return spawn(process.execPath, [...profile, `--max-old-space-size=${COLLECTOR_HEAP_MIB}`, path.join(ROOT, "scripts/collector.mjs")], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     env: {

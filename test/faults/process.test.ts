@@ -146,11 +146,11 @@ describe("collector processes", () => {
     return f;
   }
 
-  /** `scripts/collector.ts` as its own process group over the fixture, started (it said so); killed with the test. */
+  /** `npm run collector`'s process (scripts/collector.mjs: the bundled collector under plain node) as its own process group over the fixture, started (it said so); killed with the test. */
   async function startCollectorProcess(f: CollectorFixture): Promise<{ signal: (s: NodeJS.Signals) => void; exited: Promise<number | null>; output: () => string }> {
     const configFile = path.join(f.dir, "driftwatch.yaml");
     fs.writeFileSync(configFile, configYaml(f.cluster.kubeconfigPath, f.repo.dir));
-    const child: ChildProcess = spawn("npx", ["tsx", "scripts/collector.ts"], {
+    const child: ChildProcess = spawn(process.execPath, ["scripts/collector.mjs"], {
       cwd: root,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

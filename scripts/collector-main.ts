@@ -1,15 +1,13 @@
-// npm run collector: a long-running collector worker. Run as many as you like
+// The collector worker: a long-running process. Run as many as you like
 // against one database; they share the environments through Postgres leases.
-import { withCollectorHeap } from "./collector-heap";
+// Started by `npm run collector` (scripts/collector.mjs), which bundles this
+// file and runs it under plain node with the collector's heap limit.
+import { embeddedPostgres } from "@driftwatch/embedded-postgres";
+import { collectorContext, startWorker } from "@/lib/collector";
+import { disconnectPrisma } from "@/lib/db";
+import { prepare } from "@/lib/server/prepare";
 
 async function main(): Promise<void> {
-  // Loaded here, not at the top: a process that only starts the collector again under a heap limit loads none of it.
-  const [{ embeddedPostgres }, { prepare }, { collectorContext, startWorker }, { disconnectPrisma }] = await Promise.all([
-    import("@driftwatch/embedded-postgres"),
-    import("@/lib/server/prepare"),
-    import("@/lib/collector"),
-    import("@/lib/db"),
-  ]);
   const prepared = await prepare({ embedded: embeddedPostgres });
   const worker = startWorker(collectorContext(prepared.db, prepared.config));
   console.log(`collector ${worker.id} started for ${prepared.config.environments.length} environment(s)`);
@@ -27,10 +25,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
-// Under a bounded heap (collector-heap.ts): started again with one when none is set.
-withCollectorHeap(() =>
-  main().catch((e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  }),
-);
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

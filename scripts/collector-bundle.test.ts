@@ -1,0 +1,116 @@
+// `npm run collector` runs the collector bundled under plain node
+// (scripts/collector-bundle.mjs). What an operator relies on: it starts from
+// the sources as they are, it says what is wrong and exits non-zero, it runs
+// from a read-only image with the bundle built into it, and it keeps the
+// collector's heap limit unless one was given.
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BUILD_DIR, bundleEntry, COLLECTOR_HEAP_MIB, heapLimitSet, ROOT } from "./collector-bundle.mjs";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A scratch folder inside the project (.build/), where a bundle's npm imports resolve as the collector's do. */
+function scratch(): string {
+  const dir = path.join(BUILD_DIR, `test-${crypto.randomUUID()}`);
+  fs.mkdirSync(dir, { recursive: true });
+  dirs.push(dir);
+  return dir;
+}
+
+function node(args: string[], opts: { env?: Record<string, string>; asUid?: number } = {}) {
+  const env = { ...process.env, ...opts.env };
+  const [cmd, argv] =
+    opts.asUid === undefined ? [process.execPath, args] : ["setpriv", [`--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, "--clear-groups", process.execPath, ...args]];
+  return spawnSync(cmd, argv, { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+}
+
+describe("the collector's bundle", () => {
+  it("bundles our TypeScript (path aliases included) and leaves npm packages to node_modules; it runs under plain node with source-mapped stack traces", async () => {
+    const dir = scratch();
+    const entry = path.join(dir, "entry.ts");
+    fs.writeFileSync(
+      entry,
+      [
+        `import { z } from "zod";`,
+        `import { contentHash } from "@/lib/collector/canonical";`,
+        `const name: string = z.string().parse("web");`,
+        `console.log(JSON.stringify({ name, hash: contentHash({ name }).hash }));`,
+        `if (process.env.FAIL) throw new Error("failed on purpose");`,
+      ].join("\n"),
+    );
+    const bundle = await bundleEntry(entry, path.join(dir, "entry.mjs"));
+    const text = fs.readFileSync(bundle, "utf8");
+    expect(text).toMatch(/from "zod"/); // left to node_modules
+    expect(text).toContain("function contentHash"); // ours, bundled
+
+    const ok = node([bundle]);
+    expect(ok.stderr).toBe("");
+    expect(JSON.parse(ok.stdout)).toMatchObject({ name: "web", hash: expect.stringMatching(/^[0-9a-f]{16,}$/) });
+
+    const failed = node(["--enable-source-maps", bundle], { env: { FAIL: "1" } });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain("failed on purpose");
+    expect(failed.stderr).toMatch(/entry\.ts:5/);
+  });
+
+  it("is rebuilt from the sources each time: a changed source is what runs next", async () => {
+    const dir = scratch();
+    const entry = path.join(dir, "entry.ts");
+    const out = path.join(dir, "entry.mjs");
+    fs.writeFileSync(entry, `console.log("first");\n`);
+    expect(node([await bundleEntry(entry, out)]).stdout.trim()).toBe("first");
+    fs.writeFileSync(entry, `console.log("second");\n`);
+    expect(node([await bundleEntry(entry, out)]).stdout.trim()).toBe("second");
+  });
+
+  it("where the project is read-only (the image), runs the bundle built with it; without one, says why it cannot start", () => {
+    const dir = scratch();
+    const out = path.join(dir, "collector.mjs");
+    const load = `import(${JSON.stringify(path.join(ROOT, "scripts", "collector-bundle.mjs"))}).then(async (m) => console.log(await m.collectorBundle(${JSON.stringify(out)})))`;
+    // Root writes anywhere: the image's case (files root's, process `node`'s) is taken as nobody.
+    const asUid = process.getuid?.() === 0 ? 65534 : undefined;
+    const readOnly = () => fs.chmodSync(dir, 0o555);
+
+    readOnly();
+    const none = node(["--input-type=module", "-e", load], { asUid });
+    expect(none.status).not.toBe(0);
+    expect(none.stderr).toMatch(/EACCES|permission denied/i);
+
+    fs.chmodSync(dir, 0o755);
+    fs.writeFileSync(out, `console.log("built with the image");\n`);
+    readOnly();
+    const prebuilt = node(["--input-type=module", "-e", load], { asUid });
+    expect(prebuilt.stderr).toBe("");
+    expect(prebuilt.stdout.trim()).toBe(out);
+    expect(fs.readFileSync(out, "utf8")).toContain("built with the image");
+    fs.chmodSync(dir, 0o755);
+  });
+});
+
+describe("npm run collector", () => {
+  it("says what is wrong with its configuration and exits 2 (as every entry point does), from the bundle its launcher built", () => {
+    const dir = scratch();
+    const config = path.join(dir, "driftwatch.yaml");
+    fs.writeFileSync(config, "environments: not-a-list\n");
+    const r = node(["scripts/collector.mjs"], { env: { DRIFTWATCH_CONFIG: config, DRIFTWATCH_DATA_DIR: path.join(dir, "data") } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${config} is not valid`);
+    expect(r.stderr).toMatch(/environments: .*expected array/);
+    expect(fs.existsSync(path.join(BUILD_DIR, "collector.mjs"))).toBe(true);
+  });
+
+  it("keeps the collector's heap limit unless node was given one", () => {
+    expect(COLLECTOR_HEAP_MIB).toBe(768);
+    expect(heapLimitSet([], "")).toBe(false);
+    expect(heapLimitSet(["--enable-source-maps"], "--no-warnings")).toBe(false);
+    expect(heapLimitSet(["--max-old-space-size=512"], "")).toBe(true);
+    expect(heapLimitSet([], "--max_old_space_size=2048")).toBe(true);
+    expect(heapLimitSet([], "--inspect --max-old-space-size 1024")).toBe(true);
+  });
+});
