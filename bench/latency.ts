@@ -11,10 +11,16 @@
 //     and 100 changes a run takes ≤ 0.2× the bare list, edit → visible p95 ≤ 1 s).
 // A collector worker runs in this process with its default settings (1 s job
 // poll, 50 ms watch debounce); the API server runs in a process of its own.
+// With --collector-process the worker is `npm run collector` instead (bundled,
+// plain node, its 768 MiB heap limit), and the report adds that process's
+// memory: what a collector watching the environment holds (its informer caches,
+// the render, the rows and live entries it keeps between runs) and its peak.
 //
 //   npx tsx bench/latency.ts [--objects 1000] [--edits 50] [--pushes 20] [--batch 100]
 //   npx tsx bench/latency.ts --full     (100,000 objects, issue 21's watch-at-scale targets)
 //   --profile /tmp/burst.cpuprofile      (a CPU profile of the burst)
+//   --collector-process                  (the worker as `npm run collector`, its RSS reported)
+//   --collector-heap MiB                 (with --collector-process: its heap limit, default npm run collector's)
 import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
@@ -32,7 +38,8 @@ import { bareListOf, startBenchCluster } from "./support/cluster";
 import { startBenchDatabase } from "./support/db";
 import { benchConfig, benchContext, benchObjects, newRepo, refOf, syncConfig, viewerCookie, writeManifests } from "./support/fixtures";
 import { startProfiler } from "./support/profiler";
-import { flag, runIfMain, loadAverage, median, numberArg, percentile, round, stringArg } from "./support/stats";
+import { flag, runIfMain, loadAverage, median, MiB, numberArg, percentile, round, stringArg } from "./support/stats";
+import { startCollector } from "./support/web";
 
 export interface LatencyStats {
   samples: number;
@@ -52,6 +59,8 @@ export interface LatencyBenchResult {
   bareListMs: number;
   /** `changes` edits at once: each one's edit → visible, and the watch runs that carried them. */
   burst: { changes: number; visible: LatencyStats; runs: number; runMedianMs: number; runMaxMs: number; runToBareList: number };
+  /** --collector-process: the collector process's resident memory at the end (watching, caches full) and its peak (VmHWM) over the whole bench. */
+  collectorRssMiB: { atEnd: number; peak: number } | null;
   loadAverage1m: number;
   targets: { p95Ms: number; driftMet: boolean; webhookMet: boolean; burstRunMaxRatio: number; burstRunMet: boolean; burstVisibleMet: boolean };
 }
@@ -72,7 +81,16 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 
 const SECRET_ENV = "DRIFTWATCH_BENCH_WEBHOOK_SECRET";
 
-export async function runLatencyBench(opts: { objects?: number; edits?: number; pushes?: number; batch?: number; profileTo?: string; log?: (m: string) => void } = {}): Promise<LatencyBenchResult> {
+/** Resident memory of a process now and at its peak (VmRSS, VmHWM), from /proc. */
+function processRss(pid: number): { atEnd: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { atEnd: round((kb("VmRSS") * 1024) / MiB), peak: round((kb("VmHWM") * 1024) / MiB) };
+}
+
+export async function runLatencyBench(
+  opts: { objects?: number; edits?: number; pushes?: number; batch?: number; profileTo?: string; collectorProcess?: boolean; collectorHeapMiB?: number; log?: (m: string) => void } = {},
+): Promise<LatencyBenchResult> {
   const objects = opts.objects ?? 1_000;
   const edits = opts.edits ?? 50;
   const pushes = opts.pushes ?? 20;
@@ -85,6 +103,7 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
   const cluster = await startBenchCluster(dir, { controllers: true });
   const repo = newRepo("bench-latency");
   let worker: ReturnType<typeof startWorker> | null = null;
+  let collectorProcess: ReturnType<typeof startCollector> | null = null;
   try {
     const set = benchObjects(objects, { namespaces: 2 });
     await cluster.seed(set.live, "kustomize-controller");
@@ -111,14 +130,13 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
     const bareListMs = median(bareLists);
     log(`latency: bare list of ${objects} objects ${round(bareListMs)} ms`);
     const cookie = await viewerCookie(database.db);
-    const ctx = benchContext(database.db, config, path.join(dir, "mirrors"));
-    worker = startWorker(ctx);
-    const w = worker;
+    // The webhook secret and the configuration are in this process's environment, which the collector process inherits.
+    if (opts.collectorProcess) {
+      collectorProcess = startCollector({ databaseUrl: database.url, configFile, dataDir: path.join(dir, "collector-data"), heapMiB: opts.collectorHeapMiB });
+    } else worker = startWorker(benchContext(database.db, config, path.join(dir, "mirrors")));
 
     // A first run of 100,000 objects takes about a minute on 2 cores.
     await until("the first run", () => database.db.collectionRun.findFirst({ where: { status: "succeeded" } }), 900_000, 100);
-    await until("the watch caches", async () => w.watchStatus()[0]?.ready, 300_000, 100);
-    log(`latency: watching ${objects} objects; ${edits} edits`);
 
     const driftVisible = async (key: string): Promise<boolean> => {
       const name = key.split("/").pop() ?? key;
@@ -138,6 +156,16 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
     const keyOf = (ref: { namespace: string; name: string }) => `apps/Deployment/${ref.namespace}/${ref.name}`;
 
     const deployments = set.live.filter((o) => o.kind === "Deployment").map(refOf);
+    const w = worker;
+    if (w) await until("the watch caches", async () => w.watchStatus()[0]?.ready, 300_000, 100);
+    else {
+      // Another process's caches cannot be asked: an edit of the last Deployment (edited by nothing else) is seen once they are.
+      const probe = deployments[deployments.length - 1];
+      if (!probe) throw new Error("no Deployment to probe the watch with");
+      await scale(probe, 99);
+      await until("the watch caches (a probe edit seen)", () => driftVisible(keyOf(probe)), 600_000, 200);
+    }
+    log(`latency: watching ${objects} objects; ${edits} edits`);
     // 100 by default; a small set (1,000 objects hold 100 Deployments) bursts what the single edits left.
     const batch = opts.batch ?? Math.min(100, deployments.length - edits);
     const driftMs: number[] = [];
@@ -229,6 +257,8 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
     const webhook = stats(webhookMs);
     const visible = stats(burstMs);
     const runToBareList = round(burstRunMax / bareListMs, 3);
+    const collectorRssMiB = collectorProcess?.pid ? processRss(collectorProcess.pid) : null;
+    if (collectorRssMiB) log(`latency: the collector process watching ${objects} objects: ${collectorRssMiB.atEnd} MiB resident, peak ${collectorRssMiB.peak} MiB`);
     const burstRunMaxRatio = 0.2;
     return {
       objects,
@@ -238,6 +268,7 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
       watchRunMedianMs: round(percentile(runMs, 0.5)),
       bareListMs: round(bareListMs),
       burst: { changes: batch, visible, runs: burstRunMs.length, runMedianMs: round(percentile(burstRunMs, 0.5)), runMaxMs: round(burstRunMax), runToBareList },
+      collectorRssMiB,
       loadAverage1m: loadAverage(),
       targets: {
         p95Ms: p95TargetMs,
@@ -251,6 +282,11 @@ export async function runLatencyBench(opts: { objects?: number; edits?: number; 
     };
   } finally {
     await worker?.stop();
+    if (collectorProcess && collectorProcess.exitCode === null) {
+      const exited = new Promise((resolve) => collectorProcess?.once("exit", resolve));
+      collectorProcess.kill("SIGTERM");
+      await exited;
+    }
     await cluster.stop();
     repo.cleanup();
     await database.stop();
@@ -272,6 +308,8 @@ export async function main(): Promise<LatencyBenchResult> {
     pushes: numberArg("pushes", 20),
     ...(process.argv.includes("--batch") ? { batch: numberArg("batch", 100) } : {}),
     ...(stringArg("profile") ? { profileTo: stringArg("profile") } : {}),
+    collectorProcess: flag("collector-process"),
+    ...(stringArg("collector-heap") ? { collectorHeapMiB: numberArg("collector-heap", 768) } : {}),
     log: (m) => console.log(m),
   });
   console.log(JSON.stringify(r));

@@ -239,10 +239,10 @@ export async function stopProcesses(children: readonly ChildProcess[], graceMs =
 }
 
 /** One collector process, as `npm run collector` starts it (scripts/collector.mjs), on the bench's database and config. */
-export function startCollector(opts: { databaseUrl: string; configFile: string; dataDir: string; profileDir?: string }): ChildProcess {
+export function startCollector(opts: { databaseUrl: string; configFile: string; dataDir: string; profileDir?: string; heapMiB?: number }): ChildProcess {
   const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
-  // Its default heap limit given here, so the launcher runs the bundle in its own process (not in one it starts): its pid is the one measured and stopped.
-  return spawn(process.execPath, [...profile, `--max-old-space-size=${COLLECTOR_HEAP_MIB}`, path.join(ROOT, "scripts/collector.mjs")], {
+  // Its heap limit given here (the default unless told), so the launcher runs the bundle in its own process (not in one it starts): its pid is the one measured and stopped.
+  return spawn(process.execPath, [...profile, `--max-old-space-size=${opts.heapMiB ?? COLLECTOR_HEAP_MIB}`, path.join(ROOT, "scripts/collector.mjs")], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     env: {

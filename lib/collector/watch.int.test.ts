@@ -25,13 +25,13 @@ const token = { apiVersion: "v1", kind: "Secret", metadata: { name: "payments", 
 let f: CollectorFixture;
 const workers: Worker[] = [];
 
-function start(workerId: string): Worker {
+function start(workerId: string, watch: { maxObjects?: number } = {}): Worker {
   const ctx = collectorContext(f.db, f.config, {
     mirrorsDir: path.join(f.dir, "mirrors"),
     secretKey: Buffer.from("test-instance-key-0123456789abcdef"),
     log: logger.child({ test: "watch", worker: workerId }),
   });
-  const w = startWorker(ctx, { workerId, pollMs: 250, watch: { debounceMs: 100, lockCheckMs: 150 } });
+  const w = startWorker(ctx, { workerId, pollMs: 250, watch: { debounceMs: 100, lockCheckMs: 150, ...watch } });
   workers.push(w);
   return w;
 }
@@ -127,6 +127,28 @@ forEachCluster((server) => {
       // Every run since the watch started was queued by the watch, and none had to list (a list would be forbidden).
       expect(runs.every((r) => r.trigger === "watch")).toBe(true);
       expect(runs.map((r) => r.status)).toEqual(runs.map(() => "succeeded"));
+    });
+
+    it("polls instead of watching an environment whose objects would not fit the worker's watch budget, and runs go on", async () => {
+      // Two live objects, a budget of one: watched while nothing is stored, not once the first run stored them.
+      const w = start("a", { maxObjects: 1 });
+      await until("the first run", () => f.db.collectionRun.findFirst({ where: { status: "succeeded" } }));
+      await until("the watch stopped", async () => w.watchStatus().length === 0);
+      await settled();
+      const runsBefore = await f.db.collectionRun.count();
+
+      await scaleByHand(7);
+      await new Promise((r) => setTimeout(r, 1_500)); // several lock checks and watch debounces
+      expect(await f.db.collectionRun.count()).toBe(runsBefore); // no watch-triggered run
+      expect(await openDrift("apps/Deployment/shop/api")).toBeNull();
+      expect(w.watchStatus()).toEqual([]);
+
+      // Polled as in poll mode: the next run (here asked for) lists and sees the edit.
+      const env = await f.db.environment.findUniqueOrThrow({ where: { name: "test" } });
+      await enqueueRun(f.db, env.id, "manual");
+      const item = await until("the drift item", () => openDrift("apps/Deployment/shop/api"), 10_000);
+      expect(item.type).toBe("Modified");
+      expect(item.attributionManager).toBe("kubectl");
     });
 
     it("restarts a watch whose connection was reset, and sees the next change", async () => {

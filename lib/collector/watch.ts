@@ -15,9 +15,11 @@
 // informers are in environment-watch.ts, one informer in watch-informer.ts.
 import pg from "pg";
 import type { EnvironmentConfig } from "@/lib/config";
+import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import type { CollectorContext, LiveSource } from "./collect-environment";
 import { RESTART_BASE_MS, RESTART_MAX_MS, errorText } from "./watch-informer";
+import { defaultWatchBudget, planWatches } from "./watch-budget";
 import { EnvironmentWatch, type WatchStatus } from "./environment-watch";
 import { WATCH_TRIGGER } from "./run-context";
 
@@ -35,6 +37,8 @@ export interface WatchManagerOptions {
   maxDelayMs?: number;
   /** How often locks are tried, held ones confirmed and the configuration followed; default 2 s. */
   lockCheckMs?: number;
+  /** Live objects this process may hold in watch caches (watch-budget.ts); default from the heap limit. */
+  maxObjects?: number;
 }
 
 /**
@@ -57,6 +61,8 @@ export class WatchManager {
   private readonly watches = new Map<string, EnvironmentWatch>();
   private readonly starting = new Map<string, Promise<void>>();
   private readonly startFailures = new Map<string, { count: number; retryAt: number }>();
+  /** Environments polled because watching them would not fit the budget (said once each). */
+  private readonly overBudget = new Set<string>();
   private readonly debounce = new Map<string, { timer: NodeJS.Timeout; first: number }>();
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> = Promise.resolve();
@@ -154,13 +160,39 @@ export class WatchManager {
       const id = byName.get(e.name);
       if (e.mode === "watch" && id) wanted.set(id, e);
     }
-    for (const [id, w] of this.watches) {
-      if (wanted.has(id)) continue;
-      w.stop();
+    const unwatch = async (id: string) => {
+      this.watches.get(id)?.stop();
       this.watches.delete(id);
       await client.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [lockName(id)]);
+    };
+    for (const id of this.watches.keys()) if (!wanted.has(id)) await unwatch(id);
+
+    // What each would hold in its caches: the live objects its last good run stored.
+    const counts = new Map(
+      (
+        await client.query<{ id: string; n: number }>(
+          `SELECT "environmentId"::text AS id, COUNT(*)::int AS n FROM "LiveObject" WHERE "environmentId" = ANY($1::uuid[]) GROUP BY 1`,
+          [[...wanted.keys()]],
+        )
+      ).rows.map((r) => [r.id, r.n]),
+    );
+    const candidate = (id: string) => ({ id, objects: counts.get(id) ?? 0 });
+    const budget = this.opts.maxObjects ?? env().DRIFTWATCH_WATCH_MAX_OBJECTS ?? defaultWatchBudget();
+    const plan = planWatches([...this.watches.keys()].map(candidate), [...wanted.keys()].map(candidate), budget);
+    for (const id of [...plan.stop, ...plan.overBudget]) {
+      if (plan.stop.includes(id)) await unwatch(id);
+      if (this.overBudget.has(id)) continue;
+      this.overBudget.add(id);
+      this.log.warn(
+        { env: wanted.get(id)?.name, objects: counts.get(id) ?? 0, budget, heldByOtherWatches: plan.keep.reduce((n, k) => n + (counts.get(k) ?? 0), 0) },
+        "not watching: its objects would not fit this process's watch budget (DRIFTWATCH_WATCH_MAX_OBJECTS, or a larger heap: NODE_OPTIONS=--max-old-space-size); polling it instead",
+      );
     }
-    for (const [id, env] of wanted) {
+    for (const id of [...plan.keep, ...plan.start]) this.overBudget.delete(id);
+
+    for (const id of plan.start) {
+      const env = wanted.get(id);
+      if (!env) continue;
       if (this.stopped || this.client !== client) return;
       if (this.watches.has(id) || this.starting.has(id)) continue;
       const failure = this.startFailures.get(id);

@@ -27,7 +27,7 @@ export interface WorkerOptions {
    * DATABASE_URL the Prisma client uses), debounce and lock-check timings, or
    * false to leave watching to other workers.
    */
-  watch?: false | { databaseUrl?: string; debounceMs?: number; maxDelayMs?: number; lockCheckMs?: number };
+  watch?: false | { databaseUrl?: string; debounceMs?: number; maxDelayMs?: number; lockCheckMs?: number; maxObjects?: number };
   /** Start runs queued elsewhere (webhooks, "refresh now") at once, through LISTEN/NOTIFY; default true when a database URL is known. */
   listen?: boolean;
   /**
@@ -158,6 +158,7 @@ export function startWorker(ctx: CollectorContext, opts: WorkerOptions = {}): Wo
           debounceMs: opts.watch ? opts.watch.debounceMs : undefined,
           maxDelayMs: opts.watch ? opts.watch.maxDelayMs : undefined,
           lockCheckMs: opts.watch ? opts.watch.lockCheckMs : undefined,
+          maxObjects: opts.watch ? opts.watch.maxObjects : undefined,
           trigger: async (environmentId) => {
             preferred.push(await enqueueRun(ctx.db, environmentId, WATCH_TRIGGER));
             wake();
