@@ -89,9 +89,9 @@ const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
  * (the image: its files belong to root, the process to `node`) the bundle
  * `npm run build` made with the image is used; its sources cannot have moved.
  */
-export async function collectorBundle(outfile = path.join(BUILD_DIR, "collector.mjs")) {
+export async function collectorBundle(outfile = path.join(BUILD_DIR, "collector.mjs"), bundle = bundleEntry) {
   try {
-    return await bundleEntry(COLLECTOR_ENTRY, outfile);
+    return await bundle(COLLECTOR_ENTRY, outfile);
   } catch (e) {
     if (READ_ONLY.has(e?.code) && fs.existsSync(outfile)) return outfile;
     throw e;
