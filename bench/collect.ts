@@ -132,8 +132,8 @@ export async function benchSize(database: BenchDatabase, { objects, steadyRuns, 
     const setupMs = performance.now() - setupStart;
 
     // The baseline's memory: a process that does nothing but the bare list.
-    // Bundled under plain node, as the collector it is compared with runs.
-    const bare = await runChildJson<{ objects: number; peakRss: number }>(path.join(import.meta.dirname, "support", "bare-list-child.ts"), [cluster.kubeconfigPath, set.namespaces.join(",")], [], { bundled: true });
+    // Bundled under plain node with the same heap limit, as the collector it is compared with runs.
+    const bare = await runChildJson<{ objects: number; peakRss: number }>(path.join(import.meta.dirname, "support", "bare-list-child.ts"), [cluster.kubeconfigPath, set.namespaces.join(",")], [`--max-old-space-size=${COLLECTOR_HEAP_MIB}`], { bundled: true });
     if (bare.objects !== objects) throw new Error(`the bare list process listed ${bare.objects} objects, seeded ${objects}`);
     const baselines: number[] = [];
     for (let i = 0; i < 3; i++) {

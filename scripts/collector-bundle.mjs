@@ -14,6 +14,7 @@
 //   node scripts/collector-bundle.mjs     builds .build/collector.mjs (npm run build runs it)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, stop } from "esbuild";
@@ -81,21 +82,30 @@ export async function bundleEntry(entry, outfile) {
   return outfile;
 }
 
-const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
+function writable(dir) {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The collector's bundle, built from the sources now, so it never runs stale
- * code (esbuild takes a fraction of a second). Where the project is read-only
- * (the image: its files belong to root, the process to `node`) the bundle
- * `npm run build` made with the image is used; its sources cannot have moved.
+ * code (esbuild takes a fraction of a second). Where the bundle's folder is
+ * read-only (the image: its files belong to root, the process to `node`) the
+ * bundle `npm run build` made is used, and said so with its build time: in
+ * the image its sources cannot have moved; anywhere else the notice says how
+ * old it is.
  */
-export async function collectorBundle(outfile = path.join(BUILD_DIR, "collector.mjs"), bundle = bundleEntry) {
-  try {
-    return await bundle(COLLECTOR_ENTRY, outfile);
-  } catch (e) {
-    if (READ_ONLY.has(e?.code) && fs.existsSync(outfile)) return outfile;
-    throw e;
+export async function collectorBundle(outfile = path.join(BUILD_DIR, "collector.mjs"), bundle = bundleEntry, canWrite = writable) {
+  const dir = path.dirname(outfile);
+  if (fs.existsSync(outfile) && !canWrite(dir)) {
+    console.error(`collector: ${path.relative(ROOT, dir) || dir} is read-only; running the bundle built ${fs.statSync(outfile).mtime.toISOString()}`);
+    return outfile;
   }
+  return bundle(COLLECTOR_ENTRY, outfile);
 }
 
 /**
@@ -110,9 +120,11 @@ export async function runCollector(args = process.argv.slice(2)) {
     await import(pathToFileURL(bundle).href);
     return;
   }
-  const child = spawn(process.execPath, [...process.execArgv, "--enable-source-maps", `${HEAP_FLAG}=${COLLECTOR_HEAP_MIB}`, bundle, ...args], { stdio: "inherit" });
+  // An IPC channel: the collector stops (finishing its run) when this process is gone, even by SIGKILL.
+  const child = spawn(process.execPath, [...process.execArgv, "--enable-source-maps", `${HEAP_FLAG}=${COLLECTOR_HEAP_MIB}`, bundle, ...args], { stdio: ["inherit", "inherit", "inherit", "ipc"] });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  // A child killed by a signal (the OOM killer's SIGKILL, V8's abort on an exhausted heap) exits as a shell reports it: 128 + the signal.
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 0)));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BUILD_DIR, bundleEntry, collectorBundle, COLLECTOR_HEAP_MIB, heapLimitSet, ROOT } from "./collector-bundle.mjs";
 
 const dirs: string[] = [];
@@ -66,24 +66,37 @@ describe("the collector's bundle", () => {
     expect(node([await bundleEntry(entry, out)]).stdout.trim()).toBe("second");
   });
 
-  it("where the project is read-only (the image), runs the bundle built with it; without one, says why it cannot start", async () => {
+  it("where its folder is read-only (the image), runs the bundle built with it and says so; a writable one is always rebuilt", async () => {
     const dir = scratch();
     const out = path.join(dir, "collector.mjs");
-    // What writing into the image's files does as its `node` user (root writes anywhere, so the error is made here).
-    const readOnly = async (): Promise<string> => {
-      throw Object.assign(new Error(`EACCES: permission denied, open '${out}.tmp'`), { code: "EACCES" });
+    const readOnly = () => false; // the image's files are root's, its process `node`'s (root itself writes anywhere)
+    let built = 0;
+    const bundle = async (_entry: string, outfile: string): Promise<string> => {
+      built++;
+      return outfile;
     };
-    await expect(collectorBundle(out, readOnly)).rejects.toThrow(/EACCES: permission denied/);
-
     fs.writeFileSync(out, `console.log("built with the image");\n`);
-    expect(await collectorBundle(out, readOnly)).toBe(out);
+    const notices: string[] = [];
+    const error = vi.spyOn(console, "error").mockImplementation((m: string) => void notices.push(m));
+    try {
+      expect(await collectorBundle(out, bundle, readOnly)).toBe(out);
+    } finally {
+      error.mockRestore();
+    }
+    expect(built).toBe(0);
+    expect(notices.join("\n")).toMatch(/is read-only; running the bundle built \d{4}-\d\d-\d\dT/);
     expect(node([out]).stdout.trim()).toBe("built with the image");
 
-    // Any other failure (a syntax error in the sources) is not papered over with an old bundle.
+    // Writable: rebuilt even though a bundle is there, and a build error is not papered over with the old one.
+    expect(await collectorBundle(out, bundle, () => true)).toBe(out);
+    expect(built).toBe(1);
     const broken = async (): Promise<string> => {
       throw new Error("Build failed with 1 error: scripts/collector-main.ts:3:1: ERROR: Unexpected \"}\"");
     };
-    await expect(collectorBundle(out, broken)).rejects.toThrow(/Build failed/);
+    await expect(collectorBundle(out, broken, () => true)).rejects.toThrow(/Build failed/);
+    // Read-only and nothing built: the build is tried, and its error is the answer.
+    fs.rmSync(out);
+    await expect(collectorBundle(out, broken, readOnly)).rejects.toThrow(/Build failed/);
   });
 });
 

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  // Started by scripts/collector.mjs on an IPC channel: if that process is gone (killed alone), stop rather than run on unsupervised.
+  if (process.send) process.on("disconnect", () => void stop("launcher gone"));
 }
 
 main().catch((e: unknown) => {

@@ -3,7 +3,7 @@
 // namespace, parsed), as the peak resident memory of a process that does only
 // that. Started by bench/collect.ts; prints one JSON line.
 //
-//   node --import tsx bench/support/bare-list-child.ts <kubeconfig> <namespace,namespace,…>
+//   bundled by bench/support/node-child.ts and run as: node --max-old-space-size=768 --enable-source-maps .build/bench/bare-list-child.mjs <kubeconfig> <namespaces>
 import { createClusterClient } from "../../lib/kube/client";
 import { discover } from "../../lib/kube/discovery";
 import { bareListOf } from "./cluster";

@@ -12,7 +12,7 @@
 //   { op: "save-profile", file }         → { ok }
 //   { op: "rss" }                        → { ok, rss, heapUsed } (after a full GC; before the first run: the floor)
 //
-//   node --expose-gc [--max-old-space-size=N] --import tsx bench/support/collector-child.ts '<json: CollectorChildArgs>'
+//   bundled by bench/support/node-child.ts and run as: node --expose-gc [--max-old-space-size=N] --enable-source-maps .build/bench/collector-child.mjs '<json: CollectorChildArgs>'
 import { getPrisma, disconnectPrisma } from "../../lib/db";
 import { gitProcessCounts, resetGitProcessCounts } from "../../lib/git/exec";
 import { startProfiler } from "./profiler";

@@ -77,6 +77,8 @@ export class SupervisedInformer {
   healthy = false;
   lists = 0;
   restarts = 0;
+  /** The watch request that follows the last list was accepted: only then is a synced informer watching. */
+  private watchOpen = false;
   private failures = 0;
   private lastStart = 0;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -94,6 +96,7 @@ export class SupervisedInformer {
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       if (this.stopped) throw new Error("informer stopped");
+      this.watchOpen = false;
       const items: KubernetesObject[] = [];
       const page = await listPaged(client, resource, { namespace, pageSize: 500 }, (batch) => {
         for (const item of batch) items.push(item as KubernetesObject);
@@ -101,10 +104,12 @@ export class SupervisedInformer {
       this.lists++;
       // The informer stores and announces the listed items right after this
       // promise settles; from the next turn on the cache is complete.
+      // Healthy once its watch is open too (connected()): a cache that is complete but not yet watched would miss
+      // nothing (the watch starts from the list's version) but shows a change only after the request is accepted.
       setImmediate(() => {
         if (this.stopped) return;
         this.synced = true;
-        this.healthy = true;
+        this.healthy = this.watchOpen;
       });
       return { apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: page.resourceVersion }, items };
     };
@@ -138,6 +143,7 @@ export class SupervisedInformer {
 
   /** The watch request was accepted: events flow again. */
   connected(): void {
+    this.watchOpen = true;
     if (this.synced) this.healthy = true;
   }
 
@@ -153,6 +159,7 @@ export class SupervisedInformer {
   stop(): void {
     this.stopped = true;
     this.healthy = false;
+    this.watchOpen = false;
     clearTimeout(this.restartTimer);
     void this.informer.stop();
   }
@@ -169,6 +176,7 @@ export class SupervisedInformer {
   private failed(err: unknown): void {
     if (this.stopped) return;
     this.healthy = false;
+    this.watchOpen = false;
     if (Date.now() - this.lastStart > RESTART_MAX_MS) this.failures = 0;
     this.failures++;
     const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** (this.failures - 1));

@@ -19,7 +19,7 @@ import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import type { CollectorContext, LiveSource } from "./collect-environment";
 import { RESTART_BASE_MS, RESTART_MAX_MS, errorText } from "./watch-informer";
-import { defaultWatchBudget, planWatches } from "./watch-budget";
+import { defaultWatchBudget, fits, keepWatches } from "./watch-budget";
 import { EnvironmentWatch, type WatchStatus } from "./environment-watch";
 import { WATCH_TRIGGER } from "./run-context";
 
@@ -167,42 +167,56 @@ export class WatchManager {
     };
     for (const id of this.watches.keys()) if (!wanted.has(id)) await unwatch(id);
 
-    // What each would hold in its caches: the live objects its last good run stored.
-    const counts = new Map(
+    // What each holds or would hold: its caches' objects once watched, else the live objects its last good run
+    // counted. One without a good run is not watched yet: its first run lists everything, and informers listing the
+    // same beside it are what ran a 100,000-object collector out of heap.
+    const stored = new Map(
       (
-        await client.query<{ id: string; n: number }>(
-          `SELECT "environmentId"::text AS id, COUNT(*)::int AS n FROM "LiveObject" WHERE "environmentId" = ANY($1::uuid[]) GROUP BY 1`,
+        await client.query<{ id: string; n: number; good: boolean }>(
+          `SELECT id::text AS id, "objectCount" AS n, "lastGoodRunId" IS NOT NULL AS good FROM "Environment" WHERE id = ANY($1::uuid[])`,
           [[...wanted.keys()]],
         )
-      ).rows.map((r) => [r.id, r.n]),
+      ).rows.map((r) => [r.id, r]),
     );
-    const candidate = (id: string) => ({ id, objects: counts.get(id) ?? 0 });
+    const cached = (id: string) => this.watches.get(id)?.status().informers.reduce((n, i) => n + i.objects, 0) ?? 0;
+    const objectsOf = (id: string) => Math.max(stored.get(id)?.n ?? 0, cached(id));
     const budget = this.opts.maxObjects ?? env().DRIFTWATCH_WATCH_MAX_OBJECTS ?? defaultWatchBudget();
-    const plan = planWatches([...this.watches.keys()].map(candidate), [...wanted.keys()].map(candidate), budget);
-    for (const id of [...plan.stop, ...plan.overBudget]) {
-      if (plan.stop.includes(id)) await unwatch(id);
-      if (this.overBudget.has(id)) continue;
+    const overBudget = (id: string, held: number) => {
+      if (this.overBudget.has(id)) return;
       this.overBudget.add(id);
       this.log.warn(
-        { env: wanted.get(id)?.name, objects: counts.get(id) ?? 0, budget, heldByOtherWatches: plan.keep.reduce((n, k) => n + (counts.get(k) ?? 0), 0) },
-        "not watching: its objects would not fit this process's watch budget (DRIFTWATCH_WATCH_MAX_OBJECTS, or a larger heap: NODE_OPTIONS=--max-old-space-size); polling it instead",
+        { env: wanted.get(id)?.name, objects: objectsOf(id), budget, heldByThisWorker: held },
+        "this worker will not watch it: its objects would not fit the worker's watch budget (DRIFTWATCH_WATCH_MAX_OBJECTS, or a larger heap: NODE_OPTIONS=--max-old-space-size); it is polled unless another worker watches it",
       );
+    };
+    const kept = keepWatches([...this.watches.keys()].map((id) => ({ id, objects: objectsOf(id) })), budget);
+    for (const id of kept.stop) {
+      await unwatch(id);
+      overBudget(id, kept.held);
     }
-    for (const id of [...plan.keep, ...plan.start]) this.overBudget.delete(id);
+    let held = kept.held;
 
-    for (const id of plan.start) {
-      const env = wanted.get(id);
-      if (!env) continue;
+    for (const [id, env] of wanted) {
       if (this.stopped || this.client !== client) return;
       if (this.watches.has(id) || this.starting.has(id)) continue;
+      if (!stored.get(id)?.good) continue;
       const failure = this.startFailures.get(id);
       if (failure && failure.retryAt > Date.now()) continue;
+      // Counted only once this worker watches it: one another worker holds costs this one nothing.
+      if (!fits(held, objectsOf(id), budget)) {
+        overBudget(id, held);
+        continue;
+      }
       // Re-entrant: a lock this session already holds is granted again, so hold it once.
-      const held = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`, [lockName(id)]);
-      if (!held.rows[0]?.locked) continue;
+      const locked = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`, [lockName(id)]);
+      if (!locked.rows[0]?.locked) continue;
       const start = this.startWatch(client, id, env).finally(() => this.starting.delete(id));
       this.starting.set(id, start);
       await start;
+      if (this.watches.has(id)) {
+        held += objectsOf(id);
+        this.overBudget.delete(id);
+      }
     }
   }
 

@@ -38,7 +38,7 @@ const schema = z.object({
   /** Objects a collector process keeps between runs (lib/collector/run-memo.ts). */
   DRIFTWATCH_COLLECTOR_CACHE_OBJECTS: z.coerce.number().int().min(1).default(200_000),
   /** Live objects a collector process may hold in watch caches (lib/collector/watch-budget.ts); default from its heap limit. */
-  DRIFTWATCH_WATCH_MAX_OBJECTS: z.coerce.number().int().min(0).optional(),
+  DRIFTWATCH_WATCH_MAX_OBJECTS: z.coerce.number().int().min(1).optional(),
   /** How often the audit chain's newest hash is checkpointed into the data folder. */
   DRIFTWATCH_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /**
